@@ -1,0 +1,165 @@
+"""Message catalogs, looked up per recipient.
+
+Every user-visible string is written in English in the source, wrapped in
+:func:`msg`, and translated through gettext catalogs kept in
+``ficsfen/locale/<lang>/LC_MESSAGES/*.po`` (compiled to ``.mo`` next to them
+by ``python tools/catalogs.py compile``).  Several ``.po`` files per language
+are allowed, one per area of the code, and are merged at load time.
+
+Nothing here calls :func:`gettext.install`: a server talks to French and
+English players at once, so a message is kept as a :class:`Message` value
+until it is rendered for one recipient with :meth:`Message.render`.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LOCALE_DIR",
+    "Message",
+    "available_languages",
+    "language_name",
+    "msg",
+    "msgn",
+    "render",
+    "resolve_language",
+    "translation",
+]
+
+LOCALE_DIR = Path(__file__).with_name("locale")
+DEFAULT_LANGUAGE = "en"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A translatable message and its parameters, rendered late.
+
+    ``msgid`` is the English text with ``str.format`` placeholders.  A
+    parameter that is itself a :class:`Message` is rendered in the same
+    language.  ``plural`` and ``count`` select an ngettext plural form.
+    """
+
+    msgid: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    plural: str | None = None
+    count: int | None = None
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        t = translation(lang)
+        if self.plural is not None:
+            text = t.ngettext(self.msgid, self.plural, self.count or 0)
+        else:
+            text = t.gettext(self.msgid)
+        if not self.params and self.plural is None:
+            return text
+        params = {
+            k: (v.render(lang) if isinstance(v, Message) else v)
+            for k, v in self.params.items()
+        }
+        if self.plural is not None:
+            params.setdefault("count", self.count)
+        return text.format(**params)
+
+    def __str__(self) -> str:
+        return self.render(DEFAULT_LANGUAGE)
+
+    def __repr__(self) -> str:
+        args = [repr(self.msgid)]
+        if self.plural is not None:
+            args += [f"plural={self.plural!r}", f"count={self.count!r}"]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return f"msg({', '.join(args)})"
+
+
+def msg(msgid: str, /, **params: Any) -> Message:
+    """Mark ``msgid`` for translation and bind its parameters.
+
+    ``msg`` and ``msgn`` are the keywords ``tools/catalogs.py`` extracts.
+    """
+    return Message(msgid, params)
+
+
+def msgn(singular: str, plural: str, count: int, /, **params: Any) -> Message:
+    """A message with a plural form chosen by ``count`` (``{count}`` in the text)."""
+    return Message(singular, params, plural, count)
+
+
+def render(message: Message | str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Render a :class:`Message` (or pass a plain string through)."""
+    if isinstance(message, Message):
+        return message.render(lang)
+    return message
+
+
+@lru_cache(maxsize=None)
+def translation(lang: str) -> _gettext.NullTranslations:
+    """The merged catalog for ``lang``; English (the msgids) when unknown."""
+    folder = LOCALE_DIR / lang / "LC_MESSAGES"
+    merged: _gettext.NullTranslations = _gettext.NullTranslations()
+    if folder.is_dir():
+        for mo in sorted(folder.glob("*.mo")):
+            with mo.open("rb") as fp:
+                t = _gettext.GNUTranslations(fp)
+            t.add_fallback(merged)
+            merged = t
+    return merged
+
+
+@lru_cache(maxsize=None)
+def available_languages() -> tuple[str, ...]:
+    """Language codes with a catalog folder, English first."""
+    codes = sorted(p.name for p in LOCALE_DIR.iterdir() if (p / "LC_MESSAGES").is_dir())
+    codes.sort(key=lambda c: c != DEFAULT_LANGUAGE)
+    return tuple(codes)
+
+
+# The name of each language in itself, and the English names players type.
+_NAMES: dict[str, tuple[str, ...]] = {
+    "en": ("English", "anglais"),
+    "fr": ("Français", "French", "Francais"),
+}
+
+
+def language_name(lang: str) -> str:
+    """The language's own name, e.g. ``Français`` for ``fr``."""
+    return _NAMES.get(lang, (lang,))[0]
+
+
+def resolve_language(text: str) -> str | None | tuple[str, ...]:
+    """Map what a user typed to a language code.
+
+    Accepts codes (``fr``), names in English or in the language itself,
+    any case, and unique prefixes.  Returns the code, ``None`` when nothing
+    matches, or a tuple of codes when the prefix is ambiguous.
+    """
+    word = text.strip().casefold()
+    if not word:
+        return None
+    langs = available_languages()
+    if word in langs:
+        return word
+    matches = []
+    for code in langs:
+        names = (code,) + _NAMES.get(code, ())
+        if any(n.casefold() == word for n in names):
+            return code
+        if any(n.casefold().startswith(word) for n in names):
+            matches.append(code)
+    if len(matches) == 1:
+        return matches[0]
+    return tuple(matches) or None
+
+
+def language_from_locale(value: str | None) -> str:
+    """Pick a catalog language from a POSIX locale string such as ``fr_FR.UTF-8``."""
+    if value:
+        code = value.split(".")[0].split("_")[0].split("@")[0].casefold()
+        if code in available_languages():
+            return code
+    return DEFAULT_LANGUAGE

@@ -1,0 +1,76 @@
+"""The seams between ficsfen's core and whatever server hosts it.
+
+A host chess server (ours, or someone else's) provides an :class:`ICaller`
+for whoever typed a command and an :class:`IGameDirectory` that finds games;
+games offer :class:`IGame`.  Commands (:class:`ICommand`) only ever see these
+interfaces, so the same ``fen`` and ``help`` objects run inside our telnet
+server and inside a host's own command loop.
+"""
+
+from __future__ import annotations
+
+from zope.interface import Attribute, Interface
+
+__all__ = ["ICaller", "ICommand", "IGame", "IGameDirectory"]
+
+
+class ICaller(Interface):
+    """Whoever typed the command, as the host knows them."""
+
+    handle = Attribute("str: the caller's handle (login name).")
+    lang = Attribute("str: language code the caller reads, e.g. 'en' or 'fr'.")
+
+    def send(message):
+        """Send one message to the caller.
+
+        ``message`` is a :class:`ficsfen.i18n.Message` (rendered in the
+        caller's language by the host) or an already rendered ``str``.  It
+        may hold several lines separated by ``\\n``; the host writes each as
+        one line in its own line-ending convention.
+        """
+
+
+class IGame(Interface):
+    """A game a player is playing or examining, as commands see it."""
+
+    number = Attribute("int: the game's number, unique among current games.")
+    white = Attribute("str: White's handle.")
+    black = Attribute("str: Black's handle.")
+    examined = Attribute("bool: True for an examined (scratch) game.")
+    tracker = Attribute("ficsfen.tracker.Tracker: the game's position and history.")
+
+    def players():
+        """Handles of the people playing or examining the game."""
+
+
+class IGameDirectory(Interface):
+    """How a command finds games: by caller, by number, by handle."""
+
+    def by_number(number):
+        """The :class:`IGame` numbered ``number``, or ``None``."""
+
+    def game_of(handle):
+        """The game ``handle`` is playing or examining, or ``None``."""
+
+    def observed_by(handle):
+        """The game ``handle`` observes (the most recent one), or ``None``."""
+
+    def handles():
+        """Iterable of the handles currently known (logged in), any order."""
+
+
+class ICommand(Interface):
+    """One command a host can put in its command table."""
+
+    name = Attribute("str: the full command name, lowercase.")
+    aliases = Attribute("tuple[str, ...]: extra exact names that run it.")
+    topic = Attribute("str: the help topic documenting it.")
+    usage = Attribute("ficsfen.i18n.Message: the one-line usage text.")
+
+    def __call__(caller, args, directory):
+        """Run with ``args`` (the rest of the line, stripped) for ``caller``.
+
+        ``directory`` provides :class:`IGameDirectory`.  Errors the user
+        should see are sent to ``caller``; the command never raises for bad
+        user input.
+        """
