@@ -1,3 +1,115 @@
-"""ficsfen: FEN for FICS-style chess servers."""
+"""ficsfen: FEN for FICS-style chess servers.
+
+This module is the public API: everything a host chess server needs to
+mount ficsfen is importable from here, and only what is listed in
+``__all__`` is promised to stay.  The private modules behind it may move.
+
+- FEN codec: :func:`parse`, :func:`emit`, :class:`Position`, the EPD
+  variants and their errors (:class:`FenError` names the field at fault).
+- Tracker: :class:`Tracker` plays moves and hands a :class:`Ply` (SAN, UCI,
+  FEN) to every callback given to :meth:`Tracker.subscribe`.
+- Help catalog: :func:`topics`, :func:`lookup` and :class:`HelpCatalog`,
+  with the same resolution and English fallback as our server.
+- Messages: :func:`msg` builds a lazy :class:`Message`; :func:`render` turns
+  it into text in one recipient's language.
+- Commands: :class:`FenCommand`, :class:`HelpCommand` and
+  :class:`NextCommand` provide :class:`ICommand` and need nothing from the
+  host but an :class:`ICaller` and an :class:`IGameDirectory`.
+- :class:`GameFeed`: newline-delimited JSON game events for TCP readers.
+
+Names are imported on first use (PEP 562), so ``import ficsfen`` stays
+cheap and pulls in neither python-chess nor Twisted until needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# public name -> private module that defines it
+_EXPORTS: dict[str, str] = {
+    # FEN codec
+    "STARTING_FEN": "ficsfen.fen",
+    "Position": "ficsfen.fen",
+    "parse": "ficsfen.fen",
+    "parse_syntax": "ficsfen.fen",
+    "emit": "ficsfen.fen",
+    "is_valid": "ficsfen.fen",
+    "FenError": "ficsfen.fen",
+    "FenSyntaxError": "ficsfen.fen",
+    "InvalidPositionError": "ficsfen.fen",
+    "Epd": "ficsfen.epd",
+    "EpdError": "ficsfen.epd",
+    "parse_epd": "ficsfen.epd",
+    "emit_epd": "ficsfen.epd",
+    # tracker and its per-move FEN events
+    "Tracker": "ficsfen.tracker",
+    "Ply": "ficsfen.tracker",
+    "Outcome": "ficsfen.tracker",
+    "Termination": "ficsfen.tracker",
+    "TrackerError": "ficsfen.tracker",
+    "MoveError": "ficsfen.tracker",
+    "MalformedMove": "ficsfen.tracker",
+    "IllegalMove": "ficsfen.tracker",
+    "AmbiguousMove": "ficsfen.tracker",
+    "GameOverError": "ficsfen.tracker",
+    # help catalog
+    "HelpCatalog": "ficsfen.helpcatalog",
+    "HelpPage": "ficsfen.helpcatalog",
+    "HelpError": "ficsfen.helpcatalog",
+    "NoSuchTopic": "ficsfen.helpcatalog",
+    "AmbiguousTopic": "ficsfen.helpcatalog",
+    "InvalidTopic": "ficsfen.helpcatalog",
+    "topics": "ficsfen.helpcatalog",
+    "lookup": "ficsfen.helpcatalog",
+    # messages
+    "Message": "ficsfen.i18n",
+    "msg": "ficsfen.i18n",
+    "msgn": "ficsfen.i18n",
+    "render": "ficsfen.i18n",
+    "available_languages": "ficsfen.i18n",
+    # the seams
+    "ICaller": "ficsfen.interfaces",
+    "ICommand": "ficsfen.interfaces",
+    "IGame": "ficsfen.interfaces",
+    "IGameDirectory": "ficsfen.interfaces",
+    # commands a host mounts
+    "FenCommand": "ficsfen.commands.fen",
+    "HelpCommand": "ficsfen.commands.help",
+    "NextCommand": "ficsfen.commands.help",
+    "Pager": "ficsfen.commands.help",
+    # game-event feed
+    "GameFeed": "ficsfen.feed",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ficsfen' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ficsfen.commands.fen import FenCommand
+    from ficsfen.commands.help import HelpCommand, NextCommand, Pager
+    from ficsfen.epd import Epd, EpdError, emit_epd, parse_epd
+    from ficsfen.fen import (STARTING_FEN, FenError, FenSyntaxError, InvalidPositionError,
+                             Position, emit, is_valid, parse, parse_syntax)
+    from ficsfen.feed import GameFeed
+    from ficsfen.helpcatalog import (AmbiguousTopic, HelpCatalog, HelpError, HelpPage,
+                                     InvalidTopic, NoSuchTopic, lookup, topics)
+    from ficsfen.i18n import Message, available_languages, msg, msgn, render
+    from ficsfen.interfaces import ICaller, ICommand, IGame, IGameDirectory
+    from ficsfen.tracker import (AmbiguousMove, GameOverError, IllegalMove, MalformedMove,
+                                 MoveError, Outcome, Ply, Termination, Tracker, TrackerError)

@@ -33,6 +33,7 @@ __all__ = [
     "default_catalog",
     "index",
     "lookup",
+    "normalize_topic",
     "topics",
 ]
 
@@ -157,7 +158,9 @@ class HelpCatalog:
     def __init__(self, root: Path | str | None = None, *, reference: str = DEFAULT_LANGUAGE) -> None:
         self.root = Path(root) if root is not None else HELP_DIR
         self.reference = reference
+        self._langs: frozenset[str] | None = None
         self._listing: dict[str, frozenset[str]] = {}
+        self._readable: dict[str, frozenset[str]] = {}
         self._text: dict[tuple[str, str], str] = {}
         self._pages: dict[tuple[str, str], HelpPage] = {}
 
@@ -166,47 +169,67 @@ class HelpCatalog:
 
     # -- listing --------------------------------------------------------
 
+    def _folders(self) -> frozenset[str]:
+        """Language folders under the root, listed once."""
+        langs = self._langs
+        if langs is None:
+            try:
+                with os.scandir(self.root) as it:
+                    langs = frozenset(
+                        e.name for e in it if _LANG.fullmatch(e.name) and e.is_dir()
+                    )
+            except OSError:
+                langs = frozenset()
+            self._langs = langs
+        return langs
+
     def _names(self, lang: str) -> frozenset[str]:
-        """Topic files of one language folder, listed once."""
+        """Topic files of one language folder, listed once.
+
+        A language without a folder has no pages and is not remembered, so
+        arbitrary codes cannot grow the caches.
+        """
         names = self._listing.get(lang)
         if names is None:
+            if lang not in self._folders():
+                return frozenset()
             found = set()
-            if _LANG.fullmatch(lang):
-                try:
-                    with os.scandir(self.root / lang) as it:
-                        for entry in it:
-                            if (
-                                len(entry.name) <= MAX_TOPIC_LENGTH
-                                and _TOPIC.fullmatch(entry.name)
-                                and entry.is_file()
-                            ):
-                                found.add(entry.name)
-                except OSError:
-                    pass
+            try:
+                with os.scandir(self.root / lang) as it:
+                    for entry in it:
+                        if (
+                            len(entry.name) <= MAX_TOPIC_LENGTH
+                            and _TOPIC.fullmatch(entry.name)
+                            and entry.is_file()
+                        ):
+                            found.add(entry.name)
+            except OSError:
+                pass
             names = frozenset(found)
             self._listing[lang] = names
         return names
 
     def languages(self) -> list[str]:
         """Language folders present, the reference language first."""
-        try:
-            codes = sorted(
-                p.name for p in self.root.iterdir() if p.is_dir() and _LANG.fullmatch(p.name)
-            )
-        except OSError:
-            return []
-        codes.sort(key=lambda c: c != self.reference)
-        return codes
+        return sorted(self._folders(), key=lambda c: (c != self.reference, c))
 
     def topics(self, lang: str | None = None) -> list[str]:
         """Sorted topics a reader of ``lang`` can open (reference pages included).
 
         ``None`` gives the reference (English) set.
         """
-        names = self._names(self.reference)
-        if lang is not None and lang != self.reference:
+        return sorted(self._readable_in(lang or self.reference))
+
+    def _readable_in(self, lang: str) -> frozenset[str]:
+        """Reference topics plus those of ``lang``, computed once per language."""
+        names = self._readable.get(lang)
+        if names is None:
+            names = self._names(self.reference)
+            if lang == self.reference or lang not in self._folders():
+                return names
             names = names | self._names(lang)
-        return sorted(names)
+            self._readable[lang] = names
+        return names
 
     def translated(self, lang: str) -> list[str]:
         """Sorted topics actually written in ``lang`` (no fallback)."""
@@ -226,9 +249,9 @@ class HelpCatalog:
         :raises NoSuchTopic: nothing matches.
         """
         word = normalize_topic(topic)
-        names = self._names(self.reference)
-        if lang is not None and lang != self.reference:
-            names = names | self._names(lang)
+        if not isinstance(lang, str) or not _LANG.fullmatch(lang):
+            lang = self.reference
+        names = self._readable_in(lang)
         if word in names:
             return word
         matches = [n for n in names if n.startswith(word)]
@@ -243,7 +266,9 @@ class HelpCatalog:
         if not isinstance(lang, str) or not _LANG.fullmatch(lang):
             lang = self.reference
         name = self.resolve(topic, lang)
-        key = (name, lang)
+        # Every language without pages gets the same fallback page.
+        slot = lang if lang == self.reference or lang in self._folders() else "*"
+        key = (name, slot)
         page = self._pages.get(key)
         if page is None:
             page = self._load(name, lang)
@@ -278,7 +303,9 @@ class HelpCatalog:
 
     def reload(self) -> None:
         """Forget listings and cached texts, e.g. after pages were edited."""
+        self._langs = None
         self._listing.clear()
+        self._readable.clear()
         self._text.clear()
         self._pages.clear()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from babel.messages.extract import extract_from_dir
@@ -26,9 +27,18 @@ def po_files() -> list[Path]:
     return sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
 
 
+# Babel stamps the current time into a header that lacks these dates, which
+# would make every compile differ; pin them so the .mo depends on the .po only.
+_PINNED = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
 def compiled(po: Path) -> bytes:
-    with po.open("rb") as fp:
-        catalog = read_po(fp, locale=po.parent.parent.name)
+    raw = po.read_bytes()
+    catalog = read_po(io.BytesIO(raw), locale=po.parent.parent.name)
+    if b"POT-Creation-Date" not in raw:
+        catalog.creation_date = _PINNED
+    if b"PO-Revision-Date" not in raw:
+        catalog.revision_date = _PINNED
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()

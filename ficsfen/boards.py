@@ -1,0 +1,308 @@
+"""Board displays: FICS style 1 (ASCII diagram) and style 12 (the ``<12>`` line).
+
+A move in a game watched by a thousand people must not be formatted a
+thousand times.  Everything that depends only on the game is computed once
+per position into a :class:`Style12Frame`; what differs between viewers (the
+relation code and the flip flag) is spliced in by :meth:`Style12Frame.line`,
+which memoizes the at most twelve distinct lines.  Style 1 depends on the
+viewer only through orientation and language, so :func:`style1` results are
+cached the same way by the games that support it (see
+:meth:`ficsfen.games.PlayedGame.style1`).
+
+The functions accept any :class:`ficsfen.interfaces.IGame`; clocks, time
+control and move times are read when the game has them (``clock``,
+``time_control``, ``move_times``) and are zero otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import chess
+
+from ficsfen.clock import format_clock
+from ficsfen.i18n import Message, msg, translation
+
+__all__ = [
+    "RELATION_EXAMINER",
+    "RELATION_ISOLATED",
+    "RELATION_MY_MOVE",
+    "RELATION_OBSERVING",
+    "RELATION_OBSERVING_EXAMINED",
+    "RELATION_OPPONENT_MOVE",
+    "Style12Error",
+    "Style12Frame",
+    "fen_from_style12",
+    "flip_for",
+    "material",
+    "relation_for",
+    "style1",
+    "style12",
+    "verbose_move",
+]
+
+RELATION_ISOLATED = -3
+RELATION_OBSERVING_EXAMINED = -2
+RELATION_EXAMINER = 2
+RELATION_OPPONENT_MOVE = -1
+RELATION_MY_MOVE = 1
+RELATION_OBSERVING = 0
+
+# FICS "strength": pawn 1, knight 3, bishop 3, rook 5, queen 9.
+_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+
+
+class Style12Error(ValueError):
+    """A ``<12>`` line that cannot be read back."""
+
+
+def material(board: chess.Board, color: chess.Color) -> int:
+    """FICS material strength of ``color`` (39 in the starting position)."""
+    return sum(v * chess.popcount(board.pieces_mask(pt, color)) for pt, v in _VALUES.items())
+
+
+def verbose_move(board_after: chess.Board, move: chess.Move) -> str:
+    """FICS verbose notation (``P/e2-e4``, ``o-o``, ``P/e7-e8=Q``) from the board after it."""
+    piece = board_after.piece_at(move.to_square)
+    if piece is None:  # cannot happen after a legal move; stay total anyway
+        return chess.square_name(move.from_square) + "-" + chess.square_name(move.to_square)
+    if piece.piece_type == chess.KING and abs(chess.square_file(move.from_square)
+                                              - chess.square_file(move.to_square)) == 2:
+        return "o-o" if chess.square_file(move.to_square) == 6 else "o-o-o"
+    letter = "P" if move.promotion else piece.symbol().upper()
+    text = f"{letter}/{chess.square_name(move.from_square)}-{chess.square_name(move.to_square)}"
+    if move.promotion:
+        text += "=" + chess.piece_symbol(move.promotion).upper()
+    return text
+
+
+def _took(seconds: float) -> str:
+    whole = max(int(seconds), 0)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _game_clocks(game: Any) -> tuple[float, float, bool]:
+    clock = getattr(game, "clock", None)
+    if clock is None:
+        return 0.0, 0.0, False
+    ticking = clock.running is not None and getattr(game, "result", None) is None
+    return clock.remaining(chess.WHITE), clock.remaining(chess.BLACK), ticking
+
+
+def _seconds(value: float) -> int:
+    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
+
+
+@dataclass
+class Style12Frame:
+    """The per-position part of a ``<12>`` line, shared by all viewers.
+
+    ``head`` runs from ``<12>`` to Black's name, ``middle`` from the initial
+    time to the pretty move, ``tail`` is the clock-ticking field.  Build it
+    with :meth:`for_game` once per move, then call :meth:`line` per viewer.
+    """
+
+    head: str
+    middle: str
+    tail: str
+    _lines: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def for_game(cls, game: Any) -> "Style12Frame":
+        tracker = game.tracker
+        board: chess.Board = tracker.board
+        fen_fields = tracker.fen.split(" ")
+        ranks = " ".join(row.translate(_DIGITS) for row in fen_fields[0].split("/"))
+        ep = fen_fields[3]
+        double_push = ord(ep[0]) - ord("a") if ep != "-" else -1
+        castling = fen_fields[2]
+        flags = " ".join("1" if c in castling else "0" for c in "KQkq")
+        head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} {flags} "
+                f"{fen_fields[4]} {game.number} {game.white} {game.black}")
+        tc = getattr(game, "time_control", None)
+        minutes, increment = (tc.minutes, tc.increment) if tc is not None else (0, 0)
+        wtime, btime, ticking = _game_clocks(game)
+        history = tracker.history
+        if history:
+            last = history[-1]
+            verbose = verbose_move(board, last.move)
+            times = getattr(game, "move_times", None)
+            took = _took(times[len(history) - 1] if times and len(times) >= len(history) else 0)
+            pretty = last.san
+        else:
+            verbose, took, pretty = "none", "0:00", "none"
+        middle = (f"{minutes} {increment} {material(board, chess.WHITE)} "
+                  f"{material(board, chess.BLACK)} {_seconds(wtime)} {_seconds(btime)} "
+                  f"{fen_fields[5]} {verbose} ({took}) {pretty}")
+        return cls(head, middle, "1" if ticking else "0")
+
+    def line(self, relation: int, flip: bool | int) -> str:
+        """The full ``<12>`` line for one viewer (memoized)."""
+        key = (relation, 1 if flip else 0)
+        text = self._lines.get(key)
+        if text is None:
+            text = f"{self.head} {relation} {self.middle} {key[1]} {self.tail}"
+            self._lines[key] = text
+        return text
+
+
+_DIGITS = str.maketrans({str(n): "-" * n for n in range(1, 9)})
+
+
+def relation_for(game: Any, viewer: str) -> int:
+    """The FICS relation code of ``viewer`` to ``game``."""
+    examined = getattr(game, "examined", False)
+    if examined:
+        return RELATION_EXAMINER if viewer in game.players() else RELATION_OBSERVING_EXAMINED
+    board = game.tracker.board
+    if viewer == game.white:
+        return RELATION_MY_MOVE if board.turn == chess.WHITE else RELATION_OPPONENT_MOVE
+    if viewer == game.black:
+        return RELATION_MY_MOVE if board.turn == chess.BLACK else RELATION_OPPONENT_MOVE
+    return RELATION_OBSERVING
+
+
+def flip_for(game: Any, viewer: str) -> bool:
+    """Whether ``viewer`` sees the board with Black at the bottom (Black's player)."""
+    return viewer == game.black and viewer != game.white and not getattr(game, "examined", False)
+
+
+def _frame(game: Any) -> Style12Frame:
+    getter = getattr(game, "style12_frame", None)
+    return getter() if getter is not None else Style12Frame.for_game(game)
+
+
+def style12(game: Any, *, viewer: str) -> str:
+    """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
+    return _frame(game).line(relation_for(game, viewer), flip_for(game, viewer))
+
+
+def fen_from_style12(line: str) -> str:
+    """Rebuild the FEN of a ``<12>`` line (en passant square after every double push)."""
+    fields = line.split()
+    if len(fields) < 27 or fields[0] != "<12>":
+        raise Style12Error("not a style 12 line")
+    rows = fields[1:9]
+    placement = []
+    for row in rows:
+        if len(row) != 8:
+            raise Style12Error(f"bad rank {row!r}")
+        out, empty = [], 0
+        for ch in row:
+            if ch == "-":
+                empty += 1
+                continue
+            if ch not in "PNBRQKpnbrqk":
+                raise Style12Error(f"bad piece {ch!r}")
+            if empty:
+                out.append(str(empty))
+                empty = 0
+            out.append(ch)
+        if empty:
+            out.append(str(empty))
+        placement.append("".join(out))
+    turn = fields[9]
+    if turn not in ("W", "B"):
+        raise Style12Error(f"bad side to move {turn!r}")
+    try:
+        double_push = int(fields[10])
+        flags = [int(f) for f in fields[11:15]]
+        halfmove = int(fields[15])
+        fullmove = int(fields[26])
+    except ValueError as exc:
+        raise Style12Error(str(exc)) from None
+    castling = "".join(s for s, f in zip("KQkq", flags) if f) or "-"
+    if 0 <= double_push <= 7:
+        ep = "abcdefgh"[double_push] + ("3" if turn == "B" else "6")
+    else:
+        ep = "-"
+    return (f"{'/'.join(placement)} {'w' if turn == 'W' else 'b'} {castling} {ep} "
+            f"{halfmove} {fullmove}")
+
+
+# -- style 1 ----------------------------------------------------------------
+
+_TOP = "\t---------------------------------"
+_MID = "\t|---+---+---+---+---+---+---+---|"
+_FILES = "\t  a   b   c   d   e   f   g   h"
+_FILES_FLIPPED = "\t  h   g   f   e   d   c   b   a"
+
+# The labels are Messages (so the catalogs see them); their translated
+# templates are looked up once per language and formatted directly, since a
+# diagram is rebuilt after every move.
+_SIDE: dict[bool, Message] = {chess.WHITE: msg("White"), chess.BLACK: msg("Black")}
+_HEADER = msg("Game {number} ({white} vs. {black})")
+_MOVE_NUMBER = msg("Move # : {number} ({side})")
+_LAST_MOVE = msg("{side} Moves : '{move}'")
+_BLACK_CLOCK = msg("Black Clock : {time}")
+_WHITE_CLOCK = msg("White Clock : {time}")
+_BLACK_STRENGTH = msg("Black Strength : {points}")
+_WHITE_STRENGTH = msg("White Strength : {points}")
+
+
+@lru_cache(maxsize=None)
+def _template(msgid: str, lang: str) -> str:
+    return translation(lang).gettext(msgid)
+
+
+# One style 1 cell per FEN character ('-' is an empty square after expansion).
+_CELLS = {c: (f" {c} |" if c.isupper() else f" *{c.upper()}|") for c in "PNBRQKpnbrqk"}
+_CELLS["-"] = "   |"
+
+
+@lru_cache(maxsize=4096)
+def _row_cells(row: str) -> str:
+    return "".join([_CELLS[c] for c in row])
+
+
+def style1(game: Any, *, viewer: str, lang: str) -> str:
+    """The FICS style 1 diagram of ``game`` from ``viewer``'s side, in ``lang``.
+
+    Returns several lines joined by ``\\n`` (no trailing newline).  Clocks
+    are read now; :meth:`ficsfen.games.PlayedGame.style1` caches per move.
+    """
+    return _style1(game, flip_for(game, viewer), lang)
+
+
+def _style1(game: Any, flipped: bool, lang: str) -> str:
+    tracker = game.tracker
+    board: chess.Board = tracker.board
+    wtime, btime, _ = _game_clocks(game)
+    fields = tracker.fen.split(" ")
+    to_move = board.turn
+
+    def label(message: Message, **params: Any) -> str:
+        return _template(message.msgid, lang).format(**params)
+
+    notes: list[str] = [
+        label(_MOVE_NUMBER, number=fields[5], side=_template(_SIDE[to_move].msgid, lang)),
+        "",
+        "",
+        label(_BLACK_CLOCK, time=format_clock(max(btime, 0))),
+        label(_WHITE_CLOCK, time=format_clock(max(wtime, 0))),
+        label(_BLACK_STRENGTH, points=material(board, chess.BLACK)),
+        label(_WHITE_STRENGTH, points=material(board, chess.WHITE)),
+        "",
+    ]
+    plies = tracker.ply
+    if plies:
+        times = getattr(game, "move_times", None)
+        took = times[plies - 1] if times and len(times) >= plies else 0
+        last = tracker.history[-1]
+        notes[1] = label(_LAST_MOVE, side=_template(_SIDE[last.color].msgid, lang),
+                         move="{:<7} ({})".format(last.san, _took(took)))
+    # Rows of the placement field, rank 8 first, '-' for empty squares.
+    rows = fields[0].translate(_DIGITS).split("/")
+    if flipped:
+        rows = [row[::-1] for row in reversed(rows)]
+    lines = [label(_HEADER, number=game.number, white=game.white, black=game.black), "", _TOP]
+    for i, row in enumerate(rows):
+        rank = i + 1 if flipped else 8 - i
+        cells = _row_cells(row)
+        note = notes[i]
+        lines.append(f"     {rank}  |{cells}" + (f"     {note}" if note else ""))
+        lines.append(_MID if i < 7 else _TOP)
+    lines.append(_FILES_FLIPPED if flipped else _FILES)
+    return "\n".join(lines)

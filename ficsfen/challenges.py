@@ -1,0 +1,317 @@
+"""Match offers: ``match``, ``accept``, ``decline``, ``withdraw``, ``pending``.
+
+:func:`parse_match` reads ``HANDLE [TIME [INC]] [white|black] [unrated]``
+(any order after the handle).  Defaults are FICS's default ``time`` and
+``inc`` variables, 2 minutes and 12 seconds; a lone number is the time with
+no increment.  ``0 0`` is an untimed game.
+
+:class:`Challenges` keeps the pending offers.  It never writes to anyone:
+every action returns the :class:`Notice` values the host delivers, and bad
+requests raise a :class:`ChallengeError` whose :attr:`~ChallengeError.message`
+is the localized text for the person who asked.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import chess
+
+from ficsfen.clock import TimeControl
+from ficsfen.i18n import Message, msg
+
+__all__ = [
+    "AmbiguousOffer",
+    "BadMatchArguments",
+    "Challenge",
+    "ChallengeError",
+    "Challenges",
+    "DEFAULT_TIME_CONTROL",
+    "DuplicateChallenge",
+    "MatchRequest",
+    "NoSuchOffer",
+    "Notice",
+    "PlayerBusy",
+    "SelfChallenge",
+    "UnknownPlayer",
+    "parse_match",
+]
+
+DEFAULT_TIME_CONTROL = TimeControl(minutes=2, increment=12)
+MAX_MINUTES = 999
+MAX_INCREMENT = 999
+
+_COLOURS = {"white": chess.WHITE, "w": chess.WHITE, "black": chess.BLACK, "b": chess.BLACK}
+
+
+class ChallengeError(Exception):
+    """A refused match request; :attr:`message` says why, for the requester."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.msgid)
+        self.message = message
+
+    def render(self, lang: str = "en") -> str:
+        return self.message.render(lang)
+
+
+class BadMatchArguments(ChallengeError):
+    """The words after ``match`` do not read as a handle and a time control."""
+
+
+class SelfChallenge(ChallengeError):
+    """Challenging oneself."""
+
+
+class UnknownPlayer(ChallengeError):
+    """Nobody by that name is logged in."""
+
+
+class PlayerBusy(ChallengeError):
+    """One of the two is already playing."""
+
+
+class DuplicateChallenge(ChallengeError):
+    """The same offer is already pending."""
+
+
+class NoSuchOffer(ChallengeError):
+    """``accept``/``decline``/``withdraw`` with nothing matching pending."""
+
+
+class AmbiguousOffer(ChallengeError):
+    """Several offers pending and no handle given."""
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """What ``match`` asked for: opponent as typed, time control, wanted colour."""
+
+    opponent: str
+    time_control: TimeControl = DEFAULT_TIME_CONTROL
+    colour: Optional[chess.Color] = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One message for one person, produced by an action for the host to send."""
+
+    handle: str
+    message: Message
+
+
+def _number(word: str) -> Optional[int]:
+    return int(word) if word.isascii() and word.isdigit() else None
+
+
+def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> MatchRequest:
+    """Read the arguments of ``match``; raises :class:`BadMatchArguments`."""
+    words = args.split()
+    if not words:
+        raise BadMatchArguments(msg("Whom do you want to challenge? Usage: match HANDLE [TIME INC] [white|black]"))
+    opponent, rest = words[0], words[1:]
+    numbers: list[int] = []
+    colour: Optional[chess.Color] = None
+    for word in rest:
+        low = word.casefold()
+        value = _number(word)
+        if value is not None:
+            if len(numbers) == 2:
+                raise BadMatchArguments(msg("Too many numbers: give at most a time and an increment."))
+            numbers.append(value)
+        elif low in _COLOURS:
+            if colour is not None:
+                raise BadMatchArguments(msg("Give at most one colour (white or black)."))
+            colour = _COLOURS[low]
+        elif low in ("u", "unrated"):
+            continue
+        elif low in ("r", "rated"):
+            raise BadMatchArguments(msg("Rated games are not available on this server; play unrated."))
+        else:
+            raise BadMatchArguments(msg("\"{word}\" is not a time, an increment or a colour.", word=word))
+    if not numbers:
+        tc = default
+    else:
+        minutes = numbers[0]
+        increment = numbers[1] if len(numbers) > 1 else 0
+        if minutes > MAX_MINUTES or increment > MAX_INCREMENT:
+            raise BadMatchArguments(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
+        if minutes == 0 and increment != 0:
+            raise BadMatchArguments(msg("A game with an increment needs at least one minute of time."))
+        tc = TimeControl(minutes=minutes, increment=increment)
+    return MatchRequest(opponent, tc, colour)
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """A pending offer from ``challenger`` to ``receiver``."""
+
+    challenger: str
+    receiver: str
+    time_control: TimeControl = DEFAULT_TIME_CONTROL
+    colour: Optional[chess.Color] = None  # the colour the challenger asked for
+
+    def describe(self) -> Message:
+        """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``."""
+        colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
+        return msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
+                   challenger=self.challenger, colour=colour, receiver=self.receiver,
+                   category=self.time_control.category, minutes=self.time_control.minutes,
+                   increment=self.time_control.increment)
+
+    def same_terms(self, other: "Challenge") -> bool:
+        return self.time_control == other.time_control and self.colour == other.colour
+
+    def colours(self, rng: random.Random) -> tuple[str, str]:
+        """(white, black) handles: the asked colour, else drawn at random."""
+        colour = self.colour if self.colour is not None else rng.random() < 0.5
+        if colour == chess.WHITE:
+            return self.challenger, self.receiver
+        return self.receiver, self.challenger
+
+
+class Challenges:
+    """The pending match offers of a server.
+
+    ``resolve(name)`` maps a typed name to a logged-in handle (``None`` when
+    nobody matches); ``is_busy(handle)`` says whether they are playing.
+    """
+
+    def __init__(
+        self,
+        *,
+        resolve: Callable[[str], Optional[str]] = lambda name: name,
+        is_busy: Callable[[str], bool] = lambda handle: False,
+        rng: Optional[random.Random] = None,
+    ) -> None:
+        self._resolve = resolve
+        self._is_busy = is_busy
+        self.rng = rng if rng is not None else random.Random()
+        self._offers: dict[tuple[str, str], Challenge] = {}
+
+    def __len__(self) -> int:
+        return len(self._offers)
+
+    def to(self, handle: str) -> list[Challenge]:
+        """Offers received by ``handle``, oldest first."""
+        return [c for c in self._offers.values() if c.receiver == handle]
+
+    def by(self, handle: str) -> list[Challenge]:
+        """Offers made by ``handle``, oldest first."""
+        return [c for c in self._offers.values() if c.challenger == handle]
+
+    # -- actions -----------------------------------------------------------
+
+    def offer(self, challenger: str, request: MatchRequest) -> tuple[Challenge, list[Notice]]:
+        """Record ``challenger``'s match request; notices for both players."""
+        receiver = self._resolve(request.opponent)
+        if receiver is None:
+            raise UnknownPlayer(msg("No player named \"{name}\" is logged in.", name=request.opponent))
+        if receiver == challenger:
+            raise SelfChallenge(msg("You cannot challenge yourself."))
+        if self._is_busy(challenger):
+            raise PlayerBusy(msg("You are already playing a game."))
+        if self._is_busy(receiver):
+            raise PlayerBusy(msg("{handle} is playing a game.", handle=receiver))
+        challenge = Challenge(challenger, receiver, request.time_control, request.colour)
+        key = (challenger, receiver)
+        previous = self._offers.get(key)
+        if previous is not None and previous.same_terms(challenge):
+            raise DuplicateChallenge(msg("You are already offering {handle} a match on these terms.",
+                                         handle=receiver))
+        # Re-inserting keeps offers in the order they were last made.
+        self._offers.pop(key, None)
+        self._offers[key] = challenge
+        notices = []
+        if previous is not None:
+            notices.append(Notice(challenger, msg("Updating the offer already made to {handle}.",
+                                                  handle=receiver)))
+            notices.append(Notice(receiver, msg("{handle} updates the match offer.", handle=challenger)))
+        notices.append(Notice(challenger, msg("Issuing: {terms}.", terms=challenge.describe())))
+        notices.append(Notice(receiver, msg(
+            "Challenge: {terms}.\nYou can \"accept\" or \"decline\", or propose different parameters.",
+            terms=challenge.describe())))
+        return challenge, notices
+
+    def _pick(self, offers: list[Challenge], name: Optional[str], *, none: Message,
+              role: str) -> Challenge:
+        if name:
+            handle = self._resolve(name) or name
+            found = [c for c in offers if getattr(c, role) == handle]
+            if not found:
+                raise NoSuchOffer(msg("There is no offer pending with {name}.", name=name))
+            return found[0]
+        if not offers:
+            raise NoSuchOffer(none)
+        if len(offers) > 1:
+            names = ", ".join(getattr(c, role) for c in offers)
+            raise AmbiguousOffer(msg("Several offers are pending ({names}): name the player.",
+                                     names=names))
+        return offers[0]
+
+    def accept(self, receiver: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+        """``receiver`` accepts an offer; the host then starts the game.
+
+        All other offers made by or to either player are withdrawn (their
+        notices are included), as FICS does when a game starts.
+        """
+        challenge = self._pick(self.to(receiver), name,
+                               none=msg("You have no match offers to accept."), role="challenger")
+        if self._is_busy(challenge.challenger):
+            raise PlayerBusy(msg("{handle} is playing a game.", handle=challenge.challenger))
+        del self._offers[(challenge.challenger, challenge.receiver)]
+        notices = [Notice(receiver, msg("You accept the match offer from {handle}.",
+                                        handle=challenge.challenger)),
+                   Notice(challenge.challenger, msg("{handle} accepts the match offer.", handle=receiver))]
+        for handle in (challenge.challenger, receiver):
+            notices += self.drop(handle)
+        return challenge, notices
+
+    def decline(self, receiver: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+        challenge = self._pick(self.to(receiver), name,
+                               none=msg("You have no match offers to decline."), role="challenger")
+        del self._offers[(challenge.challenger, challenge.receiver)]
+        return challenge, [
+            Notice(receiver, msg("You decline the match offer from {handle}.", handle=challenge.challenger)),
+            Notice(challenge.challenger, msg("{handle} declines the match offer.", handle=receiver)),
+        ]
+
+    def withdraw(self, challenger: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+        challenge = self._pick(self.by(challenger), name,
+                               none=msg("You have no match offers to withdraw."), role="receiver")
+        del self._offers[(challenge.challenger, challenge.receiver)]
+        return challenge, [
+            Notice(challenger, msg("You withdraw the match offer to {handle}.", handle=challenge.receiver)),
+            Notice(challenge.receiver, msg("{handle} withdraws the match offer.", handle=challenger)),
+        ]
+
+    def drop(self, handle: str) -> list[Notice]:
+        """Remove every offer by or to ``handle`` (logout, game start); notices for the others."""
+        notices = []
+        for key, c in list(self._offers.items()):
+            if handle in key:
+                del self._offers[key]
+                other = c.receiver if c.challenger == handle else c.challenger
+                notices.append(Notice(other, msg("The match offer between {challenger} and {receiver} "
+                                                 "has been removed.",
+                                                 challenger=c.challenger, receiver=c.receiver)))
+        return notices
+
+    def pending(self, handle: str) -> list[Message]:
+        """The ``pending`` listing for ``handle`` as lines of messages."""
+        lines: list[Message] = []
+        sent = self.by(handle)
+        received = self.to(handle)
+        if sent:
+            lines.append(msg("Offers to other players:"))
+            lines += [msg("  {terms}.", terms=c.describe()) for c in sent]
+        else:
+            lines.append(msg("There are no offers pending to other players."))
+        if received:
+            lines.append(msg("Offers from other players:"))
+            lines += [msg("  {terms}.", terms=c.describe()) for c in received]
+        else:
+            lines.append(msg("There are no offers pending from other players."))
+        return lines

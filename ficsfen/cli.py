@@ -1,0 +1,355 @@
+"""The ``ficsfen`` command line: ``check``, ``fens`` and ``serve``.
+
+Exit status: 0 success, 1 bad input (a FEN, a game, a file), 2 usage error.
+Messages follow ``--lang`` or else the environment's locale (``LC_ALL``,
+``LC_MESSAGES``, ``LANG``), falling back to English.  No traceback reaches
+the user: every expected failure is a localized line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Mapping, NoReturn, Sequence, TextIO
+
+import chess
+
+from ficsfen.fen import FenError, Position, parse
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, available_languages, language_from_locale, msg, resolve_language
+from ficsfen.pgn import PgnError, PgnGame, decode, read_games
+
+__all__ = ["board_diagram", "default_language", "main", "write_fens"]
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
+
+
+class _UsageError(Exception):
+    def __init__(self, message: Message | str, parser: argparse.ArgumentParser | None = None) -> None:
+        self.message = message
+        self.parser = parser
+        super().__init__(str(message))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors come back to :func:`main` instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message, self)
+
+
+def default_language(environ: Mapping[str, str] | None = None) -> str:
+    """The catalog language the POSIX locale variables ask for."""
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            return language_from_locale(value)
+    return DEFAULT_LANGUAGE
+
+
+def _language_option(argv: Sequence[str]) -> tuple[str | None, str | None]:
+    """The raw ``--lang`` value if given (before parsing, to localize usage errors)."""
+    value = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--lang="):
+            value = arg.split("=", 1)[1]
+    if value is None:
+        return None, None
+    code = resolve_language(value)
+    if isinstance(code, str):
+        return code, None
+    return None, value
+
+
+def _parser(lang: str) -> _Parser:
+    t = lambda m: m.render(lang)  # noqa: E731
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--lang",
+        metavar="LANG",
+        help=t(msg("language of messages ({choices}); default from the locale", choices=", ".join(available_languages()))),
+    )
+    parser = _Parser(
+        prog="ficsfen",
+        description=t(msg("FEN tools for FICS-style chess servers.")),
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    check = sub.add_parser(
+        "check",
+        parents=[common],
+        help=t(msg("check FEN records (exit 0 when valid, 1 when not)")),
+        description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read one record per line from standard input.")),
+    )
+    check.add_argument("fen", nargs="+", metavar="FEN", help=t(msg("the record, its six fields, or -")))
+    check.add_argument("--board", action="store_true", help=t(msg("also print the position as a diagram")))
+    fens = sub.add_parser(
+        "fens",
+        parents=[common],
+        help=t(msg("print the FEN after every ply of PGN games")),
+        description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, one per line.")),
+    )
+    fens.add_argument("files", nargs="+", metavar="FILE.pgn", help=t(msg("PGN files (- for standard input)")))
+    fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg("write one .fen file per game into DIR")))
+    sub.add_parser(
+        "serve",
+        help=t(msg("run the telnet server (options are passed on to it)")),
+        add_help=False,
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lang, bad_lang = _language_option(argv)
+    lang = lang or default_language()
+    out, err = sys.stdout, sys.stderr
+    if bad_lang is not None:
+        err.write(_usage_line(msg('unknown language "{lang}"; choose one of: {choices}', lang=bad_lang,
+                                  choices=", ".join(available_languages())), lang))
+        return EXIT_USAGE
+    # `serve` takes the rest of the line as its own arguments.
+    command = _command_index(argv)
+    if command is not None and argv[command] == "serve":
+        return _serve(argv[command + 1 :], lang, err)
+    parser = _parser(lang)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        err.write((exc.parser or parser).format_usage())
+        err.write(_usage_line(exc.message, lang))
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    if args.command is None:
+        err.write(parser.format_usage())
+        err.write(_usage_line(msg("give a command: check, fens or serve"), lang))
+        return EXIT_USAGE
+    try:
+        if args.command == "check":
+            return _check(args.fen, board=args.board, lang=lang, out=out, err=err)
+        return _fens(args.files, output=args.output, lang=lang, out=out, err=err)
+    except KeyboardInterrupt:
+        err.write("\n")
+        return 130
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`); keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BAD_INPUT
+
+
+def _command_index(argv: Sequence[str]) -> int | None:
+    skip = False
+    for i, arg in enumerate(argv):
+        if skip:
+            skip = False
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("-"):
+            return i
+    return None
+
+
+def _usage_line(message: Message | str, lang: str) -> str:
+    detail = message.render(lang) if isinstance(message, Message) else message
+    return msg("ficsfen: usage error: {detail}", detail=detail).render(lang) + "\n"
+
+
+# -- check ----------------------------------------------------------------------
+
+
+def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO) -> int:
+    if words == ["-"]:
+        status = EXIT_OK
+        for number, line in enumerate(sys.stdin, 1):
+            line = line.rstrip("\r\n")
+            if not line:
+                continue
+            try:
+                position = parse(line)
+            except FenError as exc:
+                err.write(msg("line {line}: {error}", line=number, error=exc.render(lang)).render(lang) + "\n")
+                status = EXIT_BAD_INPUT
+                continue
+            _print_position(position, board=board, out=out)
+        return status
+    text = words[0] if len(words) == 1 else " ".join(words)
+    try:
+        position = parse(text)
+    except FenError as exc:
+        err.write(msg("Invalid FEN: {error}", error=exc.render(lang)).render(lang) + "\n")
+        return EXIT_BAD_INPUT
+    _print_position(position, board=board, out=out)
+    return EXIT_OK
+
+
+def _print_position(position: Position, *, board: bool, out: TextIO) -> None:
+    out.write(position.fen() + "\n")
+    if board:
+        out.write(board_diagram(position.board()) + "\n")
+
+
+def board_diagram(board: chess.Board) -> str:
+    """An ASCII diagram, White at the bottom, with file letters and rank numbers."""
+    edge = "  +-----------------+"
+    lines = [edge]
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            cells.append(piece.symbol() if piece else ".")
+        lines.append(f"{rank + 1} | {' '.join(cells)} |")
+    lines += [edge, "    a b c d e f g h"]
+    return "\n".join(lines)
+
+
+# -- fens -----------------------------------------------------------------------
+
+
+def write_fens(
+    text: str,
+    sink: TextIO,
+    *,
+    source: str = "",
+    errors: list[PgnError] | None = None,
+    output: Path | None = None,
+    progress: _Progress | None = None,
+) -> tuple[int, int]:
+    """Replay every game of PGN ``text``; FENs to ``sink`` (or one file per game in ``output``).
+
+    Bad games are appended to ``errors`` and skipped.  Returns
+    ``(plies written, bad games)``.
+    """
+    games = read_games(text)
+    if progress is not None:
+        progress.start(len(games))
+    plies = bad = 0
+    write = sink.write
+    for index, game in enumerate(games):
+        try:
+            fens = game.fens()
+        except PgnError as exc:
+            bad += 1
+            if errors is not None:
+                errors.append(exc)
+            continue
+        finally:
+            if progress is not None:
+                progress.update(index + 1)
+        plies += len(fens) - 1
+        if output is None:
+            write("\n".join(fens))
+            write("\n")
+        else:
+            (output / game_file_name(game, source)).write_text("\n".join(fens) + "\n", encoding="utf-8")
+    if progress is not None:
+        progress.finish()
+    return plies, bad
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def game_file_name(game: PgnGame, source: str = "") -> str:
+    """``<source>-0003-White-Black.fen``: unique per game, safe on any file system."""
+    stem = Path(source).stem if source and source != "-" else "stdin"
+    parts = [stem, f"{game.number:04d}", game.headers.get("White", "?"), game.headers.get("Black", "?")]
+    name = "-".join(_UNSAFE.sub("_", p).strip("_.") or "_" for p in parts)
+    return name[:150] + ".fen"
+
+
+class _Progress:
+    """A one-line progress bar on a terminal (stderr), redrawn at most 10 times a second."""
+
+    def __init__(self, stream: TextIO, label: str, *, minimum: int = 50) -> None:
+        self.stream = stream
+        self.label = label
+        self.minimum = minimum
+        self.total = 0
+        self.last = 0.0
+        self.shown = False
+
+    def start(self, total: int) -> None:
+        self.total = total
+
+    def update(self, done: int) -> None:
+        if self.total < self.minimum:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.1 and done < self.total:
+            return
+        self.last = now
+        width = 30
+        filled = width * done // self.total
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
+        self.stream.flush()
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err: TextIO) -> int:
+    status = EXIT_OK
+    if output is not None:
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            err.write(msg("cannot create {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            return EXIT_BAD_INPUT
+    tty = err.isatty()
+    for name in files:
+        try:
+            data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+        except OSError as exc:
+            err.write(msg("cannot read {path}: {reason}", path=name, reason=exc.strerror or str(exc)).render(lang) + "\n")
+            status = EXIT_BAD_INPUT
+            continue
+        errors: list[PgnError] = []
+        progress = _Progress(err, Path(name).name) if tty else None
+        try:
+            write_fens(decode(data), out, source=name, errors=errors, output=output, progress=progress)
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            err.write(msg("cannot write {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            return EXIT_BAD_INPUT
+        label = "<stdin>" if name == "-" else name
+        for exc in errors:
+            err.write(f"{label}: {exc.render(lang)}\n")
+        if errors:
+            status = EXIT_BAD_INPUT
+    return status
+
+
+# -- serve ----------------------------------------------------------------------
+
+
+def _serve(argv: list[str], lang: str, err: TextIO) -> int:
+    try:
+        serve = importlib.import_module("ficsfen.serve")
+    except ImportError as exc:
+        if exc.name == "ficsfen.serve":
+            err.write(msg("ficsfen: the serve command is not available yet.").render(lang) + "\n")
+            return EXIT_USAGE
+        err.write(msg("ficsfen: cannot start the server: {reason}", reason=str(exc)).render(lang) + "\n")
+        return EXIT_BAD_INPUT
+    return int(serve.main(argv) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

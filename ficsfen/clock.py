@@ -1,0 +1,241 @@
+"""Time controls and the chess clock of a played game.
+
+The clock runs on an injected :class:`twisted.internet.interfaces.IReactorTime`
+(the real reactor in a server, :class:`twisted.internet.task.Clock` in tests),
+so flag fall is a ``callLater`` and nothing here reads the wall clock itself.
+
+FICS rules kept here:
+
+* a side's clock starts only once **both** sides have made their first move
+  (White's first move and Black's first move are untimed);
+* the increment is added to a side after each move made while its clock ran;
+* an untimed game (``0 0``) never runs a clock and never flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import chess
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+from ficsfen.i18n import Message, msg
+
+__all__ = ["ChessClock", "TimeControl", "format_clock"]
+
+Color = chess.Color  # True for White, False for Black, as python-chess
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """``minutes`` initial time per side and ``increment`` seconds per move."""
+
+    minutes: int = 2
+    increment: int = 12
+
+    def __post_init__(self) -> None:
+        if self.minutes < 0 or self.increment < 0:
+            raise ValueError("time control values must not be negative")
+
+    def __repr__(self) -> str:
+        return f"TimeControl(minutes={self.minutes!r}, increment={self.increment!r})"
+
+    def __str__(self) -> str:
+        return f"{self.minutes} {self.increment}"
+
+    @property
+    def untimed(self) -> bool:
+        return self.minutes == 0 and self.increment == 0
+
+    @property
+    def initial_seconds(self) -> float:
+        return self.minutes * 60.0
+
+    @property
+    def category(self) -> str:
+        """FICS category from the expected duration ``minutes + 2/3 * increment``.
+
+        Under 3 minutes is lightning, under 15 blitz, else standard.
+        """
+        if self.untimed:
+            return "untimed"
+        expected = self.minutes + self.increment * 2 / 3
+        if expected < 3:
+            return "lightning"
+        if expected < 15:
+            return "blitz"
+        return "standard"
+
+    def category_name(self) -> Message:
+        """The category as a localizable word."""
+        return _CATEGORY_NAMES[self.category]
+
+
+_CATEGORY_NAMES: dict[str, Message] = {
+    "untimed": msg("untimed"),
+    "lightning": msg("lightning"),
+    "blitz": msg("blitz"),
+    "standard": msg("standard"),
+}
+
+
+def format_clock(seconds: float) -> str:
+    """``m:ss`` (``h:mm:ss`` from one hour), rounded to the second, as FICS shows clocks."""
+    total = int(seconds + 0.5) if seconds >= 0 else -int(-seconds + 0.5)
+    sign = "-" if total < 0 else ""
+    total = abs(total)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{sign}{hours}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{minutes}:{secs:02d}"
+
+
+class ChessClock:
+    """Two countdown clocks, at most one running, with increment and flag fall.
+
+    ``on_flag(color)`` is called (once) through ``reactor.callLater`` when the
+    running side's time reaches zero.  Times are floats in seconds.
+    """
+
+    def __init__(
+        self,
+        *,
+        time_control: TimeControl,
+        reactor: IReactorTime,
+        on_flag: Optional[Callable[[Color], None]] = None,
+    ) -> None:
+        self.time_control = time_control
+        self._reactor = reactor
+        self.on_flag = on_flag
+        self._remaining = {chess.WHITE: time_control.initial_seconds,
+                           chess.BLACK: time_control.initial_seconds}
+        self._moves = {chess.WHITE: 0, chess.BLACK: 0}
+        self._running: Optional[Color] = None
+        self._started_at = 0.0
+        self._timer: Optional[IDelayedCall] = None
+        self._paused: Optional[Color] = None
+
+    def __repr__(self) -> str:
+        return (f"<ChessClock {self.time_control} white={self.remaining(chess.WHITE):.1f} "
+                f"black={self.remaining(chess.BLACK):.1f} running={self._side_name(self._running)}>")
+
+    @staticmethod
+    def _side_name(color: Optional[Color]) -> str:
+        return "none" if color is None else chess.COLOR_NAMES[color]
+
+    # -- reading -----------------------------------------------------------
+
+    @property
+    def running(self) -> Optional[Color]:
+        """The colour whose clock is ticking, or ``None``."""
+        return self._running
+
+    @property
+    def paused(self) -> bool:
+        return self._paused is not None
+
+    def remaining(self, color: Color) -> float:
+        """Seconds left for ``color`` right now (negative once flagged)."""
+        left = self._remaining[color]
+        if self._running == color:
+            left -= self._reactor.seconds() - self._started_at
+        return left
+
+    def elapsed(self) -> float:
+        """Seconds the running side has used on its current move (0 when stopped)."""
+        if self._running is None:
+            return 0.0
+        return self._reactor.seconds() - self._started_at
+
+    def moves_made(self, color: Color) -> int:
+        return self._moves[color]
+
+    # -- driving -----------------------------------------------------------
+
+    def start(self, color: Color) -> None:
+        """Run ``color``'s clock (stopping the other one without increment)."""
+        self.stop()
+        if self.time_control.untimed:
+            return
+        self._running = color
+        self._started_at = self._reactor.seconds()
+        self._timer = self._reactor.callLater(max(self._remaining[color], 0.0), self._fall, color)
+
+    def stop(self) -> float:
+        """Stop the running clock, banking its time; returns the seconds it ran."""
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self._timer = None
+        if self._running is None:
+            return 0.0
+        used = self._reactor.seconds() - self._started_at
+        self._remaining[self._running] -= used
+        self._running = None
+        return used
+
+    def moved(self, color: Color) -> float:
+        """``color`` completed a move: stop it, add increment, start the opponent.
+
+        The opponent's clock starts only when both sides have moved at least
+        once (FICS).  Returns the seconds the move took on the clock.
+        """
+        used = 0.0
+        if self._running == color:
+            used = self.stop()
+            self._remaining[color] += self.time_control.increment
+        else:
+            self.stop()
+        self._moves[color] += 1
+        if self._moves[chess.WHITE] and self._moves[chess.BLACK]:
+            self.start(not color)
+        return used
+
+    def resync(self, *, white_moves: int, black_moves: int, turn: Color) -> None:
+        """Reset the move counts (after a takeback) and run the side to move if due."""
+        self.stop()
+        self._moves = {chess.WHITE: white_moves, chess.BLACK: black_moves}
+        if white_moves and black_moves:
+            self.start(turn)
+
+    def pause(self) -> None:
+        """Freeze both clocks (adjournment); :meth:`resume` restarts the same side."""
+        if self._paused is None:
+            self._paused = self._running
+            self.stop()
+            if self._paused is None:
+                self._paused = _NOBODY
+
+    def resume(self) -> None:
+        if self._paused is None:
+            return
+        side, self._paused = self._paused, None
+        if side is not _NOBODY:
+            self.start(side)
+
+    def set_remaining(self, color: Color, seconds: float) -> None:
+        """Set a side's time (restarting its flag timer when it runs)."""
+        running = self._running
+        self.stop()
+        self._remaining[color] = seconds
+        if running is not None:
+            self.start(running)
+
+    def _fall(self, color: Color) -> None:
+        self._timer = None
+        if self._running != color:
+            return
+        self.stop()
+        if self.on_flag is not None:
+            self.on_flag(color)
+
+
+class _Nobody:
+    """Marks a pause taken while no clock was running."""
+
+    def __repr__(self) -> str:
+        return "_NOBODY"
+
+
+_NOBODY: Color = _Nobody()  # type: ignore[assignment]

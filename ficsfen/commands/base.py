@@ -1,0 +1,108 @@
+"""What every command shares: an argument spec and the usage line.
+
+Host-agnostic (only :mod:`ficsfen.interfaces` and :mod:`ficsfen.i18n`), so
+the exported commands (``fen``, ``help``) can build on it.
+
+An argument spec is a short string, one letter per argument, after FICS's
+own command table:
+
+=====  ===========================================
+``w``  a word (required)
+``o``  a word (optional)
+``i``  an integer (required)
+``p``  an integer (optional)
+``S``  the rest of the line (required, at least one word)
+``s``  the rest of the line (optional)
+=====  ===========================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zope.interface import implementer
+
+from ficsfen.i18n import Message, msg
+from ficsfen.interfaces import ICommand
+
+__all__ = ["Command", "UsageError", "parse_args"]
+
+_CODES = frozenset("woipSs")
+
+
+class UsageError(ValueError):
+    """The arguments do not fit the command's spec."""
+
+
+def parse_args(spec: str, line: str) -> list[Any]:
+    """Split ``line`` by ``spec``; optional arguments absent are ``None``.
+
+    :raises UsageError: too many or too few words, or a non-integer where an
+        integer is wanted.
+    """
+    words = line.split()
+    out: list[Any] = []
+    pos = 0
+    for code in spec:
+        if code in "Ss":
+            rest = line.strip()
+            if pos:
+                rest = rest.split(None, pos)[pos] if len(words) > pos else ""
+            if code == "S" and not rest:
+                raise UsageError(line)
+            out.append(rest or None)
+            return out
+        word = words[pos] if pos < len(words) else None
+        pos += 1
+        if word is None:
+            if code in "wi":
+                raise UsageError(line)
+            out.append(None)
+        elif code in "ip":
+            if not (word.isascii() and word.lstrip("-").isdigit()):
+                raise UsageError(line)
+            out.append(int(word))
+        else:
+            out.append(word)
+    if pos < len(words):
+        raise UsageError(line)
+    return out
+
+
+@implementer(ICommand)
+class Command:
+    """Base for commands: subclasses set the attributes and write :meth:`run`.
+
+    :meth:`__call__` (what hosts and our table call) parses the argument
+    line by :attr:`spec` and answers a mismatch with the usage line, so
+    :meth:`run` only sees well-formed arguments.
+    """
+
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    topic: str = ""
+    spec: str = ""
+    usage: Message = msg("(no usage)")
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        assert set(cls.spec) <= _CODES, cls.spec
+        if cls.name and not cls.topic:
+            cls.topic = cls.name
+
+    def __call__(self, caller: Any, args: str, directory: Any) -> None:
+        try:
+            parsed = parse_args(self.spec, args)
+        except UsageError:
+            self.send_usage(caller)
+            return
+        self.run(caller, *parsed, directory=directory)
+
+    def send_usage(self, caller: Any) -> None:
+        caller.send(msg("Usage: {usage}", usage=self.usage))
+
+    def run(self, caller: Any, *args: Any, directory: Any) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

@@ -1,0 +1,82 @@
+"""``refresh`` (the board again) and ``moves`` (the move list), FICS-style."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ficsfen.commands.base import Command
+from ficsfen.commands.fen import FenCommand
+from ficsfen.fen import STARTING_FEN
+from ficsfen.i18n import Message, msg
+
+__all__ = ["MovesCommand", "RefreshCommand", "move_list"]
+
+
+class RefreshCommand(Command):
+    name = "refresh"
+    aliases = ("re",)
+    spec = "o"
+    usage = msg("refresh [game number | handle]")
+
+    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+        game = FenCommand.find(caller, target, directory)
+        if isinstance(game, Message):
+            caller.send(game)
+            return
+        caller.server.send_board(caller, game)
+
+
+def _took(seconds: float) -> str:
+    whole = max(int(seconds), 0)
+    return f"({whole // 60}:{whole % 60:02d})"
+
+
+def move_list(game: Any, lang: str) -> str:
+    """The ``moves`` text of ``game`` in ``lang``."""
+    tracker = game.tracker
+    history = tracker.history
+    times = getattr(game, "move_times", None) or ()
+    lines = [msg("Movelist for game {number}:", number=game.number).render(lang), "",
+             f"{game.white} (UNR) vs. {game.black} (UNR)"]
+    tc = getattr(game, "time_control", None)
+    minutes, increment = (tc.minutes, tc.increment) if tc is not None else (0, 0)
+    lines.append(msg("Unrated match, initial time: {minutes} minutes, increment: {increment} seconds.",
+                     minutes=minutes, increment=increment).render(lang))
+    if tracker.initial_fen != STARTING_FEN:
+        lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
+    heading = msg("Move").render(lang)
+    lines += ["", f"{heading:<6}{game.white:<24}{game.black}",
+              f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
+    row = ""
+    for i, ply in enumerate(history):
+        cell = f"{ply.san:<8}{_took(times[i] if i < len(times) else 0):<16}"
+        if ply.color:  # White
+            if row:
+                lines.append(row.rstrip())
+            row = f"{ply.move_number:>3}.  {cell}"
+        else:
+            if not row:
+                row = f"{ply.move_number:>3}.  {'...':<24}"
+            lines.append((row + cell).rstrip())
+            row = ""
+    if row:
+        lines.append(row.rstrip())
+    result = getattr(game, "result", None)
+    if result:
+        lines.append(f"      {result}")
+    else:
+        lines.append("      {" + msg("Still in progress").render(lang) + "} *")
+    return "\n".join(lines)
+
+
+class MovesCommand(Command):
+    name = "moves"
+    spec = "o"
+    usage = msg("moves [game number | handle]")
+
+    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+        game = FenCommand.find(caller, target, directory)
+        if isinstance(game, Message):
+            caller.send(game)
+            return
+        caller.send(move_list(game, caller.lang))

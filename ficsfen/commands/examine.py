@@ -1,0 +1,228 @@
+"""Examine mode: ``examine``, ``unexamine``, ``forward``, ``backward``, ``revert``, ``bsetup``.
+
+The game logic is :class:`ficsfen.examined.ExaminedGame`; these commands
+check who may do what, and tell the examiners and observers through the
+server (``show_position``), which sends each one the board in their style.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ficsfen.commands.base import Command
+from ficsfen.examined import ExaminedGame, GameStateError, clear_draft, start_draft
+from ficsfen.fen import FenError
+from ficsfen.i18n import Message, msg, msgn
+
+__all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
+           "RevertCommand", "UnexamineCommand", "examined_game"]
+
+
+def examined_game(caller: Any, directory: Any) -> ExaminedGame | None:
+    """The game ``caller`` examines; tells them when there is none."""
+    game = directory.game_of(caller.handle)
+    if game is None or not getattr(game, "examined", False):
+        caller.send(msg("You are not examining a game."))
+        return None
+    return game
+
+
+class ExamineCommand(Command):
+    name = "examine"
+    spec = ""
+    usage = msg("examine")
+
+    def run(self, caller: Any, *, directory: Any) -> None:
+        current = directory.game_of(caller.handle)
+        if current is not None:
+            if getattr(current, "examined", False):
+                caller.send(msg("You are already examining game {number}.", number=current.number))
+            else:
+                caller.send(msg("You are playing game {number}.", number=current.number))
+            return
+        game = ExaminedGame(caller.handle)
+        directory.add(game)
+        caller.send(msg("Starting a game in examine (scratch) mode."))
+        caller.server.show_position(game)
+
+
+class UnexamineCommand(Command):
+    name = "unexamine"
+    spec = ""
+    usage = msg("unexamine")
+
+    def run(self, caller: Any, *, directory: Any) -> None:
+        game = examined_game(caller, directory)
+        if game is not None:
+            caller.server.stop_examining(caller.handle, game)
+
+
+class _Step(Command):
+    spec = "p"
+
+    def run(self, caller: Any, count: int | None, *, directory: Any) -> None:
+        if count is not None and count < 1:
+            self.send_usage(caller)
+            return
+        game = examined_game(caller, directory)
+        if game is None:
+            return
+        try:
+            moved = self.step(game, count or 1)
+        except GameStateError as e:
+            caller.send(e.message)
+            return
+        if not moved:
+            caller.send(self.nothing)
+            return
+        caller.server.show_position(game, note=self.note(game, caller.handle, moved))
+
+    nothing: Message
+
+    def step(self, game: ExaminedGame, count: int) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:  # pragma: no cover
+        raise NotImplementedError
+
+
+class ForwardCommand(_Step):
+    name = "forward"
+    usage = msg("forward [count]")
+    nothing = msg("You're at the end of the game.")
+
+    def step(self, game: ExaminedGame, count: int) -> int:
+        return game.forward(count)
+
+    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+        return msgn("Game {number}: {handle} goes forward {count} move.",
+                    "Game {number}: {handle} goes forward {count} moves.",
+                    moved, number=game.number, handle=handle)
+
+
+class BackwardCommand(_Step):
+    name = "backward"
+    usage = msg("backward [count]")
+    nothing = msg("You're at the beginning of the game.")
+
+    def step(self, game: ExaminedGame, count: int) -> int:
+        return game.backward(count)
+
+    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+        return msgn("Game {number}: {handle} backs up {count} move.",
+                    "Game {number}: {handle} backs up {count} moves.",
+                    moved, number=game.number, handle=handle)
+
+
+class RevertCommand(_Step):
+    name = "revert"
+    spec = ""
+    usage = msg("revert")
+    nothing = msg("You're at the beginning of the game.")
+
+    def run(self, caller: Any, *, directory: Any) -> None:  # type: ignore[override]
+        super().run(caller, None, directory=directory)
+
+    def step(self, game: ExaminedGame, count: int) -> int:
+        return game.revert()
+
+    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+        return msg("Game {number}: {handle} goes back to the starting position.",
+                   number=game.number, handle=handle)
+
+
+_CASTLE_WORDS = ("none", "kside", "qside", "both")
+_SUBCOMMANDS = ("bcastle", "clear", "done", "eppos", "fen", "start", "tomove", "wcastle")
+
+
+def _unique(word: str, choices: tuple[str, ...]) -> str | None:
+    key = word.casefold()
+    if key in choices:
+        return key
+    found = [c for c in choices if c.startswith(key)]
+    return found[0] if len(found) == 1 else None
+
+
+class BsetupCommand(Command):
+    """Set up a position in the examined game; ``bsetup done`` validates it."""
+
+    name = "bsetup"
+    spec = "s"
+    usage = msg("bsetup [fen RECORD | start | clear | tomove white|black | "
+                "wcastle|bcastle none|kside|qside|both | eppos FILE|none | done]")
+
+    def run(self, caller: Any, rest: str | None, *, directory: Any) -> None:
+        game = examined_game(caller, directory)
+        if game is None:
+            return
+        if rest is None:
+            if game.setup is not None:
+                caller.send(msg("You are already in setup mode."))
+                return
+            game.start_setup()
+            caller.send(msg("Entering setup mode for game {number}.", number=game.number))
+            return
+        word, _, arg = rest.partition(" ")
+        arg = arg.strip()
+        sub = _unique(word, _SUBCOMMANDS)
+        if sub is None:
+            self.send_usage(caller)
+            return
+        if sub == "done":
+            self.done(caller, game)
+            return
+        draft = game.draft()  # stored only once the change is accepted
+        try:
+            if sub == "fen":
+                if not arg:
+                    raise ValueError
+                draft = draft.with_fen(arg)
+            elif sub == "start":
+                draft = start_draft()
+            elif sub == "clear":
+                draft = clear_draft()
+            elif sub == "tomove":
+                side = _unique(arg, ("white", "black")) if arg else None
+                if side is None:
+                    raise ValueError
+                draft = draft.__class__(**{**draft.__dict__, "turn": side[0]})
+            elif sub in ("wcastle", "bcastle"):
+                which = _unique(arg, _CASTLE_WORDS) if arg else None
+                if which is None:
+                    raise ValueError
+                draft = draft.with_castling(sub[0], which)
+            elif sub == "eppos":
+                draft = self.eppos(draft, arg)
+        except FenError as e:
+            caller.send(e.render(caller.lang))
+            return
+        except ValueError:
+            self.send_usage(caller)
+            return
+        game.setup = draft
+        caller.send(msg("Setup position: {fen}", fen=draft.record()))
+
+    @staticmethod
+    def eppos(draft: Any, arg: str) -> Any:
+        word = arg.casefold()
+        if word in ("none", "-"):
+            return draft.__class__(**{**draft.__dict__, "ep": "-"})
+        if len(word) == 1 and "a" <= word <= "h":
+            rank = "6" if draft.turn == "w" else "3"
+            return draft.__class__(**{**draft.__dict__, "ep": word + rank})
+        raise ValueError(arg)
+
+    @staticmethod
+    def done(caller: Any, game: ExaminedGame) -> None:
+        if game.setup is None:
+            caller.send(msg("You are not in setup mode."))
+            return
+        try:
+            game.finish_setup()
+        except FenError as e:
+            caller.send(e.render(caller.lang))
+            caller.send(msg("The position is not valid; you are still in setup mode."))
+            return
+        caller.server.show_position(game, note=msg(
+            "Game {number}: {handle} has set up a position.", number=game.number,
+            handle=caller.handle))

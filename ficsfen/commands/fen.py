@@ -1,0 +1,87 @@
+"""``fen [NUMBER|HANDLE]``: the FEN of a game, on a line of its own.
+
+Only :mod:`ficsfen.interfaces` is needed from the host: the caller
+(handle, language, ``send``) and a game directory.  The FEN line stands
+alone so that players can copy it and clients can parse it; the line before
+it names the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ficsfen.commands.base import Command
+from ficsfen.i18n import Message, msg
+from ficsfen.interfaces import ICaller, IGame, IGameDirectory
+
+__all__ = ["FenCommand", "find_handle", "game_header"]
+
+
+def game_header(game: Any) -> Message:
+    """The line naming a game above its FEN."""
+    if getattr(game, "examined", False):
+        return msg("Game {number} ({white} vs. {black}, examined):",
+                   number=game.number, white=game.white, black=game.black)
+    return msg("Game {number} ({white} vs. {black}):",
+               number=game.number, white=game.white, black=game.black)
+
+
+def find_handle(word: str, handles: Any) -> str | Message:
+    """The logged-in handle ``word`` names (exact, else unique prefix, any case).
+
+    Returns the handle, or the localized reason why there is none.
+    """
+    key = word.casefold()
+    matches = []
+    for handle in handles:
+        folded = handle.casefold()
+        if folded == key:
+            return handle
+        if folded.startswith(key):
+            matches.append(handle)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        return msg("Ambiguous handle \"{name}\". Matches: {matches}",
+                   name=word, matches=" ".join(sorted(matches)))
+    return msg("No player named \"{name}\" is logged in.", name=word)
+
+
+class FenCommand(Command):
+    """Print the FEN of your game, of game N, or of a player's game."""
+
+    name = "fen"
+    topic = "fen"
+    spec = "o"
+    usage = msg("fen [game number | handle]")
+
+    def run(self, caller: ICaller, target: str | None, *, directory: IGameDirectory) -> None:
+        game = self.find(caller, target, directory)
+        if isinstance(game, Message):
+            caller.send(game)
+            return
+        caller.send(game_header(game))
+        caller.send(game.tracker.fen)
+
+    @staticmethod
+    def find(caller: ICaller, target: str | None, directory: IGameDirectory) -> IGame | Message:
+        """The game meant by ``target`` (see the help page), or why there is none."""
+        if target is None:
+            game = directory.game_of(caller.handle) or directory.observed_by(caller.handle)
+            if game is None:
+                return msg("You are not playing, examining or observing a game.")
+            return game
+        if target.isascii() and target.isdigit():
+            game = directory.by_number(int(target))
+            if game is None:
+                return msg("There is no game {number}.", number=int(target))
+            return game
+        if not (target.isascii() and target.isalpha()):
+            return msg("No player named \"{name}\" is logged in.", name=target)
+        handle = find_handle(target, directory.handles())
+        if isinstance(handle, Message):
+            return handle
+        game = directory.game_of(handle)
+        if game is None:
+            return msg("{handle} is not playing or examining a game.", handle=handle)
+        return game

@@ -1,0 +1,116 @@
+"""``help [TOPIC]`` and ``next``: help pages in the caller's language, paged.
+
+Resolution and the English fallback are the help catalog's
+(:mod:`ficsfen.helpcatalog`); this module only presents pages.  A page
+longer than ``page_lines`` is cut into pages and the rest waits, per
+caller, for ``next``.  Pending pages are held weakly by caller object, so
+a caller that goes away takes its pages with it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable, Iterable
+
+from ficsfen.commands.base import Command
+from ficsfen.helpcatalog import HelpCatalog, HelpError, columns, default_catalog
+from ficsfen.i18n import msg
+from ficsfen.interfaces import ICaller, IGameDirectory
+
+__all__ = ["HelpCommand", "NextCommand", "Pager"]
+
+
+class Pager:
+    """Remaining lines per caller, shown ``page_lines`` at a time."""
+
+    def __init__(self, page_lines: int = 0) -> None:
+        self.page_lines = page_lines
+        self._pending: "weakref.WeakKeyDictionary[Any, list[str]]" = weakref.WeakKeyDictionary()
+
+    def show(self, caller: ICaller, lines: list[str]) -> None:
+        """Send the first page of ``lines``, keep the rest for :meth:`next`."""
+        size = self.page_lines
+        if size <= 0 or len(lines) <= size:
+            self._forget(caller)
+            caller.send("\n".join(lines))
+            return
+        try:
+            self._pending[caller] = lines[size:]
+        except TypeError:  # a caller object that cannot be weakly referenced
+            caller.send("\n".join(lines))
+            return
+        caller.send("\n".join(lines[:size]))
+        caller.send(msg("Type [next] to see the next page."))
+
+    def next(self, caller: ICaller) -> None:
+        """Send the next page, or say there is none."""
+        try:
+            rest = self._pending.pop(caller, None)
+        except TypeError:
+            rest = None
+        if not rest:
+            caller.send(msg("There is no more to show."))
+            return
+        self.show(caller, rest)
+
+    def _forget(self, caller: ICaller) -> None:
+        try:
+            self._pending.pop(caller, None)
+        except TypeError:
+            pass
+
+
+class HelpCommand(Command):
+    """Show a help page, the topic index, or the list of commands.
+
+    ``catalog`` defaults to the pages shipped in the package;
+    ``command_names`` (a callable returning names), when given, answers
+    ``help commands``; ``pager`` is shared with the :class:`NextCommand`.
+    """
+
+    name = "help"
+    topic = "help"
+    spec = "o"
+    usage = msg("help [topic]")
+
+    def __init__(self, catalog: HelpCatalog | None = None, *, pager: Pager | None = None,
+                 command_names: Callable[[], Iterable[str]] | None = None) -> None:
+        self.catalog = catalog if catalog is not None else default_catalog()
+        self.pager = pager if pager is not None else Pager()
+        self.command_names = command_names
+
+    def run(self, caller: ICaller, topic: str | None, *, directory: IGameDirectory) -> None:
+        lang = caller.lang
+        if topic is None:
+            self.pager.show(caller, self.catalog.index(lang).rstrip("\n").split("\n"))
+            return
+        if self.command_names is not None and topic.lower() == "commands":
+            names = sorted(self.command_names())
+            lines = [msg("Commands available on this server:").render(lang), ""]
+            lines += columns(names)
+            self.pager.show(caller, lines)
+            return
+        try:
+            page = self.catalog.lookup(topic, lang)
+        except HelpError as e:
+            caller.send(e.render(lang))
+            return
+        lines = page.text.rstrip("\n").split("\n")
+        if page.notice is not None:
+            lines.insert(0, page.notice.render(lang))
+        self.pager.show(caller, lines)
+
+
+class NextCommand(Command):
+    """Show the next page of the last long help page."""
+
+    name = "next"
+    topic = "next"
+    spec = ""
+    usage = msg("next")
+
+    def __init__(self, pager: Pager) -> None:
+        self.pager = pager
+
+    def run(self, caller: ICaller, *, directory: IGameDirectory) -> None:
+        self.pager.next(caller)

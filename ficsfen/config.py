@@ -1,0 +1,243 @@
+"""The server's configuration: a TOML file read with :mod:`tomllib`.
+
+The defaults live in two places that must agree: the :class:`Config`
+dataclass (so a partial file, or none at all, still yields a full
+configuration) and ``ficsfen/config/ficsfen.toml`` (the shipped file, where
+every setting is documented).  A test checks that they agree.
+
+Mistakes in a file are reported as :class:`ConfigError` values naming the
+file, the setting and what was expected, in the operator's language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, available_languages, msg
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "DEFAULT_CONFIG",
+    "PACKAGE_HELP_DIR",
+    "hash_password",
+    "load",
+    "verify_password",
+]
+
+DEFAULT_CONFIG = Path(__file__).with_name("config") / "ficsfen.toml"
+PACKAGE_HELP_DIR = Path(__file__).with_name("help")
+
+_HANDLE = re.compile(r"[A-Za-z]{3,17}")
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; :meth:`render` says why."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.msgid)
+        self.message = message
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+    def __str__(self) -> str:
+        return self.render(DEFAULT_LANGUAGE)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything ``ficsfen serve`` can be told; see ficsfen.toml for the meaning of each."""
+
+    listen: tuple[str, ...] = ("tcp:5000:interface=127.0.0.1",)
+    language: str = "en"
+    help_dir: Path = PACKAGE_HELP_DIR
+    prompt: str = "fics% "
+    guest_login: str = "guest"
+    banner: str = ""
+    max_line: int = 1024
+    max_connections: int = 12000
+    login_timeout: float = 120.0
+    idle_timeout: float = 3600.0
+    help_page_lines: int = 40
+    accounts: Mapping[str, str] = field(default_factory=dict)
+    source: Path | None = None
+
+    def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":
+        """A copy listening on ``endpoints`` instead (``--listen``)."""
+        return replace(self, listen=tuple(endpoints))
+
+
+class _Expected(TypeError):
+    """Raised by a converter: ``what`` describes the value it wanted."""
+
+    def __init__(self, what: Message) -> None:
+        super().__init__(what.msgid)
+        self.what = what
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Expected(msg("a string"))
+    return value
+
+
+def _nonempty_word(value: Any) -> str:
+    value = _string(value)
+    if not value.isalpha():
+        raise _Expected(msg("a word of letters"))
+    return value
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise _Expected(msg("a positive integer"))
+    return value
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise _Expected(msg("a number of seconds (0 or more)"))
+    return float(value)
+
+
+def _endpoints(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise _Expected(msg("a non-empty list of endpoint strings"))
+    return tuple(value)
+
+
+def _language(value: Any) -> str:
+    value = _string(value)
+    if value not in available_languages():
+        raise _Expected(msg("one of: {choices}", choices=", ".join(available_languages())))
+    return value
+
+
+# (table, key) -> (Config attribute, converter)
+_SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
+    ("server", "listen"): ("listen", _endpoints),
+    ("server", "language"): ("language", _language),
+    ("server", "help"): ("help_dir", _string),
+    ("server", "prompt"): ("prompt", _string),
+    ("server", "guest_login"): ("guest_login", _nonempty_word),
+    ("server", "banner"): ("banner", _string),
+    ("limits", "line_length"): ("max_line", _positive_int),
+    ("limits", "connections"): ("max_connections", _positive_int),
+    ("limits", "login_timeout"): ("login_timeout", _seconds),
+    ("limits", "idle_timeout"): ("idle_timeout", _seconds),
+    ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
+}
+_TABLES = {"server", "limits", "accounts"}
+
+
+def load(path: Path | str | None = None) -> Config:
+    """Read a configuration file; ``None`` reads the shipped default file.
+
+    :raises ConfigError: unreadable file, bad TOML, unknown or ill-typed setting.
+    """
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    try:
+        with path.open("rb") as fp:
+            data = tomllib.load(fp)
+    except OSError as e:
+        raise ConfigError(msg("{file}: cannot read the configuration: {reason}",
+                              file=str(path), reason=e.strerror or str(e))) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(msg("{file}: not valid TOML: {reason}",
+                              file=str(path), reason=str(e))) from None
+    return from_mapping(data, source=path)
+
+
+def from_mapping(data: Mapping[str, Any], *, source: Path | None = None) -> Config:
+    """Build a :class:`Config` from parsed TOML (see :func:`load`)."""
+    where = str(source) if source is not None else "<config>"
+    values: dict[str, Any] = {"source": source}
+    for table, content in data.items():
+        if table not in _TABLES:
+            raise ConfigError(msg("{file}: unknown section [{section}]", file=where, section=table))
+        if not isinstance(content, dict):
+            raise ConfigError(msg("{file}: [{section}] must be a table", file=where, section=table))
+        if table == "accounts":
+            values["accounts"] = _accounts(content, where)
+            continue
+        for key, value in content.items():
+            spec = _SETTINGS.get((table, key))
+            setting = f"{table}.{key}"
+            if spec is None:
+                raise ConfigError(msg("{file}: unknown setting {setting}",
+                                      file=where, setting=setting))
+            attr, convert = spec
+            try:
+                values[attr] = convert(value)
+            except _Expected as e:
+                raise ConfigError(msg("{file}: setting {setting}: expected {expected}, got {value}",
+                                      file=where, setting=setting,
+                                      expected=e.what, value=repr(value))) from None
+    help_dir = values.get("help_dir")
+    if isinstance(help_dir, str):
+        if not help_dir:
+            values["help_dir"] = PACKAGE_HELP_DIR
+        else:
+            p = Path(os.path.expanduser(help_dir))
+            if not p.is_absolute() and source is not None:
+                p = source.parent / p
+            if not p.is_dir():
+                raise ConfigError(msg("{file}: setting {setting}: no such folder: {value}",
+                                      file=where, setting="server.help", value=str(p)))
+            values["help_dir"] = p
+    return Config(**values)
+
+
+def _accounts(content: Mapping[str, Any], where: str) -> dict[str, str]:
+    out = {}
+    for name, stored in content.items():
+        if not _HANDLE.fullmatch(name):
+            raise ConfigError(msg("{file}: account {name}: a handle is 3 to 17 letters",
+                                  file=where, name=repr(name)))
+        if not isinstance(stored, str) or not _parse_hash(stored):
+            raise ConfigError(msg("{file}: account {name}: expected a password hash made by "
+                                  "\"ficsfen serve --hash-password\"", file=where, name=name))
+        out[name.casefold()] = stored
+    return out
+
+
+# Passwords of registered accounts: PBKDF2-SHA256, stored as
+# "pbkdf2_sha256$ITERATIONS$SALT_HEX$HASH_HEX".
+_ITERATIONS = 200_000
+
+
+def hash_password(password: str, *, salt: bytes | None = None, iterations: int = _ITERATIONS) -> str:
+    """The string to store in ``[accounts]`` for ``password``."""
+    salt = salt if salt is not None else os.urandom(16)
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, iterations)
+    return f"pbkdf2_sha256${iterations}${salt.hex()}${digest.hex()}"
+
+
+def _parse_hash(stored: str) -> tuple[int, bytes, bytes] | None:
+    parts = stored.split("$")
+    if len(parts) != 4 or parts[0] != "pbkdf2_sha256" or not parts[1].isdigit():
+        return None
+    try:
+        return int(parts[1]), bytes.fromhex(parts[2]), bytes.fromhex(parts[3])
+    except ValueError:
+        return None
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether ``password`` matches a :func:`hash_password` string (constant time)."""
+    parsed = _parse_hash(stored)
+    if parsed is None:
+        return False
+    iterations, salt, expected = parsed
+    digest = hashlib.pbkdf2_hmac("sha256", password.encode("utf-8"), salt, iterations)
+    return hmac.compare_digest(digest, expected)

@@ -1,0 +1,135 @@
+"""The server's game directory: small reused game numbers, players, observers.
+
+It provides :class:`ficsfen.interfaces.IGameDirectory`, the only way
+commands find games.  Any game object providing :class:`IGame` can be
+added (examined games now, played games too); the directory keeps who plays
+or examines which game and who observes it, keyed case-insensitively.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Callable, Iterable, Iterator
+
+from zope.interface import implementer
+
+from ficsfen.interfaces import IGame, IGameDirectory
+
+__all__ = ["GameDirectory"]
+
+
+@implementer(IGameDirectory)
+class GameDirectory:
+    """Current games by number, by player and by observer.
+
+    ``handles`` returns the logged-in handles (the server's sessions).
+    Numbers start at 1 and the smallest free one is reused, as on FICS.
+    """
+
+    def __init__(self, handles: Callable[[], Iterable[str]] = tuple) -> None:
+        self._handles = handles
+        self._games: dict[int, Any] = {}
+        self._free: list[int] = []
+        self._next = 1
+        self._playing: dict[str, Any] = {}
+        self._observing: dict[str, list[Any]] = {}
+        self._observers: dict[int, list[str]] = {}
+
+    def __repr__(self) -> str:
+        return f"<GameDirectory games={sorted(self._games)}>"
+
+    # -- IGameDirectory ------------------------------------------------
+
+    def by_number(self, number: int) -> Any:
+        return self._games.get(number)
+
+    def game_of(self, handle: str) -> Any:
+        return self._playing.get(handle.casefold())
+
+    def observed_by(self, handle: str) -> Any:
+        games = self._observing.get(handle.casefold())
+        return games[-1] if games else None
+
+    def handles(self) -> Iterable[str]:
+        return self._handles()
+
+    # -- bookkeeping ---------------------------------------------------
+
+    def games(self) -> list[Any]:
+        """Current games in number order."""
+        return [self._games[n] for n in sorted(self._games)]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.games())
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def add(self, game: Any) -> int:
+        """Give ``game`` the smallest free number and register its players."""
+        if not IGame.providedBy(game):
+            raise TypeError(f"{game!r} does not provide IGame")
+        number = heapq.heappop(self._free) if self._free else self._next
+        if number == self._next:
+            self._next += 1
+        game.number = number
+        self._games[number] = game
+        self._observers[number] = []
+        for handle in game.players():
+            self._playing[handle.casefold()] = game
+        return number
+
+    def remove(self, game: Any) -> None:
+        """Forget ``game``: its number becomes free, players and observers are released."""
+        number = game.number
+        if self._games.get(number) is not game:
+            return
+        del self._games[number]
+        heapq.heappush(self._free, number)
+        for key, g in list(self._playing.items()):
+            if g is game:
+                del self._playing[key]
+        for handle in self._observers.pop(number, []):
+            self._drop_observed(handle.casefold(), game)
+
+    def join(self, handle: str, game: Any) -> None:
+        """Record that ``handle`` plays or examines ``game``."""
+        self._playing[handle.casefold()] = game
+
+    def leave(self, handle: str) -> Any:
+        """``handle`` stops playing or examining; returns the game it left."""
+        return self._playing.pop(handle.casefold(), None)
+
+    def observe(self, handle: str, game: Any) -> bool:
+        """Add ``handle`` to ``game``'s observers; False when already there."""
+        observers = self._observers[game.number]
+        if any(h.casefold() == handle.casefold() for h in observers):
+            return False
+        observers.append(handle)
+        self._observing.setdefault(handle.casefold(), []).append(game)
+        return True
+
+    def unobserve(self, handle: str, game: Any) -> bool:
+        """Remove ``handle`` from ``game``'s observers; False when not there."""
+        observers = self._observers.get(game.number, [])
+        for i, h in enumerate(observers):
+            if h.casefold() == handle.casefold():
+                del observers[i]
+                self._drop_observed(handle.casefold(), game)
+                return True
+        return False
+
+    def observers(self, game: Any) -> list[str]:
+        """Handles observing ``game``, in the order they started."""
+        return list(self._observers.get(game.number, ()))
+
+    def observed_games(self, handle: str) -> list[Any]:
+        """Games ``handle`` observes, oldest first."""
+        return list(self._observing.get(handle.casefold(), ()))
+
+    def _drop_observed(self, key: str, game: Any) -> None:
+        games = self._observing.get(key)
+        if games and game in games:
+            games.remove(game)
+            if not games:
+                del self._observing[key]

@@ -1,0 +1,188 @@
+"""Examined (scratch) games: move freely, step back and forth, set up positions.
+
+An :class:`ExaminedGame` provides :class:`ficsfen.interfaces.IGame`, so
+``fen``, ``games`` and observers treat it like any other game.  Moves go
+through the game's :class:`ficsfen.tracker.Tracker`; ``backward`` keeps the
+undone moves so that ``forward`` can replay them, as on FICS.  ``bsetup``
+edits a :class:`SetupDraft` that becomes the new position only once
+``bsetup done`` finds it valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from zope.interface import implementer
+
+from ficsfen.boards import Style12Frame
+from ficsfen.fen import STARTING_FEN, FenError, Position, parse, parse_syntax
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.interfaces import IGame
+from ficsfen.tracker import Ply, Tracker
+
+__all__ = ["ExaminedGame", "GameStateError", "SetupDraft"]
+
+EMPTY_PLACEMENT = "8/8/8/8/8/8/8/8"
+
+
+class GameStateError(ValueError):
+    """A request the game cannot take in its current state (localized)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.msgid)
+        self.message = message
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+
+@dataclass(frozen=True)
+class SetupDraft:
+    """The six FEN fields while ``bsetup`` edits them; may be invalid until ``done``."""
+
+    placement: str
+    turn: str = "w"
+    castling: str = "-"
+    ep: str = "-"
+    halfmove: int = 0
+    fullmove: int = 1
+
+    @classmethod
+    def of(cls, position: Position) -> "SetupDraft":
+        return cls(position.placement, position.turn, position.castling, position.ep,
+                   position.halfmove, position.fullmove)
+
+    def record(self) -> str:
+        return f"{self.placement} {self.turn} {self.castling} {self.ep} {self.halfmove} {self.fullmove}"
+
+    def with_fen(self, text: str) -> "SetupDraft":
+        """This draft with ``text`` applied: a full record, or a placement alone.
+
+        :raises FenError: a full record that is not valid FEN, or a placement
+            that is not well-formed (a placement alone is only checked for
+            form: the position is checked by ``bsetup done``).
+        """
+        text = text.strip()
+        if " " in text:
+            return SetupDraft.of(parse(text))
+        parse_syntax(f"{text} w - - 0 1")
+        return replace(self, placement=text, ep="-")
+
+    def with_castling(self, color: str, which: str) -> "SetupDraft":
+        """Set one side's castling rights (``none|kside|qside|both``)."""
+        letters = {"none": "", "kside": "K", "qside": "Q", "both": "KQ"}[which]
+        if color == "b":
+            letters = letters.lower()
+        keep = [c for c in self.castling if c != "-" and (c.isupper() != (color == "w"))]
+        merged = "".join(c for c in "KQkq" if c in letters or c in keep)
+        return replace(self, castling=merged or "-")
+
+
+@implementer(IGame)
+class ExaminedGame:
+    """A scratch game examined by ``examiner`` (FICS names it ``examiner vs. examiner``)."""
+
+    examined = True
+
+    def __init__(self, examiner: str, *, fen: str | None = None) -> None:
+        self.number = 0
+        self.white = examiner
+        self.black = examiner
+        self.examiners = [examiner]
+        self.tracker = Tracker(fen)
+        self.result: str | None = None
+        self.setup: SetupDraft | None = None
+        self._future: list[str] = []
+        self._frame: tuple[int, str, Style12Frame] | None = None
+
+    def __repr__(self) -> str:
+        return f"<ExaminedGame {self.number} by {self.white!r} fen={self.tracker.fen!r}>"
+
+    def players(self) -> tuple[str, ...]:
+        return tuple(self.examiners)
+
+    def style12_frame(self) -> Style12Frame:
+        """The ``<12>`` frame of the current position, built once per position."""
+        key = (self.tracker.ply, self.tracker.fen)
+        if self._frame is None or self._frame[:2] != key:
+            self._frame = (*key, Style12Frame.for_game(self))
+        return self._frame[2]
+
+    # -- moving ------------------------------------------------------------
+
+    def _not_in_setup(self) -> None:
+        if self.setup is not None:
+            raise GameStateError(msg('You are setting up a position; type "bsetup done" first.'))
+
+    def push_move(self, handle: str, text: str) -> Ply:
+        """Play ``text`` for ``handle``; raises the tracker's MoveError unchanged."""
+        self._not_in_setup()
+        ply = self.tracker.push(text)
+        if self._future and self._future[0] == ply.uci:
+            del self._future[0]
+        else:
+            self._future.clear()
+        return ply
+
+    def backward(self, n: int = 1) -> int:
+        """Undo up to ``n`` plies, keeping them for :meth:`forward`; returns how many."""
+        self._not_in_setup()
+        n = min(n, self.tracker.ply)
+        if n <= 0:
+            return 0
+        undone = [p.uci for p in self.tracker.history[-n:]]
+        self.tracker.takeback(n)
+        self._future[:0] = undone
+        return n
+
+    def forward(self, n: int = 1) -> int:
+        """Replay up to ``n`` plies undone by :meth:`backward`; returns how many."""
+        self._not_in_setup()
+        done = 0
+        while self._future and done < n:
+            self.tracker.push(self._future.pop(0))
+            done += 1
+        return done
+
+    def revert(self) -> int:
+        """Go back to the position the examination started from (moves kept for forward)."""
+        return self.backward(self.tracker.ply)
+
+    @property
+    def can_forward(self) -> int:
+        return len(self._future)
+
+    # -- setup ---------------------------------------------------------------
+
+    def draft(self) -> SetupDraft:
+        """The setup being edited, or a fresh one from the current position (not stored)."""
+        return self.setup if self.setup is not None else SetupDraft.of(parse(self.tracker.fen))
+
+    def start_setup(self) -> None:
+        self.setup = self.draft()
+
+    def finish_setup(self) -> str:
+        """Validate the draft and make it the position; returns its FEN.
+
+        :raises FenError: the draft is not a valid position (nothing changes).
+        """
+        if self.setup is None:
+            raise GameStateError(msg("You are not setting up a position."))
+        record = self.setup.record()
+        position = parse(record)
+        self.tracker = Tracker(position.fen())
+        self.setup = None
+        self._future.clear()
+        return position.fen()
+
+
+def start_draft() -> SetupDraft:
+    return SetupDraft.of(parse(STARTING_FEN))
+
+
+def clear_draft() -> SetupDraft:
+    return SetupDraft(EMPTY_PLACEMENT)
+
+
+__all__ += ["FenError", "clear_draft", "start_draft"]

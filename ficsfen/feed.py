@@ -1,0 +1,367 @@
+"""A feed of game events: newline-delimited JSON for any number of TCP readers.
+
+Integrators (broadcast boards, databases, bots) want every move of every
+game as it happens, like the per-move FEN streams big chess sites offer.
+:class:`GameFeed` turns game events into one JSON object per line.  A new
+reader first gets a ``hello`` line and a ``start`` line for every game in
+progress (its current FEN and ply), then the events as they happen::
+
+    {"type": "hello", "protocol": 1, "games": 1}
+    {"type": "start", "game": 3, "white": "alice", "black": "bob", ...}
+    {"type": "move", "game": 3, "ply": 1, "san": "e4", "uci": "e2e4",
+     "fen": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+     "clocks": {"white": 180.0, "black": 180.0}}
+    {"type": "end", "game": 3, "white": "alice", "black": "bob",
+     "result": "1-0", "reason": "bob resigns"}
+
+A takeback or a new position set up in an examined game is a ``position``
+event (``game``, ``fen``, ``ply``, ``clocks``): the host calls
+:meth:`GameFeed.position_changed`.
+
+It is host-agnostic: the host calls :meth:`GameFeed.game_started` when a
+game (anything providing :class:`ficsfen.interfaces.IGame`) begins, which
+subscribes to the game's tracker, and :meth:`GameFeed.game_ended` when it
+ends.  Our own server does exactly that; so can any other.
+
+A slow reader must never block the server or make it grow without bound.
+Each reader registers itself as a streaming producer on its transport, so
+Twisted tells it (``pauseProducing``) when the socket stops draining; from
+then on lines wait in that reader's own queue, capped at ``max_buffer``
+bytes.  When the cap is reached the oldest lines are dropped, and once the
+reader catches up it first gets ``{"type": "overflow", "dropped": N}`` so it
+knows it missed ``N`` events.  Other readers are not affected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any, Callable
+
+import chess
+from twisted.internet.interfaces import IPushProducer
+from twisted.internet.protocol import Factory, Protocol
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+
+__all__ = ["DEFAULT_MAX_BUFFER", "FEED_OPTION_HELP", "PROTOCOL_VERSION", "FeedReader", "GameFeed", "clocks_of"]
+
+#: Version of the event format, sent in the ``hello`` line to each new reader.
+PROTOCOL_VERSION = 1
+
+#: Bytes a reader may have waiting in its own queue before lines are dropped.
+DEFAULT_MAX_BUFFER = 256 * 1024
+
+#: The help of a ``--feed ENDPOINT`` option (``ficsfen serve``, ``twist ficsfen``, hosts).
+FEED_OPTION_HELP = msg("serve newline-delimited JSON game events on this Twisted endpoint "
+                       "(off by default)")
+
+_log = Logger(namespace="ficsfen.feed")
+
+
+def _line(event: dict[str, Any]) -> bytes:
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def clocks_of(game: Any, *, mover: chess.Color | None = None) -> dict[str, float] | None:
+    """The game's clocks in seconds, ``None`` for a game without a clock.
+
+    Trackers call their subscribers while the move is being made, before the
+    game has stopped the mover's clock and added the increment; ``mover``
+    says whose move it was, so the value is the one the clock shows once the
+    move is complete (the increment is only added to a running clock, as
+    :class:`ficsfen.clock.ChessClock` does).
+    """
+    clock = getattr(game, "clock", None)
+    remaining = getattr(clock, "remaining", None)
+    if remaining is None:
+        return None
+    try:
+        white = float(remaining(chess.WHITE))
+        black = float(remaining(chess.BLACK))
+        if mover is not None and getattr(clock, "running", None) == mover:
+            increment = float(getattr(getattr(clock, "time_control", None), "increment", 0) or 0)
+            if mover == chess.WHITE:
+                white += increment
+            else:
+                black += increment
+    except (TypeError, ValueError):
+        return None
+    return {"white": round(white, 3), "black": round(black, 3)}
+
+
+def _time_control(game: Any) -> dict[str, float] | None:
+    tc = getattr(game, "time_control", None)
+    if tc is None or getattr(tc, "untimed", False):
+        return None
+    try:
+        return {"initial": float(tc.initial_seconds), "increment": float(tc.increment)}
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+@implementer(IPushProducer)
+class FeedReader(Protocol):
+    """One reader's connection: writes lines, queues them while the socket is full."""
+
+    def __init__(self, feed: "GameFeed") -> None:
+        self.feed = feed
+        self.paused = False
+        self.dropped = 0  #: events dropped since the last overflow notice
+        self.dropped_total = 0
+        self._queue: deque[bytes] = deque()
+        self._queued = 0
+
+    def __repr__(self) -> str:
+        return f"<FeedReader queued={self._queued} dropped={self.dropped_total} paused={self.paused}>"
+
+    @property
+    def queued_bytes(self) -> int:
+        """Bytes waiting in this reader's own queue (never above ``max_buffer``)."""
+        return self._queued
+
+    def connectionMade(self) -> None:
+        if not self.feed._attach(self):
+            self.transport.loseConnection()
+            return
+        self.transport.registerProducer(self, True)
+        self.feed._greet(self)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.feed._detach(self)
+        self._queue.clear()
+        self._queued = 0
+
+    def dataReceived(self, data: bytes) -> None:
+        """Readers only read; whatever they send is ignored."""
+
+    # -- IPushProducer ----------------------------------------------------
+
+    def pauseProducing(self) -> None:
+        self.paused = True
+
+    def resumeProducing(self) -> None:
+        self.paused = False
+        self._flush()
+
+    def stopProducing(self) -> None:
+        self.paused = True
+        self._queue.clear()
+        self._queued = 0
+
+    # -- writing ----------------------------------------------------------
+
+    def send(self, line: bytes) -> None:
+        """Write one line now, or queue it (bounded) while the reader is slow."""
+        if not self.paused and not self._queue and not self.dropped:
+            self.transport.write(line)
+            return
+        limit = self.feed.max_buffer
+        if len(line) > limit:
+            self._drop(1)
+            return
+        self._queue.append(line)
+        self._queued += len(line)
+        while self._queued > limit:
+            self._queued -= len(self._queue.popleft())
+            self._drop(1)
+        if not self.paused:
+            self._flush()
+
+    def _drop(self, count: int) -> None:
+        self.dropped += count
+        self.dropped_total += count
+
+    def _flush(self) -> None:
+        # Each write may pause us again (the transport calls pauseProducing
+        # from inside write once its buffer passes its high-water mark).
+        if self.dropped and not self.paused:
+            notice, self.dropped = self.dropped, 0
+            self.transport.write(_line({"type": "overflow", "dropped": notice}))
+        queue = self._queue
+        while queue and not self.paused:
+            line = queue.popleft()
+            self._queued -= len(line)
+            self.transport.write(line)
+
+
+class _ReaderFactory(Factory):
+    def __init__(self, feed: "GameFeed") -> None:
+        self.feed = feed
+
+    def buildProtocol(self, addr: Any) -> FeedReader:
+        reader = FeedReader(self.feed)
+        reader.factory = self
+        return reader
+
+
+class GameFeed:
+    """Game events as newline-delimited JSON to every connected reader.
+
+    ``max_buffer`` bounds each reader's queue in bytes; ``max_readers``
+    bounds how many may connect (extra connections are closed at once);
+    ``lang`` is the language of the human-readable ``reason`` of end events.
+    """
+
+    def __init__(self, *, max_buffer: int = DEFAULT_MAX_BUFFER, max_readers: int = 1000,
+                 lang: str = DEFAULT_LANGUAGE) -> None:
+        if max_buffer < 1 or max_readers < 0:
+            raise ValueError("max_buffer must be positive and max_readers not negative")
+        self.max_buffer = max_buffer
+        self.max_readers = max_readers
+        self.lang = lang
+        self.readers: list[FeedReader] = []
+        self._games: dict[int, tuple[Any, Callable[[], None]]] = {}
+
+    def __repr__(self) -> str:
+        return (f"GameFeed(max_buffer={self.max_buffer!r}, max_readers={self.max_readers!r}, "
+                f"lang={self.lang!r})")
+
+    # -- network ----------------------------------------------------------
+
+    def factory(self) -> Factory:
+        """A Twisted factory whose connections are readers of this feed."""
+        return _ReaderFactory(self)
+
+    def listen(self, reactor: Any, endpoint: str) -> Any:
+        """Listen on a Twisted endpoint string; a Deferred firing with the port."""
+        from twisted.internet.endpoints import serverFromString
+
+        return serverFromString(reactor, endpoint).listen(self.factory())
+
+    def _attach(self, reader: FeedReader) -> bool:
+        if len(self.readers) >= self.max_readers:
+            return False
+        self.readers.append(reader)
+        return True
+
+    def _detach(self, reader: FeedReader) -> None:
+        try:
+            self.readers.remove(reader)
+        except ValueError:
+            pass
+
+    # -- events -----------------------------------------------------------
+
+    def publish(self, event: dict[str, Any]) -> None:
+        """Send one event (a JSON-serializable dict) to every reader."""
+        if not self.readers:
+            return
+        line = _line(event)
+        for reader in tuple(self.readers):
+            try:
+                reader.send(line)
+            except Exception:
+                _log.failure("feed reader {reader!r} failed", reader=reader)
+
+    def game_started(self, game: Any) -> None:
+        """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves."""
+        key = id(game)
+        if key in self._games:
+            return
+        unsubscribe = game.tracker.subscribe(lambda ply: self._moved(game, ply))
+        self._games[key] = (game, unsubscribe)
+        self.publish(self._start_event(game))
+
+    @staticmethod
+    def _start_event(game: Any) -> dict[str, Any]:
+        tracker = game.tracker
+        return {
+            "type": "start",
+            "game": game.number,
+            "white": game.white,
+            "black": game.black,
+            "examined": bool(getattr(game, "examined", False)),
+            "fen": tracker.fen,
+            "ply": tracker.ply,
+            "time_control": _time_control(game),
+            "clocks": clocks_of(game),
+        }
+
+    def _greet(self, reader: FeedReader) -> None:
+        """A new reader learns the games in progress (``ply`` > 0 when joining late)."""
+        games = [game for game, _ in self._games.values()]
+        reader.send(_line({"type": "hello", "protocol": PROTOCOL_VERSION, "games": len(games)}))
+        for game in games:
+            reader.send(_line(self._start_event(game)))
+
+    def position_changed(self, game: Any) -> None:
+        """The position changed other than by a move (takeback, ``backward``, ``bsetup``).
+
+        Follows the game's tracker again (a new one may have replaced it) and
+        sends ``{"type": "position", ...}`` with the current FEN and ply.
+        """
+        followed = self._games.pop(id(game), None)
+        if followed is None:
+            return
+        followed[1]()
+        unsubscribe = game.tracker.subscribe(lambda ply: self._moved(game, ply))
+        self._games[id(game)] = (game, unsubscribe)
+        self.publish({
+            "type": "position",
+            "game": game.number,
+            "fen": game.tracker.fen,
+            "ply": game.tracker.ply,
+            "clocks": clocks_of(game),
+        })
+
+    def game_ended(self, game: Any, result: Any = None) -> None:
+        """Announce the end of ``game`` and stop following it.
+
+        ``result`` may be a ``GameResult`` (``score`` and ``reason``), a
+        tracker :class:`~ficsfen.tracker.Outcome`, a score string or ``None``.
+        """
+        followed = self._games.pop(id(game), None)
+        if followed is not None:
+            followed[1]()
+        score, reason = _result_fields(result, self.lang)
+        self.publish({
+            "type": "end",
+            "game": game.number,
+            "white": game.white,
+            "black": game.black,
+            "result": score,
+            "reason": reason,
+            "fen": game.tracker.fen,
+            "ply": game.tracker.ply,
+            "clocks": clocks_of(game),
+        })
+
+    def disconnect_all(self) -> None:
+        """Close every reader's connection (when the host shuts down)."""
+        for reader in tuple(self.readers):
+            reader.transport.loseConnection()
+
+    def following(self) -> int:
+        """How many games the feed follows now."""
+        return len(self._games)
+
+    def _moved(self, game: Any, ply: Any) -> None:
+        self.publish({
+            "type": "move",
+            "game": game.number,
+            "ply": ply.number,
+            "san": ply.san,
+            "uci": ply.uci,
+            "fen": ply.fen,
+            "clocks": clocks_of(game, mover=ply.color),
+        })
+
+
+def _result_fields(result: Any, lang: str) -> tuple[str, str | None]:
+    """(score, reason text) from the several shapes a result comes in."""
+    if result is None:
+        return "*", None
+    if isinstance(result, str):
+        return result, None
+    score = getattr(result, "score", None) or getattr(result, "result", None) or "*"
+    reason = getattr(result, "reason", None)
+    if reason is None:
+        reason = getattr(result, "message", None)
+    if isinstance(reason, Message):
+        reason = reason.render(lang)
+    elif reason is not None:
+        reason = str(reason)
+    return str(score), reason

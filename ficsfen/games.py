@@ -1,0 +1,609 @@
+"""Played games: two players, a clock, observers, offers and FICS-style endings.
+
+:class:`PlayedGame` is host-agnostic: it never writes to a socket.  Actions
+(:meth:`~PlayedGame.move`, :meth:`~PlayedGame.draw`, ...) raise a
+:class:`GameError` carrying the localized reason when refused (and then
+change nothing), and return the :class:`~ficsfen.challenges.Notice` values
+meant for particular people when accepted.  What every watcher must see goes
+to an :class:`IGameListener`: ``boardChanged`` after each move, takeback or
+resumption (the host sends each player and observer their board, built from
+the per-position caches :meth:`PlayedGame.style12_frame` and
+:meth:`PlayedGame.style1`), and ``gameEnded`` with the result announcement,
+including ends that come from the reactor (flag fall).
+
+The host's game directory numbers games and finds them by player;
+:class:`AdjournedGames` keeps adjourned games until ``resume``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import chess
+from twisted.internet.interfaces import IReactorTime
+from zope.interface import Interface, implementer
+
+from ficsfen.boards import Style12Frame, _style1, flip_for, material
+from ficsfen.challenges import Notice
+from ficsfen.clock import ChessClock, TimeControl, format_clock
+from ficsfen.i18n import Message, msg, msgn
+from ficsfen.interfaces import IGame
+from ficsfen.tracker import MoveError, Outcome, Termination, Tracker
+
+__all__ = [
+    "GameError",
+    "AdjournedGames",
+    "GameResult",
+    "IGameListener",
+    "MoveRefused",
+    "NoOffer",
+    "NullListener",
+    "Offer",
+    "NotOutOfTime",
+    "NotPlaying",
+    "NotYourMove",
+    "OfferPending",
+    "PlayedGame",
+]
+
+
+# -- errors ------------------------------------------------------------------
+
+
+class GameError(Exception):
+    """A refused game action; :attr:`message` tells the player why."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.msgid)
+        self.message = message
+
+    def render(self, lang: str = "en") -> str:
+        return self.message.render(lang)
+
+
+class NotPlaying(GameError):
+    """The handle is not a player of this game."""
+
+
+class NotYourMove(GameError):
+    """A move typed while the opponent is to move."""
+
+
+class GameFinished(GameError):
+    """The game has ended or is adjourned."""
+
+
+class MoveRefused(GameError):
+    """The tracker refused the move (illegal, ambiguous, malformed)."""
+
+    def __init__(self, error: MoveError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class OfferPending(GameError):
+    """The same offer was already made."""
+
+
+class NoOffer(GameError):
+    """``accept``/``decline``/``withdraw`` with no matching offer."""
+
+
+class NotOutOfTime(GameError):
+    """``flag`` while the opponent still has time."""
+
+
+class BadTakeback(GameError):
+    """A takeback of zero or more plies than were played."""
+
+
+# -- results -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """``score`` is ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``; ``reason`` the FICS text."""
+
+    score: str
+    reason: Message
+    adjourned: bool = False
+
+    def announcement(self, game: "PlayedGame") -> Message:
+        """``{Game 12 (alice vs. bob) bob checkmated} 1-0``."""
+        return msg("{{Game {number} ({white} vs. {black}) {reason}}} {score}",
+                   number=game.number, white=game.white, black=game.black,
+                   reason=self.reason, score=self.score)
+
+
+def _win(color: chess.Color) -> str:
+    return "1-0" if color == chess.WHITE else "0-1"
+
+
+DRAW = "1/2-1/2"
+UNFINISHED = "*"
+
+_AUTOMATIC_DRAWS = {
+    Termination.STALEMATE: msg("Game drawn by stalemate"),
+    Termination.INSUFFICIENT_MATERIAL: msg("Neither player has mating material"),
+    Termination.SEVENTYFIVE_MOVES: msg("Game drawn by the 75 move rule"),
+    Termination.FIVEFOLD_REPETITION: msg("Game drawn by fivefold repetition"),
+    Termination.FIFTY_MOVES: msg("Game drawn by the 50 move rule"),
+    Termination.THREEFOLD_REPETITION: msg("Game drawn by repetition"),
+}
+
+_OFFER_NAMES = {
+    "draw": msg("draw"),
+    "abort": msg("abort"),
+    "adjourn": msg("adjourn"),
+    "takeback": msg("takeback"),
+}
+
+
+class IGameListener(Interface):
+    """What a host hears from a :class:`PlayedGame` (all calls synchronous)."""
+
+    def boardChanged(game):
+        """The position changed (move, takeback, resume): send the boards."""
+
+    def gameEnded(game, result):
+        """The game ended or was adjourned: announce ``result.announcement(game)``."""
+
+
+@implementer(IGameListener)
+class NullListener:
+    """Hears nothing; the default until a host plugs itself in."""
+
+    def boardChanged(self, game: "PlayedGame") -> None:
+        pass
+
+    def gameEnded(self, game: "PlayedGame", result: GameResult) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A pending in-game offer: ``kind`` from ``by``; ``plies`` for takebacks."""
+
+    kind: str
+    by: str
+    plies: int = 0
+
+    def describe(self) -> Message:
+        if self.kind == "takeback":
+            return msgn("{by} asks to take back {count} half-move",
+                        "{by} asks to take back {count} half-moves", self.plies, by=self.by)
+        return msg("{by} offers to {what}", by=self.by, what=_OFFER_NAMES[self.kind])
+
+
+# -- the game ----------------------------------------------------------------
+
+
+@implementer(IGame)
+class PlayedGame:
+    """A game between two handles, with clocks on ``reactor``.
+
+    ``move_times[i]`` is how long ply ``i + 1`` took (reactor seconds since
+    the previous move, as FICS shows it in ``(m:ss)``).
+    """
+
+    examined = False
+
+    def __init__(
+        self,
+        white: str,
+        black: str,
+        *,
+        reactor: IReactorTime,
+        number: int = 0,
+        time_control: TimeControl = TimeControl(),
+        listener: Optional[IGameListener] = None,
+        fen: Optional[str] = None,
+    ) -> None:
+        self.number = number
+        self.white = white
+        self.black = black
+        self.time_control = time_control
+        self.tracker = Tracker(fen)
+        self.reactor = reactor
+        self.clock = ChessClock(time_control=time_control, reactor=reactor, on_flag=self._flag_fell)
+        self.listener: IGameListener = listener if listener is not None else NullListener()
+        self.observers: set[str] = set()
+        self.move_times: list[float] = []
+        self.result: Optional[GameResult] = None
+        self.offers: list[Offer] = []
+        self._turn_started = reactor.seconds()
+        self._version = 0
+        self._frame: Optional[tuple[int, Style12Frame]] = None
+        self._style1: dict[tuple[bool, str], str] = {}
+        self._style1_version = -1
+
+    def __repr__(self) -> str:
+        return (f"<PlayedGame {self.number} {self.white} vs. {self.black} "
+                f"{self.time_control} ply={self.tracker.ply}>")
+
+    # -- who is who ----------------------------------------------------------
+
+    def players(self) -> tuple[str, str]:
+        return (self.white, self.black)
+
+    def color_of(self, handle: str) -> Optional[chess.Color]:
+        if handle == self.white:
+            return chess.WHITE
+        if handle == self.black:
+            return chess.BLACK
+        return None
+
+    def handle_of(self, color: chess.Color) -> str:
+        return self.white if color == chess.WHITE else self.black
+
+    def opponent_of(self, handle: str) -> str:
+        return self.black if handle == self.white else self.white
+
+    def audience(self) -> list[str]:
+        """Players then observers: everyone who gets boards and results."""
+        return [self.white, self.black, *sorted(self.observers - {self.white, self.black})]
+
+    @property
+    def in_progress(self) -> bool:
+        return self.result is None
+
+    @property
+    def adjourned(self) -> bool:
+        return self.result is not None and self.result.adjourned
+
+    # -- cached displays -----------------------------------------------------
+
+    def _changed(self) -> None:
+        self._version += 1
+
+    def style12_frame(self) -> Style12Frame:
+        """The ``<12>`` frame of the current position, built once per change.
+
+        Clocks in it are as of the last change (what a move broadcast shows);
+        for a fresh snapshot (``refresh``) use ``Style12Frame.for_game(game)``.
+        """
+        if self._frame is None or self._frame[0] != self._version:
+            self._frame = (self._version, Style12Frame.for_game(self))
+        return self._frame[1]
+
+    def style1(self, *, flipped: bool, lang: str) -> str:
+        """The style 1 diagram for one orientation and language, cached per change."""
+        if self._style1_version != self._version:
+            self._style1.clear()
+            self._style1_version = self._version
+        key = (flipped, lang)
+        text = self._style1.get(key)
+        if text is None:
+            text = self._style1[key] = _style1(self, flipped, lang)
+        return text
+
+    def flipped_for(self, viewer: str) -> bool:
+        return flip_for(self, viewer)
+
+    def listing(self) -> str:
+        """One ``games`` line: number, players, time control, clocks, material, move."""
+        frame_board = self.tracker.board
+        tc = self.time_control
+        kind = tc.category[0]
+        return (f"{self.number:>3} ++++ {self.white:<11} ++++ {self.black:<11} "
+                f"[ {kind}u{tc.minutes:>3} {tc.increment:>3}] "
+                f"{format_clock(self.clock.remaining(chess.WHITE)):>6} -"
+                f"{format_clock(self.clock.remaining(chess.BLACK)):>6} "
+                f"({material(frame_board, chess.WHITE):>2}-{material(frame_board, chess.BLACK):>2}) "
+                f"{'W' if frame_board.turn else 'B'}: {frame_board.fullmove_number:>2}")
+
+    # -- checks --------------------------------------------------------------
+
+    def _player(self, handle: str) -> chess.Color:
+        color = self.color_of(handle)
+        if color is None:
+            raise NotPlaying(msg("You are not playing game {number}.", number=self.number))
+        if self.result is not None:
+            raise GameFinished(msg("Game {number} is not in progress.", number=self.number))
+        return color
+
+    # -- moves ---------------------------------------------------------------
+
+    def move(self, handle: str, text: str) -> list[Notice]:
+        """``handle`` plays ``text``; refused moves raise and change nothing."""
+        color = self._player(handle)
+        if color != self.tracker.turn:
+            raise NotYourMove(msg("It is not your move."))
+        if (self.clock.running == color and self.clock.remaining(color) <= 0):
+            self._time_out(color)  # the flag fell before the move arrived
+            raise GameFinished(msg("Your time ran out before your move arrived."))
+        try:
+            self.tracker.push(text)
+        except MoveError as exc:
+            raise MoveRefused(exc) from None
+        now = self.reactor.seconds()
+        self.move_times.append(now - self._turn_started)
+        self._turn_started = now
+        self.clock.moved(color)
+        notices = self._clear_offers(handle, moved=True)
+        self._changed()
+        self.listener.boardChanged(self)
+        outcome = self.tracker.outcome()
+        if outcome is not None:
+            self._end(self._automatic(outcome))
+        return notices
+
+    def _automatic(self, outcome: Outcome) -> GameResult:
+        if outcome.termination == Termination.CHECKMATE and outcome.winner is not None:
+            loser = self.handle_of(not outcome.winner)
+            return GameResult(_win(outcome.winner), msg("{handle} checkmated", handle=loser))
+        return GameResult(DRAW, _AUTOMATIC_DRAWS[outcome.termination])
+
+    # -- offers --------------------------------------------------------------
+
+    def _find(self, kind: str, by: str) -> Optional[Offer]:
+        for offer in self.offers:
+            if offer.kind == kind and offer.by == by:
+                return offer
+        return None
+
+    def _clear_offers(self, mover: str, *, moved: bool) -> list[Notice]:
+        """A move withdraws the mover's offers and declines those made to them."""
+        notices = []
+        opponent = self.opponent_of(mover)
+        for offer in self.offers:
+            what = _OFFER_NAMES[offer.kind]
+            if offer.by == mover:
+                notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.",
+                                                    handle=mover, what=what)))
+            else:
+                notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
+                                                    handle=mover, what=what)))
+        self.offers.clear()
+        return notices
+
+    def _offer(self, handle: str, kind: str, plies: int = 0) -> list[Notice]:
+        existing = self._find(kind, handle)
+        if existing is not None and existing.plies == plies:
+            raise OfferPending(msg("You have already made that offer."))
+        if existing is not None:
+            self.offers.remove(existing)
+        offer = Offer(kind, handle, plies)
+        self.offers.append(offer)
+        opponent = self.opponent_of(handle)
+        if kind == "takeback":
+            told = msgn("{handle} would like to take back {count} half move.",
+                        "{handle} would like to take back {count} half moves.", plies, handle=handle)
+            sent = msgn("Takeback request for {count} half move sent to {handle}.",
+                        "Takeback request for {count} half moves sent to {handle}.", plies, handle=opponent)
+        elif kind == "draw":
+            told = msg("{handle} offers you a draw.", handle=handle)
+            sent = msg("Draw offer sent to {handle}.", handle=opponent)
+        elif kind == "abort":
+            told = msg("{handle} would like to abort the game.", handle=handle)
+            sent = msg("Abort request sent to {handle}.", handle=opponent)
+        else:
+            told = msg("{handle} would like to adjourn the game.", handle=handle)
+            sent = msg("Adjourn request sent to {handle}.", handle=opponent)
+        hint = msg("Type \"{command}\" to accept or \"decline\" to refuse.",
+                   command=kind if kind != "takeback" else "takeback %d" % plies)
+        return [Notice(handle, sent), Notice(opponent, told), Notice(opponent, hint)]
+
+    def offers_to(self, handle: str) -> list[Offer]:
+        return [o for o in self.offers if o.by != handle]
+
+    def offers_by(self, handle: str) -> list[Offer]:
+        return [o for o in self.offers if o.by == handle]
+
+    def accept(self, handle: str) -> list[Notice]:
+        """Accept the single pending offer made to ``handle`` (FICS ``accept``)."""
+        self._player(handle)
+        offers = self.offers_to(handle)
+        if not offers:
+            raise NoOffer(msg("There are no offers to accept."))
+        if len(offers) > 1:
+            raise NoOffer(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
+        offer = offers[0]
+        if offer.kind == "takeback":
+            return self.takeback(handle, offer.plies)
+        return getattr(self, offer.kind)(handle)
+
+    def decline(self, handle: str) -> list[Notice]:
+        """Decline every offer made to ``handle``."""
+        self._player(handle)
+        offers = self.offers_to(handle)
+        if not offers:
+            raise NoOffer(msg("There are no offers to decline."))
+        notices = []
+        for offer in offers:
+            self.offers.remove(offer)
+            what = _OFFER_NAMES[offer.kind]
+            notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.", handle=handle, what=what)))
+            notices.append(Notice(handle, msg("You decline the {what} offer from {handle}.",
+                                              what=what, handle=offer.by)))
+        return notices
+
+    def withdraw(self, handle: str) -> list[Notice]:
+        """Withdraw every offer ``handle`` made."""
+        self._player(handle)
+        offers = self.offers_by(handle)
+        if not offers:
+            raise NoOffer(msg("You have no offers to withdraw."))
+        opponent = self.opponent_of(handle)
+        notices = []
+        for offer in offers:
+            self.offers.remove(offer)
+            what = _OFFER_NAMES[offer.kind]
+            notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.", handle=handle, what=what)))
+            notices.append(Notice(handle, msg("You withdraw the {what} offer.", what=what)))
+        return notices
+
+    # -- endings by players --------------------------------------------------
+
+    def resign(self, handle: str) -> list[Notice]:
+        color = self._player(handle)
+        self._end(GameResult(_win(not color), msg("{handle} resigns", handle=handle)))
+        return []
+
+    def draw(self, handle: str) -> list[Notice]:
+        """Claim a fifty-move/threefold draw, accept the opponent's offer, or offer one."""
+        self._player(handle)
+        claim = self.tracker.claimable_draw()
+        if claim is not None:
+            self._end(GameResult(DRAW, _AUTOMATIC_DRAWS[claim.termination]))
+            return []
+        if self._find("draw", self.opponent_of(handle)) is not None:
+            self._end(GameResult(DRAW, msg("Game drawn by mutual agreement")))
+            return []
+        return self._offer(handle, "draw")
+
+    def abort(self, handle: str) -> list[Notice]:
+        """Abort at once before both sides have moved, else by agreement."""
+        self._player(handle)
+        if self.tracker.ply < 2:
+            self._end(GameResult(UNFINISHED, msg("Game aborted on move {number}",
+                                                 number=self.tracker.board.fullmove_number)))
+            return []
+        if self._find("abort", self.opponent_of(handle)) is not None:
+            self._end(GameResult(UNFINISHED, msg("Game aborted by mutual agreement")))
+            return []
+        return self._offer(handle, "abort")
+
+    def adjourn(self, handle: str) -> list[Notice]:
+        """Adjourn by agreement (the game is kept with its clocks for ``resume``)."""
+        self._player(handle)
+        if self._find("adjourn", self.opponent_of(handle)) is not None:
+            self._adjourn(msg("Game adjourned by mutual agreement"))
+            return []
+        return self._offer(handle, "adjourn")
+
+    def takeback(self, handle: str, plies: int = 1) -> list[Notice]:
+        """Ask to take back ``plies`` half-moves; the same request from the opponent accepts."""
+        self._player(handle)
+        played = self.tracker.ply
+        if plies < 1 or plies > played:
+            raise BadTakeback(msgn("You can take back from 1 to {count} half move.",
+                                   "You can take back from 1 to {count} half moves.", played)
+                              if played else msg("There are no moves to take back."))
+        opponent = self.opponent_of(handle)
+        theirs = self._find("takeback", opponent)
+        if theirs is None or theirs.plies != plies:
+            return self._offer(handle, "takeback", plies)
+        self.offers.clear()
+        self.tracker.takeback(plies)
+        del self.move_times[played - plies:]
+        self._turn_started = self.reactor.seconds()
+        self._resync_clock()
+        self._changed()
+        self.listener.boardChanged(self)
+        return [Notice(opponent, msg("{handle} accepts the takeback request.", handle=handle)),
+                Notice(handle, msgn("You accept the takeback request: {count} half move taken back.",
+                                    "You accept the takeback request: {count} half moves taken back.",
+                                    plies))]
+
+    def _resync_clock(self) -> None:
+        first = chess.WHITE if self.tracker.initial_fen.split(" ")[1] == "w" else chess.BLACK
+        plies = self.tracker.ply
+        by_first = (plies + 1) // 2
+        by_second = plies // 2
+        white, black = (by_first, by_second) if first == chess.WHITE else (by_second, by_first)
+        self.clock.resync(white_moves=white, black_moves=black, turn=self.tracker.turn)
+
+    def flag(self, handle: str) -> list[Notice]:
+        """Claim a win because the opponent's time is out."""
+        color = self._player(handle)
+        if self.time_control.untimed:
+            raise NotOutOfTime(msg("This game is untimed."))
+        if self.clock.remaining(not color) > 0:
+            raise NotOutOfTime(msg("Your opponent is not out of time."))
+        self._time_out(not color)
+        return []
+
+    def disconnect(self, handle: str) -> None:
+        """``handle`` left: a player's game is adjourned, an observer is dropped."""
+        if self.color_of(handle) is None:
+            self.observers.discard(handle)
+            return
+        if self.result is None:
+            self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
+
+    # -- endings by the clock and rules ---------------------------------------
+
+    def _flag_fell(self, color: chess.Color) -> None:
+        if self.result is None:
+            self._time_out(color)
+
+    def _time_out(self, color: chess.Color) -> None:
+        loser = self.handle_of(color)
+        winner = not color
+        if self.tracker.board.has_insufficient_material(winner):
+            self._end(GameResult(DRAW, msg("{loser} ran out of time and {winner} has no material to mate",
+                                           loser=loser, winner=self.handle_of(winner))))
+        else:
+            self._end(GameResult(_win(winner), msg("{handle} forfeits on time", handle=loser)))
+
+    def _end(self, result: GameResult) -> None:
+        self.clock.stop()
+        self.offers.clear()
+        self.result = result
+        self._changed()
+        self.listener.gameEnded(self, result)
+
+    def _adjourn(self, reason: Message) -> None:
+        self.clock.pause()
+        self.offers.clear()
+        self.result = GameResult(UNFINISHED, reason, adjourned=True)
+        self._changed()
+        self.listener.gameEnded(self, self.result)
+
+    def resume(self) -> None:
+        """Continue an adjourned game, clocks as they were.
+
+        Add it back to the host's directory first (which gives it a number),
+        then call this: the listener hears ``boardChanged``.
+        """
+        if not self.adjourned:
+            raise GameFinished(msg("Game {number} is not adjourned.", number=self.number))
+        self.result = None
+        self._turn_started = self.reactor.seconds()
+        self.clock.resume()
+        self._changed()
+        self.listener.boardChanged(self)
+
+
+# -- adjourned games -----------------------------------------------------------
+
+
+class AdjournedGames:
+    """Adjourned games kept by their pair of players until they ``resume``.
+
+    Current games are numbered and found by the host's game directory
+    (:class:`ficsfen.directory.GameDirectory`); an adjourned game leaves it
+    (its number is freed) and waits here with its history and clocks.
+    """
+
+    def __init__(self) -> None:
+        self._games: dict[frozenset[str], PlayedGame] = {}
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def __iter__(self) -> Iterator[PlayedGame]:
+        return iter(list(self._games.values()))
+
+    @staticmethod
+    def _key(a: str, b: str) -> frozenset[str]:
+        return frozenset((a.casefold(), b.casefold()))
+
+    def keep(self, game: PlayedGame) -> None:
+        if not game.adjourned:
+            raise ValueError(f"{game!r} is not adjourned")
+        self._games[self._key(game.white, game.black)] = game
+
+    def between(self, a: str, b: str) -> Optional[PlayedGame]:
+        """The adjourned game of ``a`` and ``b`` (either colour), if any."""
+        return self._games.get(self._key(a, b))
+
+    def of(self, handle: str) -> list[PlayedGame]:
+        key = handle.casefold()
+        return [g for k, g in self._games.items() if key in k]
+
+    def take(self, a: str, b: str) -> Optional[PlayedGame]:
+        """Remove and return the adjourned game of ``a`` and ``b`` (then call ``resume``)."""
+        return self._games.pop(self._key(a, b), None)

@@ -1,0 +1,212 @@
+"""Reading PGN game scores and replaying their main lines into FENs.
+
+One regular expression tokenizes a whole file: whitespace, ``{}`` and ``;``
+comments, ``%`` escape lines, NAGs and move numbers are skipped inside the
+expression, so the Python loop only sees tag pairs, moves, results and
+variation brackets.  Variations are skipped (the main line is followed).
+Moves may be SAN or coordinates; each is resolved by
+:func:`ficsfen.tracker.resolve` and the FEN kept by
+:class:`ficsfen.tracker.FenBuilder`, so legality always comes from
+python-chess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+
+from ficsfen.fen import STARTING_FEN, FenError, parse
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.tracker import FenBuilder, MoveError, resolve
+
+__all__ = ["PgnError", "PgnGame", "decode", "read_file", "read_games"]
+
+_TOKENS = re.compile(
+    r"""
+    (?:\s+ | \{[^}]*\} | ;[^\n]* | ^%[^\n]* | \$\d+ | (?:[2-9]|\d\d+)\.+ | 1\.\.+ )*
+    (?:
+        \[\s*(\w+)\s*"((?:[^"\\]|\\.)*)"\s*\]     # tag pair
+      | (1\.(?!\.) | [^\s{}()\[\];$%.]+ | [(){\[.$;%] | \Z)
+    )
+    """,
+    re.X | re.M,
+)
+_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
+_UNESCAPE = re.compile(r"\\(.)")
+_IGNORED_FIRST = frozenset("!?.$;%")
+
+
+class PgnError(ValueError):
+    """A game that cannot be read or replayed, located by game number and ply.
+
+    ``ply`` is the 1-based half-move at fault (0 for the start position or
+    the tags); ``move_text`` the move as written, when there is one.
+    """
+
+    def __init__(self, reason: Message, *, game: int, ply: int, move_text: str | None = None) -> None:
+        self.reason = reason
+        self.game = game
+        self.ply = ply
+        self.move_text = move_text
+        if move_text is not None:
+            self.message = msg(
+                'Game {game}, ply {ply} ("{move}"): {reason}', game=game, ply=ply, move=move_text, reason=reason
+            )
+        elif ply:
+            self.message = msg("Game {game}, ply {ply}: {reason}", game=game, ply=ply, reason=reason)
+        else:
+            self.message = msg("Game {game}: {reason}", game=game, reason=reason)
+        super().__init__(self.message.render(DEFAULT_LANGUAGE))
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+
+@dataclass
+class PgnGame:
+    """One game as written: its tags and its main-line moves (not yet checked)."""
+
+    number: int  #: 1-based position in its file
+    headers: dict[str, str] = field(default_factory=dict)
+    moves: list[str] = field(default_factory=list)
+    result: str | None = None
+    #: a syntax problem found while reading (replay raises it at its ply)
+    syntax_error: Message | None = None
+    syntax_error_ply: int = 0
+
+    @property
+    def initial_fen(self) -> str:
+        """The ``FEN`` tag when present (``SetUp`` other than ``0``), else the start."""
+        tag = self.headers.get("FEN")
+        if tag is not None and self.headers.get("SetUp", "1") != "0":
+            return tag
+        return STARTING_FEN
+
+    def fens(self) -> list[str]:
+        """The initial FEN then the FEN after every ply; :class:`PgnError` on failure."""
+        return list(self.replay())
+
+    def replay(self) -> Iterator[str]:
+        """Yield the initial FEN then the FEN after every ply."""
+        try:
+            position = parse(self.initial_fen)
+        except FenError as exc:
+            raise PgnError(msg("bad FEN tag: {error}", error=exc.message), game=self.number, ply=0) from exc
+        fen = position.fen()
+        yield fen
+        board = position.board()
+        builder = FenBuilder(fen.split(" ", 1)[0])
+        apply = builder.apply
+        push = board.push
+        emit = builder.fen
+        ply = 0
+        try:
+            for ply, text in enumerate(self.moves, 1):
+                move = resolve(board, text)
+                apply(move)
+                push(move)
+                yield emit(board)
+        except MoveError as exc:
+            raise PgnError(exc.message, game=self.number, ply=ply, move_text=text) from exc
+        if self.syntax_error is not None:
+            raise PgnError(self.syntax_error, game=self.number, ply=self.syntax_error_ply)
+
+    @property
+    def label(self) -> str:
+        """``White-Black`` from the tags, for file names and reports."""
+        white = self.headers.get("White", "?")
+        black = self.headers.get("Black", "?")
+        return f"{white}-{black}"
+
+
+def decode(data: bytes) -> str:
+    """Text of a PGN file: UTF-8 (BOM dropped), else Latin-1 as old files are."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_file(path: str | Path) -> list[PgnGame]:
+    """All games of a PGN file."""
+    return read_games(decode(Path(path).read_bytes()))
+
+
+def read_games(text: str) -> list[PgnGame]:
+    """Split PGN text into games, skipping comments, NAGs and variations.
+
+    A new game starts at a tag pair after movetext, after a result, or at a
+    ``1.`` once the current game has moves (files that omit results).
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    games: list[PgnGame] = []
+    game: PgnGame | None = None
+    in_movetext = False  # the current game's tags are over
+    depth = 0  # variation nesting
+    number = 0
+    for name, value, tok in _TOKENS.findall(text):
+        if name:
+            if game is None or in_movetext:
+                number += 1
+                game = PgnGame(number)
+                games.append(game)
+                in_movetext = False
+                depth = 0
+            game.headers[name] = _UNESCAPE.sub(r"\1", value) if "\\" in value else value
+            continue
+        if not tok:
+            continue  # end of text
+        if tok == "1." and game is not None and game.moves and game.result is None and not depth:
+            game.result = ""  # ends it without a result
+        if game is None or game.result is not None:
+            if tok[0] in _IGNORED_FIRST or tok == "1." or tok.isdigit() or tok in _RESULTS:
+                continue
+            number += 1
+            game = PgnGame(number)
+            games.append(game)
+            depth = 0
+        in_movetext = True
+        if game.syntax_error is not None:
+            if tok in _RESULTS and not depth:
+                game.result = tok
+            continue
+        first = tok[0]
+        if depth:
+            if first == "(":
+                depth += 1
+            elif first == ")":
+                depth -= 1
+            elif first in "{[":
+                _syntax(game, first)
+            continue
+        if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS):
+            game.moves.append(tok)
+        elif tok in _RESULTS:
+            game.result = tok
+        elif first == "(":
+            depth = 1
+        elif first in _IGNORED_FIRST or tok == "1." or tok.isdigit():
+            continue
+        else:
+            _syntax(game, first if first in ")[{" else tok)
+    for g in games:
+        if g.result == "":
+            g.result = None
+    return games
+
+
+def _syntax(game: PgnGame, what: str) -> None:
+    if what == "{":
+        reason = msg("a comment opened with a brace is never closed")
+    elif what == "[":
+        reason = msg("a malformed tag pair: write [Name \"value\"]")
+    elif what == ")":
+        reason = msg("a ) closes a variation that was never opened")
+    else:
+        reason = msg('"{token}" is not a move, a move number or a result', token=what)
+    game.syntax_error = reason
+    game.syntax_error_ply = len(game.moves) + 1

@@ -1,0 +1,131 @@
+"""A logged-in player: handle, language, output charset and board settings.
+
+A :class:`Session` is what commands see as the caller (it provides
+:class:`ficsfen.interfaces.ICaller`).  It renders every message in its own
+language and encodes it in its own charset, so one server talks French
+UTF-8 to one player and plain ASCII English to another.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import TYPE_CHECKING, Any, Callable
+
+from zope.interface import implementer
+
+from ficsfen.i18n import Message
+from ficsfen.interfaces import ICaller
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ficsfen.server import FicsServer
+
+__all__ = ["CHARSETS", "Session", "encode_text", "transliterate"]
+
+CHARSETS = ("utf8", "latin1", "ascii")
+
+# Characters NFKD does not reduce to ASCII but that have a usual spelling.
+_ASCII_EXTRA = str.maketrans({
+    "œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE", "ß": "ss", "ø": "o", "Ø": "O",
+    "«": '"', "»": '"', "“": '"', "”": '"', "„": '"', "‘": "'", "’": "'",
+    "–": "-", "—": "-", "…": "...", "\u00a0": " ", "\u202f": " ", "€": "EUR",
+})
+
+
+def transliterate(text: str) -> str:
+    """ASCII spelling of ``text``: accents dropped (é -> e), ligatures spelled out."""
+    if text.isascii():
+        return text
+    text = text.translate(_ASCII_EXTRA)
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).encode(
+        "ascii", "replace").decode("ascii")
+
+
+def encode_text(text: str, charset: str) -> bytes:
+    """``text`` as bytes for a client reading ``charset`` (never raises)."""
+    if charset == "utf8":
+        return text.encode("utf-8")
+    if charset == "latin1":
+        try:
+            return text.encode("latin-1")
+        except UnicodeEncodeError:
+            return "".join(c if ord(c) < 256 else transliterate(c) for c in text).encode(
+                "latin-1", "replace")
+    return transliterate(text).encode("ascii", "replace")
+
+
+@implementer(ICaller)
+class Session:
+    """One player's session; ``write`` puts bytes on their connection."""
+
+    def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
+                 close: Callable[[], None], lang: str, registered: bool = False,
+                 peer: str = "") -> None:
+        self.server = server
+        self.handle = handle
+        self.lang = lang
+        self.registered = registered
+        self.peer = peer
+        self.charset = "utf8"
+        self.style = 1
+        self.showfen = False
+        self._write = write
+        self._close = close
+        self._held: list[bytes] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Session {self.handle!r} lang={self.lang!r}>"
+
+    @property
+    def guest(self) -> bool:
+        return not self.registered
+
+    def display_name(self) -> str:
+        """The handle as FICS lists it: ``(U)`` marks an unregistered player."""
+        return self.handle if self.registered else f"{self.handle}(U)"
+
+    def render(self, message: Message | str) -> str:
+        return message.render(self.lang) if isinstance(message, Message) else message
+
+    def send(self, message: Message | str) -> None:
+        """Write ``message`` (possibly several lines) in the caller's language."""
+        self.write_text(self.render(message))
+
+    def write_text(self, text: str) -> None:
+        """Write already rendered lines, each ended with CR LF."""
+        if "\n" in text:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        self._emit(encode_text(text + "\r\n", self.charset))
+
+    def prompt(self) -> None:
+        self._emit(encode_text(self.server.config.prompt, self.charset))
+
+    def notify(self, message: Message | str) -> None:
+        """An asynchronous message: on a fresh line, followed by the prompt."""
+        self._emit(encode_text("\r\n" + self.render(message).replace("\n", "\r\n") + "\r\n"
+                               + self.server.config.prompt, self.charset))
+
+    def _emit(self, data: bytes) -> None:
+        if self._held is not None:
+            self._held.append(data)
+        else:
+            self._write(data)
+
+    def hold(self) -> None:
+        """Collect output until :meth:`release`: a command's answer leaves in one write."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            self._write(b"".join(held))
+
+    def disconnect(self) -> None:
+        self.release()
+        self._close()
+
+    # What `variables` shows and `set` changes lives in commands/settings.py.
+    def settings(self) -> dict[str, Any]:
+        return {"style": self.style, "showfen": self.showfen, "language": self.lang,
+                "charset": self.charset}

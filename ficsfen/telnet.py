@@ -1,0 +1,430 @@
+"""The telnet side: bytes in and out, line ends, IAC, login, timeouts.
+
+:class:`FicsTelnetTransport` is Twisted's ``TelnetTransport`` (option
+negotiation and all) with a tolerant byte parser: a bare CR, CR LF, CR NUL
+and LF each end a line at once, and an unknown or malformed IAC sequence is
+skipped instead of raising (the stock parser raises ``ValueError`` and the
+connection drops).  :class:`FicsProtocol` turns lines into the FICS login
+dialogue and then into commands for :class:`ficsfen.server.FicsServer`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Any
+
+from twisted.conch.telnet import (
+    AO, AYT, BRK, DM, DO, DONT, EC, ECHO, EL, EOR, GA, IAC, IP, NOP, SB, SE, SGA, WILL, WONT,
+    TelnetProtocol, TelnetTransport,
+)
+from twisted.internet.protocol import ServerFactory
+from twisted.logger import Logger
+
+from ficsfen.config import verify_password
+from ficsfen.i18n import Message, msg
+from ficsfen.session import Session, encode_text
+
+__all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "decode_line"]
+
+
+def _latin1_fallback(error: UnicodeDecodeError) -> tuple[str, int]:
+    """Decode the one offending byte as Latin-1 and carry on with UTF-8."""
+    return error.object[error.start:error.start + 1].decode("latin-1"), error.start + 1
+
+
+codecs.register_error("ficsfen-latin1", _latin1_fallback)
+
+# C0 controls (but tab), DEL and C1 controls are dropped from input lines:
+# echoed back in an error message they could drive the reader's terminal.
+_CONTROLS = dict.fromkeys([*range(0, 9), *range(10, 32), *range(127, 160)])
+
+
+def decode_line(raw: bytes) -> str:
+    """Text of one input line: UTF-8, each undecodable byte as Latin-1, controls removed."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "ficsfen-latin1")
+    return text.translate(_CONTROLS)
+
+
+_SPECIAL = re.compile(rb"[\xff\r]")
+_SIMPLE_COMMANDS = frozenset((EOR, NOP, DM, BRK, IP, AO, AYT, EC, EL, GA))
+_NEGOTIATION = frozenset((WILL, WONT, DO, DONT))
+
+
+class FicsTelnetTransport(TelnetTransport):
+    """``TelnetTransport`` whose input parser never raises and ends lines on a bare CR.
+
+    Application data reaches the protocol with every line end turned into
+    a single ``\\n``.
+    """
+
+    log = Logger()
+
+    def dataReceived(self, data: bytes) -> None:
+        if self.state == "data" and b"\xff" not in data and b"\r" not in data:
+            self.applicationDataReceived(data)
+            return
+        app: list[bytes] = []
+        i, n = 0, len(data)
+        while i < n:
+            state = self.state
+            if state == "data":
+                m = _SPECIAL.search(data, i)
+                end = m.start() if m else n
+                if end > i:
+                    app.append(data[i:end])
+                if m is None:
+                    break
+                i = end + 1
+                if data[end] == 0xFF:
+                    self.state = "escaped"
+                else:
+                    app.append(b"\n")
+                    self.state = "cr"
+                continue
+            b = data[i:i + 1]
+            i += 1
+            if state == "cr":
+                self.state = "data"
+                if b not in (b"\n", b"\0"):
+                    i -= 1  # an ordinary byte after a bare CR: read it as data
+            elif state == "escaped":
+                self.state = "data"
+                if b == IAC:
+                    app.append(IAC)
+                elif b == SB:
+                    self.state = "subnegotiation"
+                    self.commands = []
+                elif b in _NEGOTIATION:
+                    self.state = "command"
+                    self.command = b
+                elif b in _SIMPLE_COMMANDS:
+                    self._flush(app)
+                    self._safely(self.commandReceived, b, None)
+                # any other byte after IAC is not a telnet command: ignore both
+            elif state == "command":
+                self.state = "data"
+                command = self.command
+                del self.command
+                self._flush(app)
+                self._safely(self.commandReceived, command, b)
+            elif state == "subnegotiation":
+                if b == IAC:
+                    self.state = "subnegotiation-escaped"
+                elif len(self.commands) < self._MAX_SUBNEGOTIATION_LENGTH:
+                    self.commands.append(b)
+                else:  # runaway subnegotiation: give up on it, keep the connection
+                    self.state = "data"
+                    del self.commands
+            elif state == "subnegotiation-escaped":
+                if b == SE:
+                    self.state = "data"
+                    commands = self.commands
+                    del self.commands
+                    self._flush(app)
+                    self._safely(self.negotiate, commands)
+                else:
+                    self.state = "subnegotiation"
+                    self.commands.append(b)
+            else:  # pragma: no cover - states are ours
+                self.state = "data"
+        self._flush(app)
+
+    def write(self, data: bytes) -> None:
+        """Write ``data`` with IAC doubled; line ends are already CR LF (no LF rewriting)."""
+        if b"\xff" in data:
+            data = data.replace(b"\xff", b"\xff\xff")
+        self.transport.write(data)
+
+    def _flush(self, app: list[bytes]) -> None:
+        if app:
+            data = b"".join(app)
+            del app[:]
+            self.applicationDataReceived(data)
+
+    def _safely(self, handler: Any, *args: Any) -> None:
+        try:
+            handler(*args)
+        except Exception:
+            self.log.failure("telnet option handling failed; ignored")
+
+
+class FicsProtocol(TelnetProtocol):
+    """One connection: the login dialogue, then commands (one per line)."""
+
+    log = Logger()
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.config = server.config
+        self.state = "login"
+        self.session: Session | None = None
+        self.pending_name = ""
+        self.charset = "utf8"
+        self._buffer = b""
+        self._discarding = False
+        self._timer: Any = None
+        self._counted = False
+        self._echo_off = False
+
+    # -- connection ------------------------------------------------------
+
+    @property
+    def peer(self) -> str:
+        try:
+            addr = self.transport.getPeer()
+            return f"{addr.host}:{addr.port}"
+        except Exception:
+            return "?"
+
+    def connectionMade(self) -> None:
+        server = self.server
+        if server.connections >= self.config.max_connections:
+            self.log.info("refused {peer}: server full", peer=self.peer)
+            self.say(msg("Sorry, the server is full; please try again later."))
+            self.transport.loseConnection()
+            self.state = "closed"
+            return
+        server.connections += 1
+        self._counted = True
+        self.log.info("connection from {peer}", peer=self.peer)
+        banner = self.config.banner
+        self.say(banner if banner else msg(
+            "Welcome to ficsfen, a FICS-style chess server.\n"
+            "If you are not a registered player, enter the login name \"{guest}\".\n"
+            "Once logged in, type \"help fen\" to learn about FEN.",
+            guest=self.config.guest_login))
+        self.write(b"\r\nlogin: ")
+        if self.config.login_timeout:
+            self._timer = self.server.clock.callLater(self.config.login_timeout, self._login_timeout)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self._cancel_timer()
+        if self._counted:
+            self.server.connections -= 1
+            self._counted = False
+        if self.session is not None:
+            self.server.logout(self.session, reason="connection closed")
+            self.session = None
+        elif self.pending_name:
+            self.server.release(self.pending_name)
+        self.state = "closed"
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self._timer = None
+
+    def _login_timeout(self) -> None:
+        self._timer = None
+        self.say(msg("\n**** Login timeout: you took more than {seconds} seconds. ****",
+                     seconds=int(self.config.login_timeout)))
+        self.log.info("login timeout for {peer}", peer=self.peer)
+        self.close()
+
+    def _idle_timeout(self) -> None:
+        self._timer = None
+        if self.session is not None:
+            minutes = f"{self.config.idle_timeout / 60:g}"
+            self.session.notify(msg("**** Auto-logout because you were idle more than {minutes} "
+                                    "minutes. ****", minutes=minutes))
+            self.server.logout(self.session, reason="idle")
+
+    def close(self) -> None:
+        self.state = "closed"
+        self.transport.loseConnection()
+
+    # -- output ------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        self.transport.write(data)
+
+    def say(self, message: Message | str) -> None:
+        """A line before login, in the server's default language."""
+        text = message.render(self.config.language) if isinstance(message, Message) else message
+        self.write(encode_text(text.replace("\n", "\r\n") + "\r\n", self.charset))
+
+    # -- input -------------------------------------------------------------
+
+    def dataReceived(self, data: bytes) -> None:
+        limit = self.config.max_line
+        if self._discarding:
+            k = data.find(b"\n")
+            if k < 0:
+                return
+            data = data[k + 1:]
+            self._discarding = False
+            self._line_too_long()
+        if self._buffer:
+            data = self._buffer + data
+        if b"\n" not in data:
+            if len(data) > limit:
+                self._buffer = b""
+                self._discarding = True
+            else:
+                self._buffer = data
+            return
+        lines = data.split(b"\n")
+        tail = lines.pop()
+        for raw in lines:
+            if self.state == "closed":
+                return
+            if len(raw) > limit:
+                self._line_too_long()
+            else:
+                self.lineReceived(decode_line(raw))
+        if len(tail) > limit:
+            self._buffer = b""
+            self._discarding = True
+        else:
+            self._buffer = tail
+
+    def _line_too_long(self) -> None:
+        note = msg("Your line was longer than {limit} bytes and has been ignored.",
+                   limit=self.config.max_line)
+        if self.session is not None:
+            self.session.send(note)
+            self.session.prompt()
+        elif self.state != "closed":
+            self.say(note)
+            self._reprompt()
+
+    def _reprompt(self) -> None:
+        if self.state == "login":
+            self.write(b"login: ")
+        elif self.state == "password":
+            self.write(b"password: ")
+
+    def lineReceived(self, line: str) -> None:
+        handler = getattr(self, "line_" + self.state, None)
+        if handler is not None:
+            handler(line)
+
+    def line_login(self, line: str) -> None:
+        name = line.strip()
+        if not name:
+            self.write(b"login: ")
+            return
+        name = name.split()[0]
+        server = self.server
+        if name.casefold() == self.config.guest_login.casefold():
+            handle = server.allocate_guest()
+            self.pending_name = handle
+            self.say(msg("Logging you in as \"{handle}\"; you may use this name to play "
+                         "unrated games.", handle=handle))
+            self._ask_return(handle)
+            return
+        if server.is_registered(name):
+            if server.in_use(name):
+                self.say(msg("Sorry, {name} is already logged in. Try another name.", name=name))
+                self.write(b"login: ")
+                return
+            self.pending_name = name
+            server.reserve(name)
+            self.state = "password"
+            self._echo(False)
+            self.write(b"password: ")
+            return
+        reason = server.check_name(name)
+        if reason is not None:
+            self.say(reason)
+            self.write(b"login: ")
+            return
+        server.reserve(name)
+        self.pending_name = name
+        self.say(msg("\"{name}\" is not a registered name. You may use this name to play "
+                     "unrated games.", name=name))
+        self._ask_return(name)
+
+    def _ask_return(self, handle: str) -> None:
+        self.state = "confirm"
+        text = msg("Press return to enter the server as \"{handle}\":", handle=handle)
+        self.write(encode_text("\r\n" + text.render(self.config.language) + " ", self.charset))
+
+    def line_password(self, line: str) -> None:
+        self._echo(True)
+        self.write(b"\r\n")
+        name = self.pending_name
+        stored = self.config.accounts.get(name.casefold(), "")
+        if not verify_password(line, stored):
+            self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
+            self.server.release(name)
+            self.pending_name = ""
+            self.state = "login"
+            self.say(msg("**** Invalid password! ****"))
+            self.write(b"\r\nlogin: ")
+            return
+        self._enter(registered=True)
+
+    def line_confirm(self, line: str) -> None:
+        self._enter(registered=False)
+
+    def _enter(self, *, registered: bool) -> None:
+        handle = self.pending_name
+        self.pending_name = ""
+        self._cancel_timer()
+        session = self.server.enter(handle, write=self.write, close=self.close,
+                                    registered=registered, peer=self.peer)
+        self.session = session
+        self.state = "command"
+        session.send(msg("**** Starting FICS session as {name} ****", name=session.display_name()))
+        session.write_text("")
+        session.prompt()
+        self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        if not self.config.idle_timeout:
+            return
+        if self._timer is not None and self._timer.active():
+            self._timer.reset(self.config.idle_timeout)
+        else:
+            self._timer = self.server.clock.callLater(self.config.idle_timeout, self._idle_timeout)
+
+    def line_command(self, line: str) -> None:
+        self._arm_idle()
+        self.server.execute(self.session, line)
+
+    # -- telnet options ----------------------------------------------------
+
+    def _echo(self, on: bool) -> None:
+        """Ask the client to stop (``on=False``) or resume local echo around a password.
+
+        The server offers WILL ECHO (it echoes, so the client does not) and
+        withdraws it with WONT ECHO.  A client that never answered the offer
+        gets nothing more.
+        """
+        transport = self.transport
+        if not on:
+            self._echo_off = True
+            transport.will(ECHO).addErrback(lambda failure: None)
+        elif self._echo_off:
+            self._echo_off = False
+            state = transport.getOptionState(ECHO).us
+            if state.state == "yes" and not state.negotiating:
+                transport.wont(ECHO).addErrback(lambda failure: None)
+
+    def enableLocal(self, option: bytes) -> bool:
+        return option == SGA or (option == ECHO and self._echo_off)
+
+    def disableLocal(self, option: bytes) -> None:
+        pass
+
+    def enableRemote(self, option: bytes) -> bool:
+        return False
+
+
+class FicsFactory(ServerFactory):
+    """Builds a telnet transport around a :class:`FicsProtocol` for each connection."""
+
+    noisy = False  # our own log line per connection says more
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+
+    def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
+        transport = FicsTelnetTransport(FicsProtocol, self.server)
+        transport.factory = self
+        return transport

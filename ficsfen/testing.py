@@ -1,0 +1,258 @@
+"""Helpers for testing ficsfen and servers built on it (shipped for integrators).
+
+In-process, no network: :func:`make_server` builds a :class:`FicsServer`
+on a :class:`twisted.internet.task.Clock`, and :func:`connect` attaches a
+:class:`FakeClient` through a ``StringTransport``::
+
+    server = make_server()
+    alice = connect(server)
+    alice.login()                # -> "GuestABCD"
+    print(alice.command("fen"))  # output up to the next prompt
+
+Over a real socket: :class:`ServerProcess` runs ``ficsfen serve`` as a child
+process on a free loopback port and :class:`TelnetClient` talks to it with
+plain sockets and timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+
+from ficsfen.config import Config
+from ficsfen.server import FicsServer
+from ficsfen.telnet import FicsFactory
+
+__all__ = ["FakeClient", "ServerProcess", "TelnetClient", "connect", "make_server"]
+
+_GUEST = re.compile(r'Press return to enter the server as "(\w+)"')
+
+
+def make_server(config: Config | None = None, *, clock: Clock | None = None, seed: int = 0,
+                **settings: Any) -> FicsServer:
+    """A server on a fake clock with seeded guest names; ``settings`` override config fields."""
+    config = config if config is not None else Config()
+    if settings:
+        config = replace(config, **settings)
+    return FicsServer(config, clock=clock if clock is not None else Clock(),
+                      rng=random.Random(seed))
+
+
+class FakeClient:
+    """A connection to ``server`` over a ``StringTransport``."""
+
+    _ports = iter(range(40000, 1 << 30))
+
+    def __init__(self, server: FicsServer) -> None:
+        self.server = server
+        addr = IPv4Address("TCP", "127.0.0.1", next(self._ports))
+        self.transport = StringTransport(peerAddress=addr)
+        self.protocol = FicsFactory(server).buildProtocol(addr)
+        self.protocol.makeConnection(self.transport)
+        self.handle: str | None = None
+
+    @property
+    def session(self) -> Any:
+        return self.protocol.protocol.session
+
+    def send_bytes(self, data: bytes) -> None:
+        self.protocol.dataReceived(data)
+
+    def send(self, line: str, *, end: bytes = b"\r\n") -> None:
+        self.send_bytes(line.encode("utf-8") + end)
+
+    def raw_output(self) -> bytes:
+        """Bytes written since the last read (and forget them)."""
+        data = self.transport.value()
+        self.transport.clear()
+        return data
+
+    def output(self, encoding: str = "utf-8") -> str:
+        """Text written since the last read, with CR LF turned into LF."""
+        return self.raw_output().decode(encoding, "replace").replace("\r\n", "\n")
+
+    def command(self, line: str) -> str:
+        """Send ``line`` and return the output, the final prompt removed."""
+        self.output()
+        self.send(line)
+        text = self.output()
+        prompt = self.server.config.prompt
+        return text[: -len(prompt)] if text.endswith(prompt) else text
+
+    def login(self, name: str | None = None) -> str:
+        """Log in as a guest (or as the unregistered ``name``); returns the handle."""
+        self.send(name or self.server.config.guest_login)
+        m = _GUEST.search(self.output())
+        if m is None:
+            raise AssertionError("login was refused")
+        self.send("")
+        self.output()
+        self.handle = m.group(1)
+        return self.handle
+
+    @property
+    def connected(self) -> bool:
+        return not self.transport.disconnecting
+
+    def disconnect(self) -> None:
+        self.protocol.connectionLost(None)
+
+
+def connect(server: FicsServer) -> FakeClient:
+    return FakeClient(server)
+
+
+def _serve_command() -> list[str]:
+    package = Path(__file__).resolve().parent
+    if (package / "__main__.py").exists():
+        return [sys.executable, "-m", "ficsfen", "serve"]
+    return [sys.executable, "-c",
+            "import sys; from ficsfen.serve import main; sys.exit(main(sys.argv[1:]))"]
+
+
+class ServerProcess:
+    """``ficsfen serve`` in a child process on a free loopback port.
+
+    Use as a context manager; :attr:`port` is known once it has started.
+    The child's log (stderr) is collected in :attr:`log_lines`.
+    """
+
+    def __init__(self, *args: str, timeout: float = 20.0, env: dict | None = None) -> None:
+        self.args = list(args)
+        self.timeout = timeout
+        self.env = env
+        self.port: int | None = None
+        self.log_lines: list[str] = []
+        self.process: subprocess.Popen | None = None
+        self._reader: threading.Thread | None = None
+        self._started = threading.Event()
+
+    def __enter__(self) -> "ServerProcess":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        env = dict(os.environ if self.env is None else self.env)
+        root = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *self.args]
+        self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, env=env)
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+        if not self._started.wait(self.timeout) or self.port is None:
+            self.stop()
+            raise RuntimeError("ficsfen serve did not start:\n" + "\n".join(self.log_lines))
+
+    def _drain(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        for raw in self.process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            self.log_lines.append(line)
+            m = re.search(r"Listening on [^ ]*:(\d+) ", line)
+            if m and self.port is None:
+                self.port = int(m.group(1))
+                self._started.set()
+        self._started.set()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the child to exit by itself; its whole log is then in :attr:`log_lines`."""
+        assert self.process is not None
+        code = self.process.wait(timeout if timeout is not None else self.timeout)
+        self._reader.join(timeout if timeout is not None else self.timeout)
+        return code
+
+    def stop(self, sig: int = signal.SIGTERM) -> int | None:
+        """Stop the child with ``sig`` and return its exit status."""
+        if self.process is None:
+            return None
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(self.timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._reader is not None:
+            self._reader.join(self.timeout)
+        return self.process.returncode
+
+    def connect(self) -> "TelnetClient":
+        assert self.port is not None
+        return TelnetClient("127.0.0.1", self.port, timeout=self.timeout)
+
+
+class TelnetClient:
+    """A raw-socket client: send lines, read until some text arrives."""
+
+    def __init__(self, host: str, port: int, *, timeout: float = 10.0, prompt: str = "fics% ") -> None:
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.timeout = timeout
+        self.prompt = prompt
+        self.buffer = b""
+
+    def __enter__(self) -> "TelnetClient":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def send_bytes(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def send(self, line: str, *, end: bytes = b"\r\n") -> None:
+        self.sock.sendall(line.encode("utf-8") + end)
+
+    def read_until(self, marker: str | bytes, *, timeout: float | None = None) -> str:
+        """Everything up to and including ``marker`` (raises TimeoutError otherwise)."""
+        token = marker.encode("utf-8") if isinstance(marker, str) else marker
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while token not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{marker!r} not received; got {self.buffer[-500:]!r}")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"closed before {marker!r}; got {self.buffer[-500:]!r}")
+            self.buffer += chunk
+        k = self.buffer.index(token) + len(token)
+        data, self.buffer = self.buffer[:k], self.buffer[k:]
+        return data.decode("utf-8", "replace").replace("\r\n", "\n")
+
+    def command(self, line: str) -> str:
+        """Send ``line``, return the output up to the next prompt (prompt removed)."""
+        self.send(line)
+        return self.read_until(self.prompt)[: -len(self.prompt)]
+
+    def login(self, name: str = "guest") -> str:
+        self.read_until("login: ")
+        self.send(name)
+        text = self.read_until('":')
+        m = _GUEST.search(text)
+        if m is None:
+            raise AssertionError(f"login refused: {text!r}")
+        self.send("")
+        self.read_until(self.prompt)
+        return m.group(1)

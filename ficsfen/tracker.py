@@ -1,0 +1,873 @@
+"""The game-state tracker: one game, its moves, and a FEN after every ply.
+
+Moves come in as text (SAN, coordinates, castling in its usual spellings)
+and are resolved into a :class:`chess.Move` with python-chess's attack tables;
+legality is always decided by python-chess (``Board.is_into_check`` on a move
+that is pseudo-legal by construction, ``Board.is_legal`` otherwise).  Nothing
+here generates moves.
+
+The FEN is kept incrementally: an 8-entry table of rank strings of which only
+the ranks a move touches are rebuilt, and the other five fields read off the
+board's counters.  Emitting a FEN is therefore a string join, not a walk over
+64 squares (python-chess's ``Board.fen`` costs about as much as the move).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import chess
+from twisted.logger import Logger
+
+from ficsfen.fen import STARTING_FEN, parse
+from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg, msgn
+
+__all__ = [
+    "AmbiguousMove",
+    "FenBuilder",
+    "GameOverError",
+    "IllegalMove",
+    "MalformedMove",
+    "MoveError",
+    "Outcome",
+    "Ply",
+    "PlyRangeError",
+    "TakebackError",
+    "Termination",
+    "Tracker",
+    "TrackerError",
+    "resolve",
+]
+
+_log = Logger(namespace="ficsfen.tracker")
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+
+class TrackerError(ValueError):
+    """Base of the tracker's errors: a localizable :class:`Message`."""
+
+    code = "tracker-error"
+
+    def __init__(self, message: Message) -> None:
+        self.message = message
+        super().__init__(message.render(DEFAULT_LANGUAGE))
+
+    @property
+    def text(self) -> str:
+        """The English text (what ``str()`` gives)."""
+        return self.message.render(DEFAULT_LANGUAGE)
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+
+class MoveError(TrackerError):
+    """A move was refused; the game is unchanged.  ``move_text`` is the input."""
+
+    code = "move-error"
+
+    def __init__(self, message: Message, *, move_text: str = "", code: str | None = None) -> None:
+        self.move_text = move_text
+        if code is not None:
+            self.code = code
+        super().__init__(message)
+
+
+class MalformedMove(MoveError):
+    """The text is not a move in any notation we read."""
+
+    code = "malformed"
+
+
+class IllegalMove(MoveError):
+    """A well-formed move that the rules do not allow here."""
+
+    code = "illegal"
+
+
+class AmbiguousMove(MoveError):
+    """SAN that fits more than one legal move; ``candidates`` are their origins."""
+
+    code = "ambiguous"
+
+    def __init__(self, message: Message, *, move_text: str = "", candidates: Sequence[str] = ()) -> None:
+        self.candidates = tuple(candidates)
+        super().__init__(message, move_text=move_text)
+
+
+class GameOverError(MoveError):
+    """The game has already ended (checkmate, stalemate or an automatic draw)."""
+
+    code = "game-over"
+
+
+class TakebackError(TrackerError):
+    """A takeback of a negative count or of more plies than were played."""
+
+    code = "takeback"
+
+
+class PlyRangeError(TrackerError, IndexError):
+    """``fen_at`` was asked for a ply that does not exist."""
+
+    code = "ply-range"
+
+
+# --------------------------------------------------------------------------
+# Values
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ply:
+    """One accepted half-move and the position after it."""
+
+    number: int  #: 1-based index of this ply in the game
+    san: str  #: standard algebraic notation, with ``+``/``#``
+    uci: str  #: coordinate notation, e.g. ``e7e8q``
+    fen: str  #: strict FEN after the move
+    move: chess.Move
+    color: chess.Color  #: who moved (``chess.WHITE`` is ``True``)
+    move_number: int  #: the fullmove number this ply belongs to
+
+    def __str__(self) -> str:
+        dots = "." if self.color else "..."
+        return f"{self.move_number}{dots} {self.san}"
+
+
+class Termination(enum.Enum):
+    """Why a game ended (automatically) or may be claimed drawn."""
+
+    CHECKMATE = "checkmate"
+    STALEMATE = "stalemate"
+    INSUFFICIENT_MATERIAL = "insufficient-material"
+    SEVENTYFIVE_MOVES = "seventy-five-moves"
+    FIVEFOLD_REPETITION = "fivefold-repetition"
+    FIFTY_MOVES = "fifty-moves"
+    THREEFOLD_REPETITION = "threefold-repetition"
+
+    @property
+    def message(self) -> Message:
+        return _TERMINATION_TEXT[self]
+
+
+_TERMINATION_TEXT = {
+    Termination.CHECKMATE: msg("checkmate"),
+    Termination.STALEMATE: msg("stalemate"),
+    Termination.INSUFFICIENT_MATERIAL: msg("insufficient material"),
+    Termination.SEVENTYFIVE_MOVES: msg("seventy-five-move rule"),
+    Termination.FIVEFOLD_REPETITION: msg("fivefold repetition"),
+    Termination.FIFTY_MOVES: msg("fifty-move rule"),
+    Termination.THREEFOLD_REPETITION: msg("threefold repetition"),
+}
+
+_PYCHESS_TERMINATION = {
+    chess.Termination.CHECKMATE: Termination.CHECKMATE,
+    chess.Termination.STALEMATE: Termination.STALEMATE,
+    chess.Termination.INSUFFICIENT_MATERIAL: Termination.INSUFFICIENT_MATERIAL,
+    chess.Termination.SEVENTYFIVE_MOVES: Termination.SEVENTYFIVE_MOVES,
+    chess.Termination.FIVEFOLD_REPETITION: Termination.FIVEFOLD_REPETITION,
+    chess.Termination.FIFTY_MOVES: Termination.FIFTY_MOVES,
+    chess.Termination.THREEFOLD_REPETITION: Termination.THREEFOLD_REPETITION,
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the termination and the winner (``None`` for a draw)."""
+
+    termination: Termination
+    winner: chess.Color | None = None
+
+    @property
+    def result(self) -> str:
+        """The PGN result string: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if self.winner else "0-1"
+
+    @property
+    def message(self) -> Message:
+        if self.winner is None:
+            return msg("Draw by {reason}.", reason=self.termination.message)
+        if self.winner:
+            return msg("White wins by {reason}.", reason=self.termination.message)
+        return msg("Black wins by {reason}.", reason=self.termination.message)
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+
+# --------------------------------------------------------------------------
+# Incremental FEN
+# --------------------------------------------------------------------------
+
+_ROW_CACHE: dict[str, str] = {}
+_ROW_CACHE_LIMIT = 1 << 16
+
+
+def _compress(row: str) -> str:
+    """``'rnb..k.r'`` -> ``'rnb2k1r'``, cached (ranks recur, within and across games)."""
+    out = _ROW_CACHE.get(row)
+    if out is None:
+        out = row
+        for run in ("........", ".......", "......", ".....", "....", "...", "..", "."):
+            if run in out:
+                out = out.replace(run, str(len(run)))
+        if len(_ROW_CACHE) >= _ROW_CACHE_LIMIT:
+            _ROW_CACHE.clear()
+        _ROW_CACHE[row] = out
+    return out
+
+
+def _expand(rank: str) -> str:
+    return "".join("." * int(c) if c.isdigit() else c for c in rank)
+
+
+# castling rights bitmask (rook home squares only) -> FEN field
+_CASTLING_FIELD: dict[int, str] = {}
+for _bits in range(16):
+    _mask = 0
+    _text = ""
+    for _i, (_letter, _bb) in enumerate(
+        (("K", chess.BB_H1), ("Q", chess.BB_A1), ("k", chess.BB_H8), ("q", chess.BB_A8))
+    ):
+        if _bits >> _i & 1:
+            _mask |= _bb
+            _text += _letter
+    _CASTLING_FIELD[_mask] = _text or "-"
+_CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
+_EP_FIELD = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
+
+
+class FenBuilder:
+    """The placement field kept as eight rank strings, updated per move.
+
+    Call :meth:`apply` with a legal move *before* pushing it on the board,
+    then :meth:`fen` with the board after the push.
+    """
+
+    __slots__ = ("_rows", "_fields")
+
+    def __init__(self, placement: str) -> None:
+        ranks = placement.split("/")
+        # _rows[r] is rank r+1 as 8 characters ('.' for empty squares);
+        # _fields[7 - r] is the same rank as written in FEN (rank 8 first).
+        self._rows = [_expand(ranks[7 - r]) for r in range(8)]
+        self._fields = list(ranks)
+
+    def placement(self) -> str:
+        return "/".join(self._fields)
+
+    def apply(self, move: chess.Move) -> None:
+        rows = self._rows
+        frm, to = move.from_square, move.to_square
+        fr, ff = frm >> 3, frm & 7
+        tr, tf = to >> 3, to & 7
+        row = rows[fr]
+        piece = row[ff]
+        rows[fr] = row[:ff] + "." + row[ff + 1 :]
+        if move.promotion:
+            letter = chess.PIECE_SYMBOLS[move.promotion]
+            piece = letter.upper() if piece == "P" else letter
+        elif piece in "Pp":
+            if ff != tf and rows[tr][tf] == ".":  # en passant: the victim stands beside
+                victim = rows[fr]
+                rows[fr] = victim[:tf] + "." + victim[tf + 1 :]
+        elif piece in "Kk" and (tf - ff == 2 or ff - tf == 2):
+            rf, rt = (7, 5) if tf > ff else (0, 3)
+            back = rows[fr]
+            rook = back[rf]
+            back = back[:rf] + "." + back[rf + 1 :]
+            rows[fr] = back[:rt] + rook + back[rt + 1 :]
+        row = rows[tr]
+        rows[tr] = row[:tf] + piece + row[tf + 1 :]
+        fields = self._fields
+        fields[7 - fr] = _compress(rows[fr])
+        if tr != fr:
+            fields[7 - tr] = _compress(rows[tr])
+
+    def fen(self, board: chess.Board) -> str:
+        return (
+            f"{'/'.join(self._fields)} {'w' if board.turn else 'b'} "
+            f"{_CASTLING_FIELD[board.castling_rights & _CORNERS]} {_EP_FIELD[board.ep_square]} "
+            f"{board.halfmove_clock} {board.fullmove_number}"
+        )
+
+
+# --------------------------------------------------------------------------
+# Reading a move
+# --------------------------------------------------------------------------
+
+# piece letter, from file, from rank, capture mark, destination, promotion
+_MOVE_RE = re.compile(r"([NBRQK])?([a-h])?([1-8])?([x:-])?([a-h][1-8])(?:=?([NBRQnbrq]))?")
+_CASTLE_RE = re.compile(r"([O0o])-\1(-\1)?")
+_SUFFIX_RE = re.compile(r"[+#]?[!?]{0,2}$")
+_SQUARE = {name: sq for sq, name in enumerate(chess.SQUARE_NAMES)}
+_PIECE_FROM_LETTER = {"N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK, "Q": chess.QUEEN, "K": chess.KING}
+_PROMOTION = {c: chess.PIECE_SYMBOLS.index(c.lower()) for c in "NBRQnbrq"}
+_BB_FILES = chess.BB_FILES
+_BB_RANKS = chess.BB_RANKS
+_KNIGHT = chess.BB_KNIGHT_ATTACKS
+_KING = chess.BB_KING_ATTACKS
+_DIAG_MASKS = chess.BB_DIAG_MASKS
+_DIAG = chess.BB_DIAG_ATTACKS
+_RANK_MASKS = chess.BB_RANK_MASKS
+_RANK_ATT = chess.BB_RANK_ATTACKS
+_FILE_MASKS = chess.BB_FILE_MASKS
+_FILE_ATT = chess.BB_FILE_ATTACKS
+_BB = chess.BB_SQUARES
+_Move = chess.Move
+
+_THE_PIECE = {
+    chess.PAWN: msg("the pawn"),
+    chess.KNIGHT: msg("the knight"),
+    chess.BISHOP: msg("the bishop"),
+    chess.ROOK: msg("the rook"),
+    chess.QUEEN: msg("the queen"),
+    chess.KING: msg("the king"),
+}
+_PIECES = {
+    chess.PAWN: msg("pawns"),
+    chess.KNIGHT: msg("knights"),
+    chess.BISHOP: msg("bishops"),
+    chess.ROOK: msg("rooks"),
+    chess.QUEEN: msg("queens"),
+    chess.KING: msg("kings"),
+}
+
+
+def _squares_list(squares: Sequence[str]) -> Message | str:
+    if len(squares) == 1:
+        return squares[0]
+    return msg("{first} and {last}", first=", ".join(squares[:-1]), last=squares[-1])
+
+
+def _scan(bb: int) -> list[int]:
+    out = []
+    while bb:
+        low = bb & -bb
+        out.append(low.bit_length() - 1)
+        bb ^= low
+    return out
+
+
+def _reachers(board: chess.Board, piece_type: int, to: int) -> int:
+    """Squares from which a piece of this type (on an empty ``to``) attacks ``to``."""
+    occ = board.occupied
+    if piece_type == chess.KNIGHT:
+        return _KNIGHT[to]
+    if piece_type == chess.KING:
+        return _KING[to]
+    att = 0
+    if piece_type != chess.ROOK:  # bishop or queen
+        att = _DIAG[to][_DIAG_MASKS[to] & occ]
+    if piece_type != chess.BISHOP:  # rook or queen
+        att |= _RANK_ATT[to][_RANK_MASKS[to] & occ] | _FILE_ATT[to][_FILE_MASKS[to] & occ]
+    return att
+
+
+def resolve(board: chess.Board, text: str) -> chess.Move:
+    """The legal move ``text`` names on ``board``, or a :class:`MoveError`.
+
+    Reads SAN (``Nf3``, ``exd5``, ``e8=Q+``, ``Nbd2!?``), coordinates
+    (``g1f3``, ``g1-f3``, ``e7e8q``, ``e7e8=Q``) and castling (``O-O``,
+    ``0-0-0``, ``o-o``).  ``board`` is not changed.
+    """
+    parsed = _PARSED.get(text)
+    if parsed is None:
+        parsed = _parse(text)
+        if len(_PARSED) < _PARSED_LIMIT and len(text) <= 12:
+            _PARSED[text] = parsed
+    letter, file_, rank_, to, promo = parsed
+    turn = board.turn
+    if letter is None:
+        if rank_ is not None:
+            return _coordinates(board, text, _SQUARE[file_ + rank_], to, promo)  # type: ignore[operator]
+        return _pawn(board, text, file_, to, promo)
+    if letter == "O":
+        return _castle(board, text, queenside=to == 2)
+    if promo is not None:
+        raise IllegalMove(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
+    piece_type = _PIECE_FROM_LETTER[letter]
+    if board.occupied_co[turn] & _BB[to]:
+        raise IllegalMove(
+            msg("Illegal move: {square} is occupied by one of your own pieces.", square=chess.SQUARE_NAMES[to]),
+            move_text=text,
+            code="own-piece",
+        )
+    ours = board.pieces_mask(piece_type, turn)
+    cands = _reachers(board, piece_type, to) & ours
+    if file_ is not None:
+        cands &= _BB_FILES[ord(file_) - 97]
+    if rank_ is not None:
+        cands &= _BB_RANKS[ord(rank_) - 49]
+    if cands and not cands & (cands - 1):  # exactly one candidate
+        move = _Move(cands.bit_length() - 1, to)
+        if not board.is_into_check(move):
+            return move
+        raise _into_check(board, text, move, piece_type)
+    if not cands:
+        if piece_type == chess.KING and board.king(turn) is not None:
+            king = board.king(turn)
+            if king is not None and abs((king & 7) - (to & 7)) == 2 and king >> 3 == to >> 3:
+                return _castle(board, text, queenside=(to & 7) < (king & 7))
+        raise _unreachable(board, text, piece_type, to, ours, file_, rank_)
+    legal = [sq for sq in _scan(cands) if not board.is_into_check(_Move(sq, to))]
+    if len(legal) == 1:
+        return _Move(legal[0], to)
+    if not legal:
+        raise _into_check(board, text, _Move(_scan(cands)[0], to), piece_type)
+    names = [chess.SQUARE_NAMES[sq] for sq in legal]
+    raise AmbiguousMove(
+        msg(
+            'Ambiguous move "{move}": {pieces} on {squares} can go there.',
+            move=text,
+            pieces=_PIECES[piece_type],
+            squares=_squares_list(names),
+        ),
+        move_text=text,
+        candidates=names,
+    )
+
+
+# move text -> (piece letter or "O" for castling or None for pawns and
+# coordinates, from file, from rank, destination square, promotion letter);
+# a game's moves repeat ("Nf3", "O-O"), so the reading is cached.
+_PARSED: dict[str, tuple[str | None, str | None, str | None, int, str | None]] = {}
+_PARSED_LIMIT = 1 << 14
+
+
+def _parse(text: str) -> tuple[str | None, str | None, str | None, int, str | None]:
+    """The parts of a move's text; :class:`MalformedMove` if it is none."""
+    body = text.strip()
+    if body and body[-1] in "+#!?":
+        body = _SUFFIX_RE.sub("", body, 1)
+    m = _MOVE_RE.fullmatch(body)
+    if m is None:
+        c = _CASTLE_RE.fullmatch(body)
+        if c is not None:
+            return ("O", None, None, 2 if c.group(2) is not None else 6, None)
+        raise MalformedMove(_malformed(text), move_text=text)
+    letter, file_, rank_, _mark, dest, promo = m.groups()
+    if letter is None and rank_ is not None and file_ is None:
+        raise MalformedMove(_malformed(text), move_text=text)
+    if letter is None and rank_ is None:
+        return (None, file_, None, _SQUARE[dest], promo)
+    return (letter, file_, rank_, _SQUARE[dest], promo)
+
+
+def _malformed(text: str) -> Message:
+    if not text.strip():
+        return msg("Empty move: type a move such as e4, Nf3 or g1f3.")
+    return msg('Not a move: "{text}". Type a move such as e4, Nf3, O-O or g1f3.', text=text)
+
+
+def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str | None) -> chess.Move:
+    turn = board.turn
+    pawns = board.pawns & board.occupied_co[turn]
+    tr = to >> 3
+    last = 7 if turn else 0
+    if file_ is None:  # a push
+        back = -8 if turn else 8
+        frm = to + back
+        if board.occupied & _BB[to]:
+            raise IllegalMove(
+                msg("Illegal move: no pawn can advance to {square}, it is occupied.", square=chess.SQUARE_NAMES[to]),
+                move_text=text,
+                code="pawn-blocked",
+            )
+        if not 0 <= frm < 64 or not pawns & _BB[frm]:
+            frm2 = frm + back
+            if tr == (3 if turn else 4) and pawns & _BB[frm2] and not board.occupied & _BB[frm]:
+                frm = frm2
+            else:
+                raise IllegalMove(
+                    msg("Illegal move: no pawn can reach {square}.", square=chess.SQUARE_NAMES[to]),
+                    move_text=text,
+                    code="no-piece",
+                )
+    else:
+        ff = ord(file_) - 97
+        tf = to & 7
+        if abs(ff - tf) != 1:
+            raise IllegalMove(
+                msg("Illegal move: a pawn on the {file} file cannot capture on {square}.", file=file_, square=chess.SQUARE_NAMES[to]),
+                move_text=text,
+                code="pawn-capture",
+            )
+        frm = to + (-8 if turn else 8) + (ff - tf)
+        if not 0 <= frm < 64 or not pawns & _BB[frm]:
+            raise IllegalMove(
+                msg("Illegal move: no pawn can reach {square}.", square=chess.SQUARE_NAMES[to]),
+                move_text=text,
+                code="no-piece",
+            )
+        if not board.occupied_co[not turn] & _BB[to] and to != board.ep_square:
+            raise IllegalMove(
+                msg("Illegal move: there is nothing to capture on {square}.", square=chess.SQUARE_NAMES[to]),
+                move_text=text,
+                code="nothing-to-capture",
+            )
+    promotion = None
+    if tr == last:
+        if promo is None:
+            raise IllegalMove(
+                msg("Illegal move: a pawn reaching {square} must promote; write {example}.",
+                    square=chess.SQUARE_NAMES[to], example=text.rstrip("+#!?") + "=Q"),
+                move_text=text,
+                code="promotion-missing",
+            )
+        promotion = _PROMOTION[promo]
+    elif promo is not None:
+        raise IllegalMove(
+            msg("Illegal move: a pawn promotes only on the last rank."),
+            move_text=text,
+            code="promotion-rank",
+        )
+    move = _Move(frm, to, promotion)
+    if board.is_into_check(move):
+        raise _into_check(board, text, move, chess.PAWN)
+    return move
+
+
+def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | None) -> chess.Move:
+    turn = board.turn
+    piece = board.piece_at(frm)
+    origin = chess.SQUARE_NAMES[frm]
+    if piece is None:
+        raise IllegalMove(msg("Illegal move: there is no piece on {square}.", square=origin), move_text=text, code="empty-square")
+    if piece.color != turn:
+        raise IllegalMove(
+            msg("Illegal move: the piece on {square} is not yours.", square=origin), move_text=text, code="not-yours"
+        )
+    promotion = _PROMOTION[promo] if promo is not None else None
+    if piece.piece_type == chess.PAWN and to >> 3 == (7 if turn else 0) and promotion is None:
+        example = origin + chess.SQUARE_NAMES[to] + "q"
+        raise IllegalMove(
+            msg("Illegal move: a pawn reaching {square} must promote; write {example}.",
+                square=chess.SQUARE_NAMES[to], example=example),
+            move_text=text,
+            code="promotion-missing",
+        )
+    move = _Move(frm, to, promotion)
+    if board.is_legal(move):
+        return move
+    if promotion is not None and piece.piece_type != chess.PAWN:
+        raise IllegalMove(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
+    if promotion is not None and to >> 3 != (7 if turn else 0):
+        raise IllegalMove(msg("Illegal move: a pawn promotes only on the last rank."), move_text=text, code="promotion-rank")
+    if board.is_pseudo_legal(move):
+        raise _into_check(board, text, move, piece.piece_type)
+    if board.occupied_co[turn] & _BB[to]:
+        raise IllegalMove(
+            msg("Illegal move: {square} is occupied by one of your own pieces.", square=chess.SQUARE_NAMES[to]),
+            move_text=text,
+            code="own-piece",
+        )
+    if piece.piece_type == chess.KING and frm >> 3 == to >> 3 and abs((frm & 7) - (to & 7)) == 2:
+        return _castle(board, text, queenside=(to & 7) < (frm & 7))
+    raise IllegalMove(
+        msg("Illegal move: {piece} on {origin} cannot reach {square}.",
+            piece=_THE_PIECE[piece.piece_type], origin=origin, square=chess.SQUARE_NAMES[to]),
+        move_text=text,
+        code="cannot-reach",
+    )
+
+
+def _castle(board: chess.Board, text: str, *, queenside: bool) -> chess.Move:
+    turn = board.turn
+    king = board.king(turn)
+    rank = 0 if turn else 7
+    side = msg("queenside") if queenside else msg("kingside")
+    rook_home = chess.square(0 if queenside else 7, rank)
+    if king is not None and king == chess.square(4, rank):
+        move = _Move(king, chess.square(2 if queenside else 6, rank))
+        if board.is_legal(move):
+            return move
+    if king != chess.square(4, rank) or not board.castling_rights & _BB[rook_home]:
+        raise IllegalMove(
+            msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
+        )
+    if board.is_check():
+        raise IllegalMove(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
+    raise IllegalMove(
+        msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
+        move_text=text,
+        code="castling-blocked",
+    )
+
+
+def _into_check(board: chess.Board, text: str, move: chess.Move, piece_type: int) -> IllegalMove:
+    square = chess.SQUARE_NAMES[move.to_square]
+    if piece_type == chess.KING:
+        return IllegalMove(
+            msg("Illegal move: your king would be in check on {square}.", square=square), move_text=text, code="king-into-check"
+        )
+    if board.is_check():
+        return IllegalMove(
+            msg('Illegal move: you are in check and "{move}" does not get you out of it.', move=text),
+            move_text=text,
+            code="in-check",
+        )
+    return IllegalMove(
+        msg("Illegal move: moving {piece} on {origin} would expose your king.",
+            piece=_THE_PIECE[piece_type], origin=chess.SQUARE_NAMES[move.from_square]),
+        move_text=text,
+        code="pinned",
+    )
+
+
+def _unreachable(
+    board: chess.Board, text: str, piece_type: int, to: int, ours: int, file_: str | None, rank_: str | None
+) -> IllegalMove:
+    square = chess.SQUARE_NAMES[to]
+    if file_ is not None:
+        ours &= _BB_FILES[ord(file_) - 97]
+    if rank_ is not None:
+        ours &= _BB_RANKS[ord(rank_) - 49]
+    squares = _scan(ours)
+    if not squares:
+        if file_ is None and rank_ is None:
+            return IllegalMove(msg("Illegal move: you have no {pieces}.", pieces=_PIECES[piece_type]), move_text=text, code="no-piece")
+        return IllegalMove(
+            msg("Illegal move: there is no {piece} of yours on {where}.",
+                piece=_THE_PIECE[piece_type], where=(file_ or "") + (rank_ or "")),
+            move_text=text,
+            code="no-piece",
+        )
+    if len(squares) == 1:
+        return IllegalMove(
+            msg("Illegal move: {piece} on {origin} cannot reach {square}.",
+                piece=_THE_PIECE[piece_type], origin=chess.SQUARE_NAMES[squares[0]], square=square),
+            move_text=text,
+            code="cannot-reach",
+        )
+    return IllegalMove(
+        msg("Illegal move: none of your {pieces} can reach {square}.", pieces=_PIECES[piece_type], square=square),
+        move_text=text,
+        code="cannot-reach",
+    )
+
+
+def _san_body(board: chess.Board, move: chess.Move) -> str:
+    """SAN of a legal ``move`` without the check suffix (python-chess's rules).
+
+    ``Board.san`` pushes and pops the move and generates legal moves to
+    disambiguate; here only the other pieces of the same kind that reach the
+    square are asked about, through python-chess's ``is_into_check``.
+    """
+    frm, to = move.from_square, move.to_square
+    piece_type = board.piece_type_at(frm)
+    to_name = chess.SQUARE_NAMES[to]
+    if piece_type == chess.PAWN:
+        if frm & 7 != to & 7:  # pawns change file only when capturing
+            body = chess.FILE_NAMES[frm & 7] + "x" + to_name
+        else:
+            body = to_name
+        if move.promotion:
+            body += "=" + chess.PIECE_SYMBOLS[move.promotion].upper()
+        return body
+    if piece_type == chess.KING and board.is_castling(move):
+        return "O-O" if to & 7 > frm & 7 else "O-O-O"
+    body = chess.PIECE_SYMBOLS[piece_type].upper()  # type: ignore[index]
+    others = _reachers(board, piece_type, to) & board.pieces_mask(piece_type, board.turn) & ~_BB[frm]  # type: ignore[arg-type]
+    if others:
+        legal = 0
+        for sq in _scan(others):
+            if not board.is_into_check(_Move(sq, to)):
+                legal |= _BB[sq]
+        if legal:
+            if not legal & _BB_FILES[frm & 7]:
+                body += chess.FILE_NAMES[frm & 7]
+            elif not legal & _BB_RANKS[frm >> 3]:
+                body += chess.RANK_NAMES[frm >> 3]
+            else:
+                body += chess.SQUARE_NAMES[frm]
+    if board.occupied & _BB[to]:
+        body += "x"
+    return body + to_name
+
+
+# --------------------------------------------------------------------------
+# The tracker
+# --------------------------------------------------------------------------
+
+
+class Tracker:
+    """One game from a starting position: moves in, a FEN per ply out.
+
+    ``board`` is the live :class:`chess.Board`; treat it as read-only (push
+    moves through the tracker so the FEN, history and subscribers follow).
+    """
+
+    def __init__(self, fen: str | None = None) -> None:
+        position = parse(STARTING_FEN if fen is None else fen)
+        self._initial_fen = position.fen()
+        self._board = position.board()
+        self._builder = FenBuilder(self._initial_fen.split(" ", 1)[0])
+        self._history: list[Ply] = []
+        self._subscribers: list[Callable[[Ply], None]] = []
+        # dead position (insufficient material): only a capture can make one
+        self._dead = self._board.is_insufficient_material()
+
+    def __repr__(self) -> str:
+        if self._initial_fen == STARTING_FEN:
+            return f"<Tracker ply={len(self._history)} fen={self.fen!r}>"
+        return f"<Tracker from {self._initial_fen!r} ply={len(self._history)} fen={self.fen!r}>"
+
+    # -- state --------------------------------------------------------------
+
+    @property
+    def fen(self) -> str:
+        """The strict FEN of the current position."""
+        return self._history[-1].fen if self._history else self._initial_fen
+
+    @property
+    def initial_fen(self) -> str:
+        return self._initial_fen
+
+    @property
+    def board(self) -> chess.Board:
+        return self._board
+
+    @property
+    def turn(self) -> chess.Color:
+        return self._board.turn
+
+    @property
+    def ply(self) -> int:
+        """How many plies have been played."""
+        return len(self._history)
+
+    @property
+    def history(self) -> Sequence[Ply]:
+        return tuple(self._history)
+
+    def fen_at(self, ply: int) -> str:
+        """The FEN after ``ply`` plies (0 is the initial position)."""
+        if not isinstance(ply, int) or not 0 <= ply <= len(self._history):
+            raise PlyRangeError(
+                msgn(
+                    "No such ply: {ply}; this game has {count} ply so far.",
+                    "No such ply: {ply}; this game has {count} plies so far.",
+                    len(self._history),
+                    ply=ply,
+                )
+            )
+        return self._history[ply - 1].fen if ply else self._initial_fen
+
+    # -- moves --------------------------------------------------------------
+
+    def push(self, text: str) -> Ply:
+        """Play the move ``text`` (SAN, coordinates or castling)."""
+        self._refuse_if_over(text)
+        try:
+            move = resolve(self._board, text)
+        except MoveError:
+            self._refuse_if_over(text, full=True)
+            raise
+        return self._commit(move)
+
+    def push_move(self, move: chess.Move) -> Ply:
+        """Play a :class:`chess.Move` after checking it is legal."""
+        text = move.uci()
+        self._refuse_if_over(text)
+        if not self._board.is_legal(move):
+            self._refuse_if_over(text, full=True)
+            return self._commit(resolve(self._board, text))  # raises the precise error
+        return self._commit(move)
+
+    def _commit(self, move: chess.Move) -> Ply:
+        board = self._board
+        san = _san_body(board, move)
+        color = board.turn
+        move_number = board.fullmove_number
+        capture = board.occupied_co[not color] & _BB[move.to_square] or move.promotion or move.to_square == board.ep_square
+        self._builder.apply(move)
+        board.push(move)
+        if board.is_check():
+            san += "#" if board.is_checkmate() else "+"
+        if capture:
+            self._dead = board.is_insufficient_material()
+        ply = Ply(len(self._history) + 1, san, move.uci(), self._builder.fen(board), move, color, move_number)
+        self._history.append(ply)
+        for callback in tuple(self._subscribers):
+            try:
+                callback(ply)
+            except Exception:
+                _log.failure("FEN subscriber {subscriber!r} raised on ply {ply}", subscriber=callback, ply=ply.number)
+        return ply
+
+    def _refuse_if_over(self, text: str, *, full: bool = False) -> None:
+        board = self._board
+        if full:
+            outcome = self.outcome()
+        elif self._dead or board.halfmove_clock >= 150 or (board.halfmove_clock >= 16 and board.is_fivefold_repetition()):
+            outcome = self.outcome()
+        else:
+            return
+        if outcome is not None:
+            raise GameOverError(
+                msg("The game is over: {outcome}", outcome=outcome.message), move_text=text
+            )
+
+    def takeback(self, n: int = 1) -> None:
+        """Undo the last ``n`` plies."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise TakebackError(msg("Cannot take back {n}: give a whole number of plies, 0 or more.", n=repr(n)))
+        if n > len(self._history):
+            raise TakebackError(
+                msgn(
+                    "Cannot take back {n}: only {count} ply has been played.",
+                    "Cannot take back {n}: only {count} plies have been played.",
+                    len(self._history),
+                    n=n,
+                )
+            )
+        if n == 0:
+            return
+        for _ in range(n):
+            self._board.pop()
+        del self._history[len(self._history) - n :]
+        self._builder = FenBuilder(self.fen.split(" ", 1)[0])
+        self._dead = self._board.is_insufficient_material()
+
+    # -- subscribers --------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+        """Call ``callback(ply)`` after every accepted move; returns an unsubscriber."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            try:
+                self._subscribers.remove(callback)
+            except ValueError:
+                pass
+
+        return unsubscribe
+
+    # -- end of game ----------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """The automatic end of the game, if it has ended (no claims)."""
+        result = self._board.outcome(claim_draw=False)
+        if result is None:
+            return None
+        return Outcome(_PYCHESS_TERMINATION[result.termination], result.winner)
+
+    def claimable_draw(self) -> Outcome | None:
+        """A draw the side to move may claim now (fifty moves, threefold), if any."""
+        board = self._board
+        if board.is_fifty_moves():
+            return Outcome(Termination.FIFTY_MOVES)
+        if board.is_repetition(3):
+            return Outcome(Termination.THREEFOLD_REPETITION)
+        return None

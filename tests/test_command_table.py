@@ -1,0 +1,82 @@
+"""The command table: names, aliases, unique prefixes, argument specs, help coverage."""
+
+from __future__ import annotations
+
+import pytest
+
+from ficsfen.command_table import AmbiguousCommand, CommandTable, UnknownCommand
+from ficsfen.commands.base import UsageError, parse_args
+from ficsfen.commands.settings import VARIABLES
+from ficsfen.helpcatalog import HelpCatalog
+from ficsfen.testing import make_server
+
+
+@pytest.fixture(scope="module")
+def table() -> CommandTable:
+    return make_server().table
+
+
+def test_exact_names_and_unique_prefixes(table):
+    assert table.resolve("help").name == "help"
+    assert table.resolve("he").name == "help"
+    assert table.resolve("HE").name == "help"
+    assert table.resolve("ex").name == "examine"
+    assert table.resolve("unex").name == "unexamine"
+    assert table.resolve("bs").name == "bsetup"
+
+
+@pytest.mark.parametrize("alias, name", [("exit", "quit"), ("bye", "quit"), ("re", "refresh")])
+def test_fics_aliases_beat_prefixes(table, alias, name):
+    assert table.resolve(alias).name == name
+
+
+def test_ambiguous_prefix_lists_the_matches(table):
+    with pytest.raises(AmbiguousCommand) as info:
+        table.resolve("b")
+    assert info.value.matches == ("backward", "bsetup")
+    assert info.value.render("en") == 'Ambiguous command "b". Matches: backward bsetup'
+    assert "Correspondances : backward bsetup" in info.value.render("fr")
+
+
+def test_unknown_word_is_localized(table):
+    with pytest.raises(UnknownCommand) as info:
+        table.resolve("xyz")
+    assert info.value.render("en") == "xyz: Command not found."
+    assert info.value.render("fr") == "xyz : commande introuvable."
+
+
+def test_register_refuses_objects_without_ICommand():
+    with pytest.raises(TypeError):
+        CommandTable().register(object())
+
+
+@pytest.mark.parametrize("spec, line, expected", [
+    ("", "", []),
+    ("o", "", [None]),
+    ("o", " alice ", ["alice"]),
+    ("w", "fen", ["fen"]),
+    ("p", "3", [3]),
+    ("p", "", [None]),
+    ("wo", "lang fr", ["lang", "fr"]),
+    ("wS", "fen  a b  c ", ["fen", "a b  c"]),
+    ("s", "", [None]),
+    ("s", "fen 8/8 w - - 0 1", ["fen 8/8 w - - 0 1"]),
+])
+def test_parse_args(spec, line, expected):
+    assert parse_args(spec, line) == expected
+
+
+@pytest.mark.parametrize("spec, line", [
+    ("", "extra"), ("w", ""), ("o", "a b"), ("i", "x"), ("p", "٣"), ("p", "1 2"), ("S", "  "),
+])
+def test_parse_args_refuses(spec, line):
+    with pytest.raises(UsageError):
+        parse_args(spec, line)
+
+
+def test_every_command_and_variable_has_a_help_page_in_english_and_french(table):
+    catalog = HelpCatalog()
+    topics = {cmd.topic for cmd in table} | {v.topic for v in VARIABLES.values()}
+    for lang in ("en", "fr"):
+        missing = sorted(topics - set(catalog.translated(lang)))
+        assert not missing, f"no help page in help/{lang} for: {missing}"
