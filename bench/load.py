@@ -303,15 +303,20 @@ class Session(asyncio.Protocol):
             raise ConnectionError("connection closed")
         self.marker = marker
         self.search_from = max(0, len(self.buf) - len(marker) + 1)
-        self.waiter = self.loop.create_future()
+        waiter = self.waiter = self.loop.create_future()
+        # a timer handle rather than asyncio.wait_for: cheaper, and logins/s must measure the server
+        timer = self.loop.call_later(timeout, self._expect_timed_out, waiter, marker)
         try:
-            return await asyncio.wait_for(self.waiter, timeout)
-        except asyncio.TimeoutError:
-            tail = bytes(self.buf[-120:])
-            raise BenchError(f"timed out waiting for {marker!r}; last bytes: {tail!r}") from None
+            return await waiter
         finally:
+            timer.cancel()
             self.marker = None
             self.waiter = None
+
+    def _expect_timed_out(self, waiter: asyncio.Future, marker: bytes) -> None:
+        if not waiter.done():
+            tail = bytes(self.buf[-120:])
+            waiter.set_exception(BenchError(f"timed out waiting for {marker!r}; last bytes: {tail!r}"))
 
     async def command(self, line: str, timeout: float) -> bytes:
         self.send_line(line)
@@ -341,7 +346,11 @@ async def connect(host: str, port: int) -> Session:
 
 async def login_guest(host: str, port: int, timeout: float) -> Session:
     """Connect and log in as a guest the way FICS clients do."""
-    session = await asyncio.wait_for(connect(host, port), timeout)
+    try:
+        async with asyncio.timeout(timeout):
+            session = await connect(host, port)
+    except TimeoutError:
+        raise BenchError(f"no connection to {host}:{port} in {timeout}s") from None
     try:
         await session.expect(LOGIN_PROMPT, timeout)
         session.send_line("guest")
@@ -595,8 +604,9 @@ async def measure_logins(server: Server, args) -> Window:
             latencies.append(time.perf_counter_ns() - t0)
             session.send_line("quit")
             try:
-                await asyncio.wait_for(asyncio.shield(session.closed), timeout)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(timeout):
+                    await session.closed
+            except TimeoutError:
                 failures += 1
                 session.close()
 
@@ -759,9 +769,10 @@ def print_result(result: dict, out=sys.stdout) -> None:
     if not windows:
         return
     labels = [f"{w['label']} #{i + 1}" for i, w in enumerate(windows)]
-    print(f"   {'':<16}" + "".join(f"{lab[-24:]:>26}" for lab in labels), file=out)
+    width = max(12, *(len(lab) + 2 for lab in labels))
+    print(f"   {'':<16}" + "".join(f"{lab:>{width}}" for lab in labels), file=out)
     for key, name, fmt in COLUMNS + [("seconds", "window s", "{}")]:
-        print(f"   {name:<16}" + "".join(f"{fmt.format(w[key]):>26}" for w in windows), file=out)
+        print(f"   {name:<16}" + "".join(f"{fmt.format(w[key]):>{width}}" for w in windows), file=out)
     for w in windows:
         for key, value in w["extra"].items():
             if key != "round":

@@ -2,6 +2,9 @@
 
     python examples/host_server.py --port 5050 [--interface 127.0.0.1] [--feed tcp:5051]
 
+(with ficsfen installed, ``pip install .``, or from a checkout with
+``PYTHONPATH=.``)
+
 This is what a developer of another chess server writes to embed ficsfen:
 no FICS login, no telnet negotiation, its own tiny command loop and game
 store.  Every connection gets a handle (``PlayerA``, ``PlayerB``...) and its

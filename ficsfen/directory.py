@@ -11,11 +11,14 @@ from __future__ import annotations
 import heapq
 from typing import Any, Callable, Iterable, Iterator
 
+from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.interfaces import IGame, IGameDirectory
 
 __all__ = ["GameDirectory"]
+
+_log = Logger()
 
 
 @implementer(IGameDirectory)
@@ -28,6 +31,10 @@ class GameDirectory:
 
     def __init__(self, handles: Callable[[], Iterable[str]] = tuple) -> None:
         self._handles = handles
+        #: Objects told about game starts, ends and position changes (duck-typed:
+        #: ``game_started(game)``, ``game_ended(game, result)``,
+        #: ``position_changed(game)``), e.g. :class:`ficsfen.feed.GameFeed`.
+        self.listeners: list[Any] = []
         self._games: dict[int, Any] = {}
         self._free: list[int] = []
         self._next = 1
@@ -77,13 +84,15 @@ class GameDirectory:
         self._observers[number] = []
         for handle in game.players():
             self._playing[handle.casefold()] = game
+        self._tell("game_started", game)
         return number
 
-    def remove(self, game: Any) -> None:
+    def remove(self, game: Any, result: Any = None) -> None:
         """Forget ``game``: its number becomes free, players and observers are released."""
         number = game.number
         if self._games.get(number) is not game:
             return
+        self._tell("game_ended", game, result)
         del self._games[number]
         heapq.heappush(self._free, number)
         for key, g in list(self._playing.items()):
@@ -91,6 +100,18 @@ class GameDirectory:
                 del self._playing[key]
         for handle in self._observers.pop(number, []):
             self._drop_observed(handle.casefold(), game)
+
+    def position_changed(self, game: Any) -> None:
+        """Tell listeners ``game`` changed position other than by a move (backward, bsetup)."""
+        self._tell("position_changed", game)
+
+    def _tell(self, event: str, *args: Any) -> None:
+        for listener in tuple(self.listeners):
+            try:
+                getattr(listener, event)(*args)
+            except Exception:
+                _log.failure("game listener {listener!r} failed on {event}",
+                             listener=listener, event=event)
 
     def join(self, handle: str, game: Any) -> None:
         """Record that ``handle`` plays or examines ``game``."""

@@ -11,17 +11,16 @@ edits a :class:`SetupDraft` that becomes the new position only once
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 from zope.interface import implementer
 
 from ficsfen.boards import Style12Frame
-from ficsfen.fen import STARTING_FEN, FenError, Position, parse, parse_syntax
+from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
 from ficsfen.interfaces import IGame
 from ficsfen.tracker import Ply, Tracker
 
-__all__ = ["ExaminedGame", "GameStateError", "SetupDraft"]
+__all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "start_draft"]
 
 EMPTY_PLACEMENT = "8/8/8/8/8/8/8/8"
 
@@ -109,6 +108,12 @@ class ExaminedGame:
             self._frame = (*key, Style12Frame.for_game(self))
         return self._frame[2]
 
+    def listing(self) -> str:
+        """One ``games`` line, FICS layout for an examined game."""
+        board = self.tracker.board
+        return (f"{self.number:>3} (Exam. {0:>4} {self.white:<11} {0:>4} {self.black:<11}) "
+                f"[ uu  0   0] {'W' if board.turn else 'B'}: {board.fullmove_number:>2}")
+
     # -- moving ------------------------------------------------------------
 
     def _not_in_setup(self) -> None:
@@ -149,10 +154,6 @@ class ExaminedGame:
         """Go back to the position the examination started from (moves kept for forward)."""
         return self.backward(self.tracker.ply)
 
-    @property
-    def can_forward(self) -> int:
-        return len(self._future)
-
     # -- setup ---------------------------------------------------------------
 
     def draft(self) -> SetupDraft:
@@ -184,5 +185,3 @@ def start_draft() -> SetupDraft:
 def clear_draft() -> SetupDraft:
     return SetupDraft(EMPTY_PLACEMENT)
 
-
-__all__ += ["FenError", "clear_draft", "start_draft"]

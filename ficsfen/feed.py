@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import chess
@@ -46,7 +47,14 @@ from zope.interface import implementer
 
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
 
-__all__ = ["DEFAULT_MAX_BUFFER", "FEED_OPTION_HELP", "PROTOCOL_VERSION", "FeedReader", "GameFeed", "clocks_of"]
+__all__ = [
+    "DEFAULT_MAX_BUFFER",
+    "FEED_OPTION_HELP",
+    "PROTOCOL_VERSION",
+    "FeedReader",
+    "GameFeed",
+    "clocks_of",
+]
 
 #: Version of the event format, sent in the ``hello`` line to each new reader.
 PROTOCOL_VERSION = 1
@@ -187,6 +195,16 @@ class FeedReader(Protocol):
             self.transport.write(line)
 
 
+@dataclass
+class _Followed:
+    """A game the feed follows: its tracker, the unsubscriber, the last (ply, FEN) sent."""
+
+    game: Any
+    tracker: Any
+    unsubscribe: Callable[[], None]
+    last: tuple[int, str]
+
+
 class _ReaderFactory(Factory):
     def __init__(self, feed: "GameFeed") -> None:
         self.feed = feed
@@ -213,7 +231,7 @@ class GameFeed:
         self.max_readers = max_readers
         self.lang = lang
         self.readers: list[FeedReader] = []
-        self._games: dict[int, tuple[Any, Callable[[], None]]] = {}
+        self._games: dict[int, _Followed] = {}
 
     def __repr__(self) -> str:
         return (f"GameFeed(max_buffer={self.max_buffer!r}, max_readers={self.max_readers!r}, "
@@ -258,12 +276,16 @@ class GameFeed:
 
     def game_started(self, game: Any) -> None:
         """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves."""
-        key = id(game)
-        if key in self._games:
+        if id(game) in self._games:
             return
-        unsubscribe = game.tracker.subscribe(lambda ply: self._moved(game, ply))
-        self._games[key] = (game, unsubscribe)
+        self._follow(game)
         self.publish(self._start_event(game))
+
+    def _follow(self, game: Any) -> None:
+        tracker = game.tracker
+        followed = _Followed(game, tracker, tracker.subscribe(lambda ply: self._moved(game, ply)),
+                             (tracker.ply, tracker.fen))
+        self._games[id(game)] = followed
 
     @staticmethod
     def _start_event(game: Any) -> dict[str, Any]:
@@ -282,28 +304,36 @@ class GameFeed:
 
     def _greet(self, reader: FeedReader) -> None:
         """A new reader learns the games in progress (``ply`` > 0 when joining late)."""
-        games = [game for game, _ in self._games.values()]
+        games = [followed.game for followed in self._games.values()]
         reader.send(_line({"type": "hello", "protocol": PROTOCOL_VERSION, "games": len(games)}))
         for game in games:
             reader.send(_line(self._start_event(game)))
 
     def position_changed(self, game: Any) -> None:
-        """The position changed other than by a move (takeback, ``backward``, ``bsetup``).
+        """The position may have changed other than by a move (takeback, ``bsetup``...).
 
-        Follows the game's tracker again (a new one may have replaced it) and
-        sends ``{"type": "position", ...}`` with the current FEN and ply.
+        Cheap to call after every change of any kind: when the game's tracker
+        and position are those the feed last reported (a move it already
+        sent), nothing happens.  Otherwise the feed follows the game's
+        tracker again (a new one may have replaced it) and sends
+        ``{"type": "position", ...}`` with the current FEN and ply.
         """
-        followed = self._games.pop(id(game), None)
+        followed = self._games.get(id(game))
         if followed is None:
             return
-        followed[1]()
-        unsubscribe = game.tracker.subscribe(lambda ply: self._moved(game, ply))
-        self._games[id(game)] = (game, unsubscribe)
+        tracker = game.tracker
+        if tracker is followed.tracker and (tracker.ply, tracker.fen) == followed.last:
+            return
+        if tracker is not followed.tracker:
+            followed.unsubscribe()
+            self._follow(game)
+        else:
+            followed.last = (tracker.ply, tracker.fen)
         self.publish({
             "type": "position",
             "game": game.number,
-            "fen": game.tracker.fen,
-            "ply": game.tracker.ply,
+            "fen": tracker.fen,
+            "ply": tracker.ply,
             "clocks": clocks_of(game),
         })
 
@@ -315,7 +345,7 @@ class GameFeed:
         """
         followed = self._games.pop(id(game), None)
         if followed is not None:
-            followed[1]()
+            followed.unsubscribe()
         score, reason = _result_fields(result, self.lang)
         self.publish({
             "type": "end",
@@ -339,6 +369,9 @@ class GameFeed:
         return len(self._games)
 
     def _moved(self, game: Any, ply: Any) -> None:
+        followed = self._games.get(id(game))
+        if followed is not None:
+            followed.last = (ply.number, ply.fen)
         self.publish({
             "type": "move",
             "game": game.number,

@@ -51,11 +51,10 @@ class Message:
     count: int | None = None
 
     def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        t = translation(lang)
         if self.plural is not None:
-            text = t.ngettext(self.msgid, self.plural, self.count or 0)
+            text = translation(lang).ngettext(self.msgid, self.plural, self.count or 0)
         else:
-            text = t.gettext(self.msgid)
+            text = _lookup(lang, self.msgid)
         if not self.params and self.plural is None:
             return text
         params = {
@@ -95,6 +94,12 @@ def render(message: Message | str, lang: str = DEFAULT_LANGUAGE) -> str:
     if isinstance(message, Message):
         return message.render(lang)
     return message
+
+
+@lru_cache(maxsize=8192)
+def _lookup(lang: str, msgid: str) -> str:
+    """One translated string; cached because the catalogs are a fallback chain."""
+    return translation(lang).gettext(msgid)
 
 
 @lru_cache(maxsize=None)

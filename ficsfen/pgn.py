@@ -34,7 +34,7 @@ _TOKENS = re.compile(
     """,
     re.X | re.M,
 )
-_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*"))
+_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*", "\u00bd-\u00bd"))  # some files write ½-½
 _UNESCAPE = re.compile(r"\\(.)")
 _IGNORED_FIRST = frozenset("!?.$;%")
 
@@ -151,6 +151,8 @@ def read_games(text: str) -> list[PgnGame]:
     for name, value, tok in _TOKENS.findall(text):
         if name:
             if game is None or in_movetext:
+                if depth and game is not None and game.syntax_error is None:
+                    _syntax(game, "(")
                 number += 1
                 game = PgnGame(number)
                 games.append(game)
@@ -186,13 +188,15 @@ def read_games(text: str) -> list[PgnGame]:
         if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS):
             game.moves.append(tok)
         elif tok in _RESULTS:
-            game.result = tok
+            game.result = "1/2-1/2" if tok == "\u00bd-\u00bd" else tok
         elif first == "(":
             depth = 1
         elif first in _IGNORED_FIRST or tok == "1." or tok.isdigit():
             continue
         else:
             _syntax(game, first if first in ")[{" else tok)
+    if depth and game is not None and game.syntax_error is None:
+        _syntax(game, "(")
     for g in games:
         if g.result == "":
             g.result = None
@@ -204,6 +208,8 @@ def _syntax(game: PgnGame, what: str) -> None:
         reason = msg("a comment opened with a brace is never closed")
     elif what == "[":
         reason = msg("a malformed tag pair: write [Name \"value\"]")
+    elif what == "(":
+        reason = msg("a variation opened with ( is never closed")
     elif what == ")":
         reason = msg("a ) closes a variation that was never opened")
     else:

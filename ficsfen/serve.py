@@ -1,11 +1,14 @@
 """``ficsfen serve``: run the telnet server on one or more Twisted endpoints.
 
-    ficsfen serve [--config FILE] [--listen ENDPOINT]... [--hash-password]
+    ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--hash-password]
 
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
 ``ssl:5001:privateKey=key.pem``, ``tcp:0`` for any free port); ``--listen``
 replaces the configuration's list.  SIGINT and SIGTERM stop the reactor,
 which says goodbye to every session and closes the listening ports.
+
+:func:`make_service` builds the same server as a Twisted service; the
+``twist ficsfen`` plugin uses it, so both commands run exactly one server.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import os
 import sys
 from typing import Any
 
+from twisted.application.service import MultiService
+
 from ficsfen.config import Config, ConfigError, hash_password, load
 from ficsfen.i18n import language_from_locale, msg
 
-__all__ = ["SHUTDOWN_GRACE", "main", "run"]
+__all__ = ["SHUTDOWN_GRACE", "FicsService", "main", "make_service", "run"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -33,6 +38,8 @@ def _operator_language() -> str:
 
 
 def _parser(lang: str) -> argparse.ArgumentParser:
+    from ficsfen.feed import FEED_OPTION_HELP
+
     parser = argparse.ArgumentParser(
         prog="ficsfen serve",
         description=msg("Run the FICS-style telnet server.").render(lang))
@@ -41,6 +48,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser.add_argument("--listen", metavar="ENDPOINT", action="append", default=[],
                         help=msg("Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
                                  "repeat for several (replaces the configuration's list)").render(lang))
+    parser.add_argument("--feed", metavar="ENDPOINT", help=FEED_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
     return parser
@@ -63,71 +71,125 @@ def main(argv: list[str] | None = None) -> int:
         config = config.with_listen(args.listen)
     from twisted.internet import reactor
 
-    return run(config, reactor=reactor, lang=lang)
+    return run(config, reactor=reactor, lang=lang, feed=args.feed)
 
 
-def run(config: Config, *, reactor: Any, lang: str = "en", log_file: Any = None) -> int:
-    """Listen on ``config.listen`` and run ``reactor`` until it is stopped."""
-    from twisted.internet.endpoints import serverFromString
-    from twisted.logger import Logger, globalLogBeginner, textFileLogObserver
+class FicsService(MultiService):
+    """The telnet server on its endpoints (and the feed, if any), as a Twisted service.
 
-    from ficsfen.server import FicsServer
-    from ficsfen.telnet import FicsFactory
+    Listening starts with the service; stopping it says goodbye to every
+    session, closes the feed's readers and the listening ports, then waits
+    (at most :data:`SHUTDOWN_GRACE` seconds) for the goodbyes to leave.  A
+    port that cannot be opened stops the reactor with :attr:`status` 1.
+    """
 
-    log = Logger(namespace="ficsfen.serve")
-    endpoints = []
-    for description in config.listen:
-        try:
-            endpoints.append((description, serverFromString(reactor, description)))
-        except (ValueError, TypeError, KeyError) as e:
-            print(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=description,
-                      reason=str(e) or type(e).__name__).render(lang), file=sys.stderr)
-            return 2
-    globalLogBeginner.beginLoggingTo([textFileLogObserver(log_file or sys.stderr)],
-                                     redirectStandardIO=False)
-    server = FicsServer(config, clock=reactor)
-    factory = FicsFactory(server)
-    ports: list[Any] = []
-    status = {"code": 0}
+    def __init__(self, server: Any, factory: Any, endpoints: list[tuple[str, Any]], *,
+                 reactor: Any, feed: Any = None, feed_endpoint: tuple[str, Any] | None = None) -> None:
+        super().__init__()
+        self.server = server
+        self.factory = factory
+        self.endpoints = endpoints
+        self.reactor = reactor
+        self.feed = feed
+        self.feed_endpoint = feed_endpoint
+        self.ports: list[Any] = []
+        self.status = 0
 
-    def listening(port: Any, description: str) -> None:
-        ports.append(port)
-        host = port.getHost()
-        where = f"{getattr(host, 'host', host)}:{getattr(host, 'port', '')}"
-        log.info("Listening on {where} ({endpoint})", where=where, endpoint=description)
+    def startService(self) -> None:
+        from twisted.logger import Logger
 
-    def failed(failure: Any, description: str) -> None:
-        log.error("Cannot listen on {endpoint}: {reason}", endpoint=description,
-                  reason=failure.getErrorMessage())
-        status["code"] = 1
-        if reactor.running:
-            reactor.stop()
+        super().startService()
+        log = Logger(namespace="ficsfen.serve")
+        listeners = [(d, e, self.factory) for d, e in self.endpoints]
+        if self.feed is not None and self.feed_endpoint is not None:
+            listeners.append((*self.feed_endpoint, self.feed.factory()))
 
-    def start() -> None:
-        for description, endpoint in endpoints:
+        def listening(port: Any, description: str) -> None:
+            self.ports.append(port)
+            host = port.getHost()
+            where = f"{getattr(host, 'host', host)}:{getattr(host, 'port', '')}"
+            log.info("Listening on {where} ({endpoint})", where=where, endpoint=description)
+
+        def failed(failure: Any, description: str) -> None:
+            log.error("Cannot listen on {endpoint}: {reason}", endpoint=description,
+                      reason=failure.getErrorMessage())
+            self.status = 1
+            if self.reactor.running:
+                self.reactor.stop()
+
+        for description, endpoint, factory in listeners:
             d = endpoint.listen(factory)
-            d.addCallbacks(listening, failed, callbackArgs=(description,), errbackArgs=(description,))
+            d.addCallbacks(listening, failed, callbackArgs=(description,),
+                           errbackArgs=(description,))
 
-    def stop() -> Any:
+    def stopService(self) -> Any:
         from twisted.internet.defer import gatherResults
         from twisted.internet.task import deferLater
+        from twisted.logger import Logger
 
-        log.info("Shutting down")
-        server.shutdown()
+        Logger(namespace="ficsfen.serve").info("Shutting down")
+        self.server.shutdown()
+        if self.feed is not None:
+            self.feed.disconnect_all()
+        ports, self.ports = self.ports, []
+        super().stopService()
         stopped = gatherResults([p.stopListening() for p in ports], consumeErrors=True)
 
         def drained(waited: float = 0.0) -> Any:
             # Let the goodbyes reach the players before the reactor drops the sockets.
-            if server.connections == 0 or waited >= SHUTDOWN_GRACE:
+            if self.server.connections == 0 or waited >= SHUTDOWN_GRACE:
                 return None
-            return deferLater(reactor, 0.05, drained, waited + 0.05)
+            return deferLater(self.reactor, 0.05, drained, waited + 0.05)
 
         return stopped.addCallback(lambda _: drained())
 
-    reactor.callWhenRunning(start)
-    reactor.addSystemEventTrigger("before", "shutdown", stop)
+
+def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> FicsService:
+    """The server for ``config`` as a service; ``feed`` is the feed's endpoint or ``None``.
+
+    :raises ValueError: ``(endpoint, reason)`` for an endpoint string Twisted cannot parse.
+    """
+    from twisted.internet.endpoints import serverFromString
+
+    from ficsfen.feed import GameFeed
+    from ficsfen.server import FicsServer
+    from ficsfen.telnet import FicsFactory
+
+    def endpoint(description: str) -> tuple[str, Any]:
+        try:
+            return description, serverFromString(reactor, description)
+        except (ValueError, TypeError, KeyError) as e:
+            raise ValueError(description, str(e) or type(e).__name__) from None
+
+    endpoints = [endpoint(d) for d in config.listen]
+    feed_endpoint = endpoint(feed) if feed else None
+    server = FicsServer(config, clock=reactor)
+    game_feed = None
+    if feed_endpoint is not None:
+        game_feed = GameFeed()
+        server.game_hooks.append(game_feed)
+    return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
+                       feed=game_feed, feed_endpoint=feed_endpoint)
+
+
+def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = None,
+        log_file: Any = None) -> int:
+    """Serve ``config`` (and the feed) until the reactor stops; returns the exit status."""
+    from twisted.logger import globalLogBeginner, textFileLogObserver
+
+    try:
+        service = make_service(config, reactor=reactor, feed=feed)
+    except ValueError as e:
+        description, reason = e.args if len(e.args) == 2 else (e.args[0], "")
+        print(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=description,
+                  reason=reason).render(lang), file=sys.stderr)
+        return 2
+    globalLogBeginner.beginLoggingTo([textFileLogObserver(log_file or sys.stderr)],
+                                     redirectStandardIO=False)
+    reactor.callWhenRunning(service.startService)
+    reactor.addSystemEventTrigger("before", "shutdown", service.stopService)
     reactor.run()
-    return status["code"]
+    return service.status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,16 +13,18 @@ from __future__ import annotations
 import random
 import re
 import string
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.defer import Deferred, succeed
+from twisted.internet.interfaces import IReactorThreads, IReactorTime
+from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 
 from ficsfen.command_table import CommandError, CommandTable
 from ficsfen.commands import board_cmds, examine, session_cmds, settings
 from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
-from ficsfen.config import Config
+from ficsfen.config import Config, verify_password
 from ficsfen.directory import GameDirectory
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import Message, msg
@@ -82,6 +84,8 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
+        #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
+        self.game_hooks = self.directory.listeners
         self.connections = 0
         self.table = build_command_table(self)
         self.logout_hooks: list[Callable[[Session], None]] = []
@@ -125,6 +129,19 @@ class FicsServer:
 
     def is_registered(self, name: str) -> bool:
         return name.casefold() in self.config.accounts
+
+    def check_password(self, name: str, password: str) -> Deferred:
+        """Whether ``password`` is ``name``'s, as a Deferred.
+
+        Hashing takes a good fraction of a second by design, so it runs in
+        the reactor's thread pool when the clock is a real reactor (inline
+        with a test clock), never blocking other players.
+        """
+        stored = self.config.accounts.get(name.casefold(), "")
+        if IReactorThreads.providedBy(self.clock):
+            return deferToThreadPool(self.clock, self.clock.getThreadPool(),
+                                     verify_password, password, stored)
+        return succeed(verify_password(password, stored))
 
     def allocate_guest(self) -> str:
         """A fresh, unused ``GuestXXXX`` handle (reserved until entered or released)."""

@@ -9,7 +9,7 @@ UTF-8 to one player and plain ASCII English to another.
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from zope.interface import implementer
 
@@ -124,8 +124,3 @@ class Session:
     def disconnect(self) -> None:
         self.release()
         self._close()
-
-    # What `variables` shows and `set` changes lives in commands/settings.py.
-    def settings(self) -> dict[str, Any]:
-        return {"style": self.style, "showfen": self.showfen, "language": self.lang,
-                "charset": self.charset}

@@ -21,7 +21,6 @@ from twisted.conch.telnet import (
 from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
 
-from ficsfen.config import verify_password
 from ficsfen.i18n import Message, msg
 from ficsfen.session import Session, encode_text
 
@@ -163,7 +162,6 @@ class FicsProtocol(TelnetProtocol):
         self.state = "login"
         self.session: Session | None = None
         self.pending_name = ""
-        self.charset = "utf8"
         self._buffer = b""
         self._discarding = False
         self._timer: Any = None
@@ -229,8 +227,9 @@ class FicsProtocol(TelnetProtocol):
         self._timer = None
         if self.session is not None:
             minutes = f"{self.config.idle_timeout / 60:g}"
-            self.session.notify(msg("**** Auto-logout because you were idle more than {minutes} "
-                                    "minutes. ****", minutes=minutes))
+            note = msg("**** Auto-logout because you were idle more than {minutes} minutes. ****",
+                       minutes=minutes)
+            self.session.write_text("\n" + self.session.render(note))
             self.server.logout(self.session, reason="idle")
 
     def close(self) -> None:
@@ -245,7 +244,7 @@ class FicsProtocol(TelnetProtocol):
     def say(self, message: Message | str) -> None:
         """A line before login, in the server's default language."""
         text = message.render(self.config.language) if isinstance(message, Message) else message
-        self.write(encode_text(text.replace("\n", "\r\n") + "\r\n", self.charset))
+        self.write(encode_text(text.replace("\n", "\r\n") + "\r\n", "utf8"))
 
     # -- input -------------------------------------------------------------
 
@@ -342,22 +341,29 @@ class FicsProtocol(TelnetProtocol):
     def _ask_return(self, handle: str) -> None:
         self.state = "confirm"
         text = msg("Press return to enter the server as \"{handle}\":", handle=handle)
-        self.write(encode_text("\r\n" + text.render(self.config.language) + " ", self.charset))
+        self.write(encode_text("\r\n" + text.render(self.config.language) + " ", "utf8"))
 
     def line_password(self, line: str) -> None:
         self._echo(True)
         self.write(b"\r\n")
-        name = self.pending_name
-        stored = self.config.accounts.get(name.casefold(), "")
-        if not verify_password(line, stored):
-            self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
-            self.server.release(name)
-            self.pending_name = ""
-            self.state = "login"
-            self.say(msg("**** Invalid password! ****"))
-            self.write(b"\r\nlogin: ")
+        self.state = "checking"  # lines typed while the hash is computed are ignored
+        d = self.server.check_password(self.pending_name, line)
+        d.addCallback(self._password_checked)
+        d.addErrback(lambda failure: self.log.failure("password check failed", failure))
+
+    def _password_checked(self, ok: bool) -> None:
+        if self.state != "checking":  # the connection went away meanwhile
             return
-        self._enter(registered=True)
+        if ok:
+            self._enter(registered=True)
+            return
+        name = self.pending_name
+        self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
+        self.server.release(name)
+        self.pending_name = ""
+        self.state = "login"
+        self.say(msg("**** Invalid password! ****"))
+        self.write(b"\r\nlogin: ")
 
     def line_confirm(self, line: str) -> None:
         self._enter(registered=False)

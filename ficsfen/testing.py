@@ -131,11 +131,15 @@ class ServerProcess:
     The child's log (stderr) is collected in :attr:`log_lines`.
     """
 
-    def __init__(self, *args: str, timeout: float = 20.0, env: dict | None = None) -> None:
+    def __init__(self, *args: str, timeout: float = 20.0, env: dict | None = None,
+                 listeners: int = 1) -> None:
         self.args = list(args)
         self.timeout = timeout
         self.env = env
+        self.listeners = listeners
         self.port: int | None = None
+        #: Port of every endpoint listened on, by endpoint string (e.g. the --feed's).
+        self.ports: dict[str, int] = {}
         self.log_lines: list[str] = []
         self.process: subprocess.Popen | None = None
         self._reader: threading.Thread | None = None
@@ -166,10 +170,13 @@ class ServerProcess:
         for raw in self.process.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self.log_lines.append(line)
-            m = re.search(r"Listening on [^ ]*:(\d+) ", line)
-            if m and self.port is None:
-                self.port = int(m.group(1))
-                self._started.set()
+            m = re.search(r"Listening on [^ ]*:(\d+) \((.*)\)$", line)
+            if m:
+                self.ports[m.group(2)] = int(m.group(1))
+                if self.port is None:
+                    self.port = int(m.group(1))
+                if len(self.ports) >= self.listeners:
+                    self._started.set()
         self._started.set()
 
     def wait(self, timeout: float | None = None) -> int:
@@ -225,7 +232,12 @@ class TelnetClient:
         self.sock.sendall(line.encode("utf-8") + end)
 
     def read_until(self, marker: str | bytes, *, timeout: float | None = None) -> str:
-        """Everything up to and including ``marker`` (raises TimeoutError otherwise)."""
+        """Text up to and including ``marker``, CR LF read as LF (TimeoutError otherwise)."""
+        data = self.read_bytes_until(marker, timeout=timeout)
+        return data.decode("utf-8", "replace").replace("\r\n", "\n")
+
+    def read_bytes_until(self, marker: str | bytes, *, timeout: float | None = None) -> bytes:
+        """The raw bytes up to and including ``marker`` (telnet commands included)."""
         token = marker.encode("utf-8") if isinstance(marker, str) else marker
         deadline = time.monotonic() + (timeout or self.timeout)
         while token not in self.buffer:
@@ -239,7 +251,7 @@ class TelnetClient:
             self.buffer += chunk
         k = self.buffer.index(token) + len(token)
         data, self.buffer = self.buffer[:k], self.buffer[k:]
-        return data.decode("utf-8", "replace").replace("\r\n", "\n")
+        return data
 
     def command(self, line: str) -> str:
         """Send ``line``, return the output up to the next prompt (prompt removed)."""

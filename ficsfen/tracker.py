@@ -231,18 +231,20 @@ def _expand(rank: str) -> str:
     return "".join("." * int(c) if c.isdigit() else c for c in rank)
 
 
-# castling rights bitmask (rook home squares only) -> FEN field
-_CASTLING_FIELD: dict[int, str] = {}
-for _bits in range(16):
-    _mask = 0
-    _text = ""
-    for _i, (_letter, _bb) in enumerate(
-        (("K", chess.BB_H1), ("Q", chess.BB_A1), ("k", chess.BB_H8), ("q", chess.BB_A8))
-    ):
-        if _bits >> _i & 1:
-            _mask |= _bb
-            _text += _letter
-    _CASTLING_FIELD[_mask] = _text or "-"
+def _castling_fields() -> dict[int, str]:
+    """Castling rights (as python-chess's mask of rook home squares) -> FEN field."""
+    letters = (("K", chess.BB_H1), ("Q", chess.BB_A1), ("k", chess.BB_H8), ("q", chess.BB_A8))
+    table = {}
+    for bits in range(16):
+        chosen = [(letter, bb) for i, (letter, bb) in enumerate(letters) if bits >> i & 1]
+        mask = 0
+        for _, bb in chosen:
+            mask |= bb
+        table[mask] = "".join(letter for letter, _ in chosen) or "-"
+    return table
+
+
+_CASTLING_FIELD = _castling_fields()
 _CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
 _EP_FIELD = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
 
@@ -559,7 +561,7 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
         )
     move = _Move(frm, to, promotion)
     if board.is_legal(move):
-        return move
+        return _standard_castling(board, move)
     if promotion is not None and piece.piece_type != chess.PAWN:
         raise IllegalMove(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
     if promotion is not None and to >> 3 != (7 if turn else 0):
@@ -580,6 +582,14 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
         move_text=text,
         code="cannot-reach",
     )
+
+
+def _standard_castling(board: chess.Board, move: chess.Move) -> chess.Move:
+    """Castling written king-takes-rook (``e1h1``) as the king's two-square move (``e1g1``)."""
+    frm, to = move.from_square, move.to_square
+    if board.kings & _BB[frm] and board.occupied_co[board.turn] & _BB[to]:
+        return _Move(frm, (frm & 56) | (6 if to & 7 > frm & 7 else 2))
+    return move
 
 
 def _castle(board: chess.Board, text: str, *, queenside: bool) -> chess.Move:
@@ -655,45 +665,6 @@ def _unreachable(
         move_text=text,
         code="cannot-reach",
     )
-
-
-def _san_body(board: chess.Board, move: chess.Move) -> str:
-    """SAN of a legal ``move`` without the check suffix (python-chess's rules).
-
-    ``Board.san`` pushes and pops the move and generates legal moves to
-    disambiguate; here only the other pieces of the same kind that reach the
-    square are asked about, through python-chess's ``is_into_check``.
-    """
-    frm, to = move.from_square, move.to_square
-    piece_type = board.piece_type_at(frm)
-    to_name = chess.SQUARE_NAMES[to]
-    if piece_type == chess.PAWN:
-        if frm & 7 != to & 7:  # pawns change file only when capturing
-            body = chess.FILE_NAMES[frm & 7] + "x" + to_name
-        else:
-            body = to_name
-        if move.promotion:
-            body += "=" + chess.PIECE_SYMBOLS[move.promotion].upper()
-        return body
-    if piece_type == chess.KING and board.is_castling(move):
-        return "O-O" if to & 7 > frm & 7 else "O-O-O"
-    body = chess.PIECE_SYMBOLS[piece_type].upper()  # type: ignore[index]
-    others = _reachers(board, piece_type, to) & board.pieces_mask(piece_type, board.turn) & ~_BB[frm]  # type: ignore[arg-type]
-    if others:
-        legal = 0
-        for sq in _scan(others):
-            if not board.is_into_check(_Move(sq, to)):
-                legal |= _BB[sq]
-        if legal:
-            if not legal & _BB_FILES[frm & 7]:
-                body += chess.FILE_NAMES[frm & 7]
-            elif not legal & _BB_RANKS[frm >> 3]:
-                body += chess.RANK_NAMES[frm >> 3]
-            else:
-                body += chess.SQUARE_NAMES[frm]
-    if board.occupied & _BB[to]:
-        body += "x"
-    return body + to_name
 
 
 # --------------------------------------------------------------------------
@@ -783,18 +754,16 @@ class Tracker:
         if not self._board.is_legal(move):
             self._refuse_if_over(text, full=True)
             return self._commit(resolve(self._board, text))  # raises the precise error
-        return self._commit(move)
+        return self._commit(_standard_castling(self._board, move))
 
     def _commit(self, move: chess.Move) -> Ply:
         board = self._board
-        san = _san_body(board, move)
+        san = board.san(move)  # python-chess's SAN: disambiguation and +/# included
         color = board.turn
         move_number = board.fullmove_number
         capture = board.occupied_co[not color] & _BB[move.to_square] or move.promotion or move.to_square == board.ep_square
         self._builder.apply(move)
         board.push(move)
-        if board.is_check():
-            san += "#" if board.is_checkmate() else "+"
         if capture:
             self._dead = board.is_insufficient_material()
         ply = Ply(len(self._history) + 1, san, move.uci(), self._builder.fen(board), move, color, move_number)

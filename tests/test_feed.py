@@ -155,7 +155,9 @@ def test_a_new_tracker_or_a_takeback_is_a_position_event():
     game = ScratchGame(2)
     feed.game_started(game)
     game.tracker.push("e4")
+    feed.position_changed(game)  # nothing new: the move was already sent
     game.tracker.takeback(1)
+    feed.position_changed(game)
     feed.position_changed(game)
     game.tracker = Tracker(AFTER_C5)  # what "bsetup done" does to an examined game
     feed.position_changed(game)
@@ -289,3 +291,33 @@ def test_slow_tcp_reader_stays_bounded_and_fast_reader_gets_everything(shared_pg
             _pump(reactor, 0.01)
         if feed.readers:
             pytest.fail(f"readers still connected: {feed.readers}")
+
+
+def test_our_server_feeds_its_games_through_the_same_hooks():
+    from ficsfen.testing import connect, make_server
+
+    server = make_server()
+    if not hasattr(server, "game_hooks"):
+        pytest.skip("FicsServer.game_hooks is not wired yet (server change of issue 5)")
+    feed = GameFeed()
+    server.game_hooks.append(feed)
+    reader, transport = connect_reader(feed)
+    alice = connect(server)
+    handle = alice.login()
+    alice.command("examine")
+    for move in ("e4", "c5", "Nf3"):
+        alice.command(move)
+    alice.command("backward")
+    for line in ("bsetup", f"bsetup fen {AFTER_NF3}", "bsetup done", "d6"):
+        alice.command(line)
+    alice.command("unexamine")
+    got = events(transport)[1:]
+    assert [e["type"] for e in got] == [
+        "start", "move", "move", "move", "position", "position", "move", "end"]
+    assert got[0]["white"] == handle and got[0]["fen"] == START
+    assert [e["fen"] for e in got[1:4]] == [AFTER_E4, AFTER_C5, AFTER_NF3]
+    assert (got[4]["ply"], got[4]["fen"]) == (2, AFTER_C5)
+    assert (got[5]["ply"], got[5]["fen"]) == (0, AFTER_NF3)  # bsetup gave a new tracker
+    assert (got[6]["ply"], got[6]["san"]) == (1, "d6")
+    assert {e["game"] for e in got} == {got[0]["game"]}
+    assert feed.following() == 0

@@ -148,6 +148,7 @@ def test_games_split_on_tags_and_results():
     assert [g.moves for g in games] == [["e4"], ["d4"], ["c4"], ["Nf3", "Nf6"], ["g3"]]
     assert [g.number for g in games] == [1, 2, 3, 4, 5]
     assert [g.result for g in games] == ["*", "1-0", "0-1", None, None]
+    assert [g.result for g in read_games("1. e4 e5 \u00bd-\u00bd 1. d4 1/2-1/2")] == ["1/2-1/2", "1/2-1/2"]
 
 
 def test_illegal_move_is_reported_with_game_and_ply():
@@ -175,6 +176,13 @@ def test_malformed_move_and_syntax_errors():
     (game,) = read_games("1. e4 ) e5 *")
     with pytest.raises(PgnError):
         game.fens()
+    games = read_games('1. e4 e5 (1... c5 2. Nf3 *\n\n[Event "b"]\n1. d4 *')
+    assert [g.moves for g in games] == [["e4", "e5"], ["d4"]]
+    with pytest.raises(PgnError) as info:
+        games[0].fens()
+    assert info.value.render() == "Game 1, ply 3: a variation opened with ( is never closed"
+    assert info.value.render("fr") == "Partie 1, demi-coup 3 : une variante ouverte par ( n'est jamais fermée"
+    assert len(games[1].fens()) == 2
 
 
 def test_bad_fen_tag():

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import signal
+import socket
 import subprocess
 import sys
 
 import pytest
-from twisted.conch.telnet import AYT, DO, IAC, NAWS, SB, SE, WILL
+from twisted.conch.telnet import AYT, DO, ECHO, IAC, NAWS, SB, SE, WILL, WONT
 
+from ficsfen.config import hash_password
 from ficsfen.testing import ServerProcess
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -114,3 +117,45 @@ def test_sigint_and_sigterm_shut_down_cleanly():
             assert any("Shutting down" in line for line in process.log_lines)
         finally:
             process.stop()
+
+
+def test_bad_endpoint_exits_2():
+    code = "import sys; from ficsfen.serve import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run([sys.executable, "-c", code, "--listen", "nonsense:1"],
+                          capture_output=True, text=True, timeout=60, env={"LC_ALL": "C", "PATH": ""})
+    assert done.returncode == 2
+    assert 'Bad endpoint "nonsense:1"' in done.stderr
+
+
+def test_feed_reports_the_moves_of_an_examined_game():
+    feed = "tcp:interface=127.0.0.1:port=0"
+    with ServerProcess("--feed", feed, listeners=2) as process:
+        reader = socket.create_connection(("127.0.0.1", process.ports[feed]), timeout=20)
+        stream = reader.makefile("rb")
+        assert json.loads(stream.readline())["type"] == "hello"
+        with process.connect() as c:
+            c.login("Yolanda")
+            c.command("examine")
+            c.command("e4")
+        start = json.loads(stream.readline())
+        move = json.loads(stream.readline())
+        reader.close()
+    assert start["type"] == "start" and start["examined"] and start["white"] == "Yolanda"
+    assert (move["type"], move["san"], move["fen"]) == ("move", "e4", AFTER_E4)
+
+
+def test_registered_account_logs_in_with_a_hidden_password(tmp_path):
+    config = tmp_path / "accounts.toml"
+    config.write_text(f'[accounts]\nalice = "{hash_password("s3cret", iterations=2000)}"\n')
+    with ServerProcess("--config", str(config)) as process, process.connect() as c:
+        c.read_until("login: ")
+        c.send("alice")
+        assert c.read_bytes_until("password: ").endswith(IAC + WILL + ECHO + b"password: ")
+        c.send_bytes(IAC + DO + ECHO)
+        c.send("nope")
+        assert IAC + WONT + ECHO in c.read_bytes_until("login: ")
+        c.send("alice")
+        c.read_until("password: ")
+        c.send_bytes(IAC + DO + ECHO)
+        c.send("s3cret")
+        assert "**** Starting FICS session as alice ****" in c.read_until("fics% ")

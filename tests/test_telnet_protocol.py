@@ -323,3 +323,35 @@ def test_shutdown_says_goodbye(server):
     server.shutdown()
     assert "shutting down" in a.output()
     assert not a.connected
+
+
+@given(st.text(max_size=200))
+def test_decode_line_keeps_valid_utf8(text):
+    expected = "".join(c for c in text if not (ord(c) < 32 and c != "\t" or 127 <= ord(c) < 160))
+    assert decode_line(text.encode("utf-8")) == expected
+
+
+@given(st.binary(max_size=200))
+def test_decode_line_never_raises(data):
+    assert isinstance(decode_line(data), str)
+
+
+_WORDS = st.sampled_from(["fen", "who", "examine", "e4", "c5", "backward", "set style 12",
+                          "refresh", "xyz", "bsetup fen 8/8/8/8/8/8/4P3/4K2k w - - 0 1", "games"])
+_ENDS = st.sampled_from([b"\r\n", b"\n", b"\r\0", b"\r", b"\r" + IAC + b"\xf1"])
+
+
+@given(st.lists(st.tuples(_WORDS, _ENDS), min_size=1, max_size=12), st.data())
+@settings(max_examples=60, deadline=None)
+def test_how_bytes_are_split_into_packets_does_not_matter(lines, data):
+    stream = b"guest\r\n\r\n" + b"".join(w.encode() + e for w, e in lines)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
+
+    def run(chunks):
+        client = connect(make_server(seed=3))
+        for chunk in chunks:
+            client.send_bytes(chunk)
+        return client.raw_output()
+
+    pieces = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])]
+    assert run(pieces) == run([stream])

@@ -75,6 +75,16 @@ def test_castling_notations(text):
     assert t.fen == "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1"
 
 
+def test_king_takes_rook_castling_is_the_standard_move():
+    t = Tracker("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+    ply = t.push_move(chess.Move.from_uci("e1h1"))
+    assert (ply.uci, ply.san) == ("e1g1", "O-O")
+    assert t.fen == "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1"
+    ply = t.push("e8a8")
+    assert (ply.uci, ply.san) == ("e8c8", "O-O-O")
+    assert t.fen == "2kr3r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 w - - 2 2"
+
+
 @pytest.mark.parametrize("text", ["O-O-O", "0-0-0", "o-o-o", "e1c1"])
 def test_queenside_castling_notations(text):
     t = Tracker("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")

@@ -7,10 +7,11 @@ server (``show_position``), which sends each one the board in their style.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.examined import ExaminedGame, GameStateError, clear_draft, start_draft
+from ficsfen.examined import ExaminedGame, GameStateError, SetupDraft, clear_draft, start_draft
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
 
@@ -75,6 +76,8 @@ class _Step(Command):
         if not moved:
             caller.send(self.nothing)
             return
+        if self.name != "forward":  # forward replays moves: the tracker reports them
+            directory.position_changed(game)
         caller.server.show_position(game, note=self.note(game, caller.handle, moved))
 
     nothing: Message
@@ -185,7 +188,7 @@ class BsetupCommand(Command):
                 side = _unique(arg, ("white", "black")) if arg else None
                 if side is None:
                     raise ValueError
-                draft = draft.__class__(**{**draft.__dict__, "turn": side[0]})
+                draft = replace(draft, turn=side[0])
             elif sub in ("wcastle", "bcastle"):
                 which = _unique(arg, _CASTLE_WORDS) if arg else None
                 if which is None:
@@ -203,13 +206,13 @@ class BsetupCommand(Command):
         caller.send(msg("Setup position: {fen}", fen=draft.record()))
 
     @staticmethod
-    def eppos(draft: Any, arg: str) -> Any:
+    def eppos(draft: SetupDraft, arg: str) -> SetupDraft:
         word = arg.casefold()
         if word in ("none", "-"):
-            return draft.__class__(**{**draft.__dict__, "ep": "-"})
+            return replace(draft, ep="-")
         if len(word) == 1 and "a" <= word <= "h":
             rank = "6" if draft.turn == "w" else "3"
-            return draft.__class__(**{**draft.__dict__, "ep": word + rank})
+            return replace(draft, ep=word + rank)
         raise ValueError(arg)
 
     @staticmethod
@@ -223,6 +226,7 @@ class BsetupCommand(Command):
             caller.send(e.render(caller.lang))
             caller.send(msg("The position is not valid; you are still in setup mode."))
             return
+        caller.server.directory.position_changed(game)
         caller.server.show_position(game, note=msg(
             "Game {number}: {handle} has set up a position.", number=game.number,
             handle=caller.handle))

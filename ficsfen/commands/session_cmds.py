@@ -25,16 +25,11 @@ class WhoCommand(Command):
 
 
 def games_line(game: Any) -> str:
-    """One ``games`` line, FICS layout; played games provide their own ``listing()``."""
+    """One ``games`` line: the game's own ``listing()``, else number and players."""
     own = getattr(game, "listing", None)
     if own is not None:
         return own()
-    tracker = game.tracker
-    board = tracker.board
-    kind = "Exam." if getattr(game, "examined", False) else "    "
-    side = "W" if board.turn else "B"
-    return (f"{game.number:3d} ({kind} {0:4d} {game.white:<11.11} {0:4d} {game.black:<11.11}) "
-            f"[ uu  0   0] {side}: {board.fullmove_number:2d}")
+    return f"{game.number:>3} {game.white} {game.black}"
 
 
 class GamesCommand(Command):
