@@ -208,7 +208,6 @@ class PlayedGame:
         self.reactor = reactor
         self.clock = ChessClock(time_control=time_control, reactor=reactor, on_flag=self._flag_fell)
         self.listener: IGameListener = listener if listener is not None else NullListener()
-        self.observers: set[str] = set()
         self.move_times: list[float] = []
         self.result: Optional[GameResult] = None
         self.offers: list[Offer] = []
@@ -239,10 +238,6 @@ class PlayedGame:
 
     def opponent_of(self, handle: str) -> str:
         return self.black if handle == self.white else self.white
-
-    def audience(self) -> list[str]:
-        """Players then observers: everyone who gets boards and results."""
-        return [self.white, self.black, *sorted(self.observers - {self.white, self.black})]
 
     @property
     def in_progress(self) -> bool:
@@ -516,9 +511,8 @@ class PlayedGame:
         return []
 
     def disconnect(self, handle: str) -> None:
-        """``handle`` left: a player's game is adjourned, an observer is dropped."""
+        """``handle`` left: a player's game is adjourned (observers are the host's business)."""
         if self.color_of(handle) is None:
-            self.observers.discard(handle)
             return
         if self.result is None:
             self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
