@@ -40,7 +40,8 @@ class GameDirectory:
         self._next = 1
         self._playing: dict[str, Any] = {}
         self._observing: dict[str, list[Any]] = {}
-        self._observers: dict[int, list[str]] = {}
+        # Observers of each game by folded handle, in the order they started.
+        self._observers: dict[int, dict[str, str]] = {}
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -81,7 +82,7 @@ class GameDirectory:
             self._next += 1
         game.number = number
         self._games[number] = game
-        self._observers[number] = []
+        self._observers[number] = {}
         for handle in game.players():
             self._playing[handle.casefold()] = game
         self._tell("game_started", game)
@@ -98,8 +99,8 @@ class GameDirectory:
         for key, g in list(self._playing.items()):
             if g is game:
                 del self._playing[key]
-        for handle in self._observers.pop(number, []):
-            self._drop_observed(handle.casefold(), game)
+        for key in self._observers.pop(number, {}):
+            self._drop_observed(key, game)
 
     def position_changed(self, game: Any) -> None:
         """Tell listeners ``game`` changed position other than by a move (backward, bsetup)."""
@@ -124,25 +125,30 @@ class GameDirectory:
     def observe(self, handle: str, game: Any) -> bool:
         """Add ``handle`` to ``game``'s observers; False when already there."""
         observers = self._observers[game.number]
-        if any(h.casefold() == handle.casefold() for h in observers):
+        key = handle.casefold()
+        if key in observers:
             return False
-        observers.append(handle)
-        self._observing.setdefault(handle.casefold(), []).append(game)
+        observers[key] = handle
+        self._observing.setdefault(key, []).append(game)
         return True
 
     def unobserve(self, handle: str, game: Any) -> bool:
         """Remove ``handle`` from ``game``'s observers; False when not there."""
-        observers = self._observers.get(game.number, [])
-        for i, h in enumerate(observers):
-            if h.casefold() == handle.casefold():
-                del observers[i]
-                self._drop_observed(handle.casefold(), game)
-                return True
-        return False
+        observers = self._observers.get(game.number, {})
+        key = handle.casefold()
+        if key not in observers:
+            return False
+        del observers[key]
+        self._drop_observed(key, game)
+        return True
 
     def observers(self, game: Any) -> list[str]:
         """Handles observing ``game``, in the order they started."""
-        return list(self._observers.get(game.number, ()))
+        return list(self._observers.get(game.number, {}).values())
+
+    def observer_keys(self, game: Any) -> Iterable[str]:
+        """The folded handles of ``game``'s observers (a view: do not change observers while iterating)."""
+        return self._observers.get(game.number, {}).keys()
 
     def observed_games(self, handle: str) -> list[Any]:
         """Games ``handle`` observes, oldest first."""

@@ -11,6 +11,7 @@ edits a :class:`SetupDraft` that becomes the new position only once
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from zope.interface import implementer
 
@@ -18,7 +19,7 @@ from ficsfen.boards import Style12Frame
 from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
 from ficsfen.interfaces import IGame
-from ficsfen.tracker import Ply, Tracker
+from ficsfen.tracker import Tracker
 
 __all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "start_draft"]
 
@@ -94,6 +95,10 @@ class ExaminedGame:
         self.setup: SetupDraft | None = None
         self._future: list[str] = []
         self._frame: tuple[int, str, Style12Frame] | None = None
+        #: Told ``boardChanged(game)`` after each move (an :class:`ficsfen.games.IGameListener`).
+        self.listener: Any = None
+        #: Who made the last move (several people may examine one game).
+        self.last_mover: str | None = None
 
     def __repr__(self) -> str:
         return f"<ExaminedGame {self.number} by {self.white!r} fen={self.tracker.fen!r}>"
@@ -120,15 +125,22 @@ class ExaminedGame:
         if self.setup is not None:
             raise GameStateError(msg('You are setting up a position; type "bsetup done" first.'))
 
-    def push_move(self, handle: str, text: str) -> Ply:
-        """Play ``text`` for ``handle``; raises the tracker's MoveError unchanged."""
+    def move(self, handle: str, text: str) -> list:
+        """Play ``text`` for ``handle``, as :meth:`ficsfen.games.PlayedGame.move` does.
+
+        Raises the tracker's MoveError unchanged (nothing changes); tells the
+        listener ``boardChanged``; returns the notices to deliver (none here).
+        """
         self._not_in_setup()
         ply = self.tracker.push(text)
         if self._future and self._future[0] == ply.uci:
             del self._future[0]
         else:
             self._future.clear()
-        return ply
+        self.last_mover = handle
+        if self.listener is not None:
+            self.listener.boardChanged(self)
+        return []
 
     def backward(self, n: int = 1) -> int:
         """Undo up to ``n`` plies, keeping them for :meth:`forward`; returns how many."""

@@ -1,4 +1,6 @@
-"""Played games: two players, a clock, observers, offers and FICS-style endings.
+"""Played games: two players, a clock, offers and FICS-style endings.
+
+Observers are kept by the host's game directory alone (one source of truth).
 
 :class:`PlayedGame` is host-agnostic: it never writes to a socket.  Actions
 (:meth:`~PlayedGame.move`, :meth:`~PlayedGame.draw`, ...) raise a
@@ -317,9 +319,11 @@ class PlayedGame:
         self._turn_started = now
         self.clock.moved(color)
         notices = self._clear_offers(handle, moved=True)
+        outcome = self.tracker.outcome()
+        if outcome is not None:
+            self.clock.stop()  # the last board already shows no clock running
         self._changed()
         self.listener.boardChanged(self)
-        outcome = self.tracker.outcome()
         if outcome is not None:
             self._end(self._automatic(outcome))
         return notices
@@ -510,12 +514,20 @@ class PlayedGame:
         self._time_out(not color)
         return []
 
-    def disconnect(self, handle: str) -> None:
-        """``handle`` left: a player's game is adjourned (observers are the host's business)."""
+    def disconnect(self, handle: str, *, can_return: bool = True) -> None:
+        """``handle`` left: a player's game is adjourned (observers are the host's business).
+
+        ``can_return=False`` (a guest name nobody can log in with again)
+        aborts the game instead: an adjourned game could never be resumed.
+        """
         if self.color_of(handle) is None:
             return
         if self.result is None:
-            self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
+            if can_return:
+                self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
+            else:
+                self._end(GameResult(UNFINISHED, msg("{handle} lost connection; game aborted",
+                                                     handle=handle)))
 
     # -- endings by the clock and rules ---------------------------------------
 

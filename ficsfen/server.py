@@ -5,7 +5,14 @@
 :class:`ficsfen.session.Session` objects.  Commands reach games only through
 the :class:`ficsfen.interfaces.IGameDirectory` it owns, exactly as in a host
 server.  Time comes from an injected ``IReactorTime`` (a
-:class:`twisted.internet.task.Clock` in tests).
+:class:`twisted.internet.task.Clock` in tests): game clocks and flag fall
+run on it.
+
+Played games (:class:`ficsfen.games.PlayedGame`) and examined ones share
+one move entry point, ``game.move(handle, text)``; both tell the server
+(their :class:`ficsfen.games.IGameListener`) when the board changed, and it
+sends every player and observer their board, built once per distinct view
+(:meth:`FicsServer.show_position`).
 """
 
 from __future__ import annotations
@@ -19,16 +26,19 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from zope.interface import implementer
 
+from ficsfen import boards
+from ficsfen.challenges import Challenges
 from ficsfen.command_table import CommandError, CommandTable
-from ficsfen.commands import board_cmds, examine, session_cmds, settings
-from ficsfen.commands.fen import FenCommand
+from ficsfen.commands import board_cmds, examine, observe, play, session_cmds, settings
+from ficsfen.commands.fen import FenCommand, find_handle
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.config import Config, verify_password
 from ficsfen.directory import GameDirectory
+from ficsfen.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import Message, msg
-from ficsfen import boards
 from ficsfen.session import Session
 
 __all__ = ["FicsServer", "MOVE_PATTERN", "build_command_table"]
@@ -44,7 +54,7 @@ MOVE_PATTERN = re.compile(
 
 
 def build_command_table(server: "FicsServer") -> CommandTable:
-    """Every command of issue 3, with the FICS aliases."""
+    """Every command, with the FICS aliases."""
     pager = Pager(server.config.help_page_lines)
     table = CommandTable()
     for command in (
@@ -65,13 +75,21 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         examine.BsetupCommand(),
         board_cmds.RefreshCommand(),
         board_cmds.MovesCommand(),
+        *play.COMMANDS,
+        *observe.COMMANDS,
     ):
         table.register(command)
     return table
 
 
+@implementer(IGameListener)
 class FicsServer:
-    """Sessions by handle, the game directory and the command table."""
+    """Sessions by handle, the game directory and the command table.
+
+    It is the :class:`ficsfen.games.IGameListener` of every game it hosts:
+    games tell it when their position changes or they end, and it sends the
+    boards and announcements.
+    """
 
     log = Logger()
 
@@ -84,12 +102,17 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
+        #: Pending match offers (``match``, ``accept``, ...).
+        self.challenges = Challenges(resolve=self.resolve_handle, is_busy=self._busy, rng=self.rng)
+        #: Adjourned games waiting for ``resume``, with their history and clocks.
+        self.adjourned = AdjournedGames()
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
         self.table = build_command_table(self)
         self.logout_hooks: list[Callable[[Session], None]] = []
         self._current: Session | None = None
+        self._moving: Any = None  # the game a move is being made in, while it is
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -107,6 +130,14 @@ class FicsServer:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    def resolve_handle(self, name: str) -> str | None:
+        """The logged-in handle ``name`` names (exact or unique prefix), else None."""
+        found = find_handle(name, self.handles())
+        return None if isinstance(found, Message) else found
+
+    def _busy(self, handle: str) -> bool:
+        return self.directory.game_of(handle) is not None
 
     def in_use(self, name: str) -> bool:
         key = name.casefold()
@@ -126,6 +157,10 @@ class FicsServer:
         if self.in_use(name):
             return msg("Sorry, {name} is already logged in. Try another name.", name=name)
         return None
+
+    def is_guest_name(self, name: str) -> bool:
+        """Whether ``name`` was handed out by the guest login (nobody can choose it again)."""
+        return name.casefold().startswith("guest") and not self.is_registered(name)
 
     def is_registered(self, name: str) -> bool:
         return name.casefold() in self.config.accounts
@@ -182,6 +217,11 @@ class FicsServer:
         game = self.directory.game_of(session.handle)
         if game is not None and getattr(game, "examined", False):
             self.stop_examining(session.handle, game, quiet=True)
+        elif game is not None:
+            # Adjourned (or aborted for a guest, whose name cannot come back);
+            # gameEnded tells the opponent and the observers.
+            game.disconnect(session.handle, can_return=not self.is_guest_name(session.handle))
+        self.deliver(self.challenges.drop(session.handle))
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
         self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)
@@ -224,13 +264,20 @@ class FicsServer:
         session.release()
 
     def move(self, session: Session, text: str) -> None:
-        """A move typed at the prompt, for the game ``session`` plays or examines."""
+        """A move typed at the prompt, for the game ``session`` plays or examines.
+
+        Played and examined games share one entry point, ``game.move(handle,
+        text)``: it raises a localized refusal (and changes nothing), or makes
+        the move, tells this server ``boardChanged`` (and ``gameEnded``), and
+        returns notices for particular people (offers the move withdrew).
+        """
         game = self.directory.game_of(session.handle)
         if game is None:
             session.send(msg("You are not playing or examining a game."))
             return
+        self._moving = game
         try:
-            ply = game.push_move(session.handle, text)
+            notices = game.move(session.handle, text)
         except Exception as e:
             # Refusals (illegal move, not your turn, setup mode...) carry
             # their localized reason; anything else is a bug, logged by execute.
@@ -238,10 +285,106 @@ class FicsServer:
                 raise
             session.send(e.render(session.lang))
             return
-        if ply is not None:
-            self.show_position(game, note=msg("Game {number}: {handle} moves: {san}",
-                                              number=game.number, handle=session.handle,
-                                              san=ply.san), note_to_caller=False)
+        finally:
+            self._moving = None
+        self.deliver(notices)
+
+    # -- messages to people ----------------------------------------------
+
+    def tell(self, handle: str, message: Message | str) -> None:
+        """``message`` for ``handle``: command output for the caller, else a notification."""
+        session = self.session(handle)
+        if session is None:
+            return
+        if session is self._current:
+            session.send(message)
+        else:
+            session.notify(message)
+
+    def deliver(self, notices: Any) -> None:
+        """Send :class:`ficsfen.challenges.Notice` values, one notification per person."""
+        grouped: dict[str, list[Message]] = {}
+        for notice in notices:
+            grouped.setdefault(notice.handle, []).append(notice.message)
+        for handle, messages in grouped.items():
+            session = self.session(handle)
+            if session is not None:
+                self.tell(handle, "\n".join(session.render(m) for m in messages))
+
+    # -- played games: IGameListener ---------------------------------------
+
+    def boardChanged(self, game: Any) -> None:
+        """A move, takeback or resumption: feed listeners, then everyone's board."""
+        if game is not self._moving:  # a move reaches listeners through the tracker already
+            self.directory.position_changed(game)
+        note = None
+        if getattr(game, "examined", False) and game.last_mover and game.tracker.history:
+            note = msg("Game {number}: {handle} moves: {san}", number=game.number,
+                       handle=game.last_mover, san=game.tracker.history[-1].san)
+        self.show_position(game, note=note, note_to_caller=False)
+
+    def gameEnded(self, game: Any, result: Any) -> None:
+        """Announce the end (or adjournment) to players and observers, free the number."""
+        audience = self.watchers(game)
+        self.directory.remove(game, result)
+        if result.adjourned:
+            self.adjourned.keep(game)
+        announcement = result.announcement(game)
+        for handle in audience:
+            self.tell(handle, announcement)
+        self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
+                      white=game.white, black=game.black, score=result.score)
+
+    def start_game(self, challenge: Any) -> PlayedGame:
+        """Create the game an accepted ``challenge`` describes and show both players the board."""
+        white, black = challenge.colours(self.rng)
+        tc = challenge.time_control
+        game = PlayedGame(white, black, reactor=self.clock, time_control=tc, listener=self)
+        self.directory.add(game)
+        creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
+                       white=white, black=black, category=tc.category, minutes=tc.minutes,
+                       increment=tc.increment)
+        header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
+                     number=game.number, white=white, black=black, category=tc.category)
+        for handle, colour in ((white, msg("White")), (black, msg("Black"))):
+            session = self.session(handle)
+            if session is not None:
+                self.tell(handle, "\n".join([
+                    session.render(creating), session.render(header),
+                    session.render(msg("You play {colour} in game {number}, time control {minutes} {increment}.",
+                                       colour=colour, number=game.number, minutes=tc.minutes,
+                                       increment=tc.increment))]))
+        self.show_position(game)
+        return game
+
+    def resume_game(self, game: PlayedGame) -> None:
+        """Continue an adjourned ``game`` under a new number, from the same position and clocks."""
+        self.adjourned.take(game.white, game.black)
+        for attr in ("white", "black"):  # the same names, possibly typed in another case
+            session = self.session(getattr(game, attr))
+            if session is not None:
+                setattr(game, attr, session.handle)
+        self.directory.add(game)
+        tc = game.time_control
+        header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
+                     number=game.number, white=game.white, black=game.black, category=tc.category)
+        for handle in game.players():
+            self.tell(handle, header)
+        game.listener = self
+        game.resume()
+
+    def arrived(self, session: Session) -> None:
+        """A player logged in: tell them and their opponents about adjourned games."""
+        for game in self.adjourned.of(session.handle):
+            other = game.black if game.white.casefold() == session.handle.casefold() else game.white
+            if self.session(other) is not None:
+                self.tell(other, msg("Notification: {handle}, who has an adjourned game with you, "
+                                     "has arrived.", handle=session.handle))
+                session.notify(msg("Notification: {handle}, who has an adjourned game with you, is "
+                                   "logged in; type \"resume\" to continue it.", handle=other))
+            else:
+                session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
+                                   handle=other))
 
     # -- boards ----------------------------------------------------------
 
@@ -249,49 +392,93 @@ class FicsServer:
         """Handles who see every board of ``game``: its players, then observers."""
         return list(dict.fromkeys([*game.players(), *self.directory.observers(game)]))
 
-    def board_text(self, session: Session, game: Any, cache: dict | None = None) -> str:
-        """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen."""
+    def board_text(self, session: Session, game: Any, *, fresh: bool = False) -> str:
+        """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
+
+        ``fresh`` reads the clocks now (``refresh``) instead of as of the last move.
+        """
+        handle = session.handle
         if session.style == 12:
-            text = boards.style12(game, viewer=session.handle)
+            if fresh:
+                text = boards.Style12Frame.for_game(game).line(
+                    boards.relation_for(game, handle), boards.flip_for(game, handle))
+            else:
+                text = boards.style12(game, viewer=handle)
         else:
-            flipped = boards.flip_for(game, session.handle)
-            key = (session.lang, flipped)
-            text = cache.get(key) if cache is not None else None
-            if text is None:
-                own = getattr(game, "style1", None)  # games that cache their diagrams
-                if own is not None:
-                    text = own(flipped=flipped, lang=session.lang)
-                else:
-                    text = boards.style1(game, viewer=session.handle, lang=session.lang)
-                if cache is not None:
-                    cache[key] = text
+            own = getattr(game, "style1", None)  # games that cache their diagrams
+            if own is not None and not fresh:
+                text = own(flipped=boards.flip_for(game, handle), lang=session.lang)
+            else:
+                text = boards.style1(game, viewer=handle, lang=session.lang)
         if session.showfen:
             text = f"{text}\n{game.tracker.fen}"
         return text
 
     def send_board(self, session: Session, game: Any) -> None:
-        session.write_text(self.board_text(session, game))
+        session.write_text(self.board_text(session, game, fresh=True))
 
     def show_position(self, game: Any, *, note: Message | None = None,
                       note_to_caller: bool = True) -> None:
         """Send the board to everyone watching ``game``.
 
         The session running the current command gets it as command output;
-        everyone else gets it as an asynchronous message with a prompt.
+        everyone else gets it as an asynchronous message with a prompt.  A
+        text is built once per distinct (style, relation, orientation,
+        language, showfen) and its bytes once per charset, so a thousand
+        observers cost a thousand writes of the same bytes, not a thousand
+        formattings.
         """
-        cache: dict = {}
-        for handle in self.watchers(game):
-            session = self.session(handle)
+        texts: dict[tuple, str] = {}
+        payloads: dict[tuple, bytes] = {}
+        prompt = self.config.prompt
+        sessions = self._sessions
+        current = self._current
+        players = game.players()
+
+        def text_for(session: Session, key: tuple, noted: bool) -> str:
+            text = texts.get(key)
+            if text is None:
+                text = self.board_text(session, game)
+                if noted:
+                    text = f"{session.render(note)}\n{text}"
+                texts[key] = text
+            return text
+
+        for handle in dict.fromkeys(players):
+            session = sessions.get(handle.casefold())
             if session is None:
                 continue
-            text = self.board_text(session, game, cache)
-            is_caller = session is self._current
-            if note is not None and (note_to_caller or not is_caller):
-                text = f"{session.render(note)}\n{text}"
+            is_caller = session is current
+            noted = note is not None and (note_to_caller or not is_caller)
+            key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
+                   session.lang if noted or session.style == 1 else "", session.showfen)
+            text = text_for(session, key, noted)
             if is_caller:
                 session.write_text(text)
             else:
                 session.notify(text)
+        # Observers all see the same relation and orientation: what differs
+        # between them is style, language, showfen and charset only.
+        relation = boards.relation_for(game, "")
+        noted = note is not None
+        folded_players = {h.casefold() for h in players}
+        for key in self.directory.observer_keys(game):
+            session = sessions.get(key)
+            if session is None or key in folded_players:
+                continue
+            style, lang, showfen, charset = session.style, session.lang, session.showfen, session.charset
+            wire = (style, lang if noted or style == 1 else "", showfen, charset)
+            data = payloads.get(wire)
+            if data is None:
+                text = text_for(session, (style, relation, False, wire[1], showfen), noted)
+                if session is current:
+                    session.write_text(text)
+                    continue
+                data = payloads[wire] = Session.notification(text, charset, prompt)
+            elif session is current:
+                session.write_text(text_for(session, (style, relation, False, wire[1], showfen), noted))
+                continue
+            session.emit(data)
 
     def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:
         """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""

@@ -102,8 +102,23 @@ class Session:
 
     def notify(self, message: Message | str) -> None:
         """An asynchronous message: on a fresh line, followed by the prompt."""
-        self._emit(encode_text("\r\n" + self.render(message).replace("\n", "\r\n") + "\r\n"
-                               + self.server.config.prompt, self.charset))
+        self._emit(self.notification(self.render(message), self.charset, self.server.config.prompt))
+
+    @staticmethod
+    def notification(text: str, charset: str, prompt: str) -> bytes:
+        """The bytes :meth:`notify` writes for rendered ``text``.
+
+        A broadcast (a board for a thousand observers) builds them once per
+        distinct text and charset and hands the same bytes to :meth:`emit`.
+        """
+        return encode_text("\r\n" + text.replace("\n", "\r\n") + "\r\n" + prompt, charset)
+
+    def emit(self, data: bytes) -> None:
+        """Write bytes already encoded for this session (see :meth:`notification`)."""
+        if self._held is None:
+            self._write(data)
+        else:
+            self._held.append(data)
 
     def _emit(self, data: bytes) -> None:
         if self._held is not None:

@@ -97,7 +97,7 @@ def test_out_of_turn_illegal_and_ambiguous_moves_change_nothing():
     fen = game.tracker.fen
     with pytest.raises(NotYourMove) as err:
         game.move("bob", "e5")
-    assert err.value.render("fr") == "Ce n'est pas à vous de jouer."
+    assert err.value.render("fr") == "Ce n’est pas à vous de jouer."
     with pytest.raises(NotPlaying):
         game.move("carol", "e4")
     with pytest.raises(MoveRefused) as err:

@@ -62,8 +62,12 @@ def move_list(game: Any, lang: str) -> str:
     if row:
         lines.append(row.rstrip())
     result = getattr(game, "result", None)
-    if result:
-        lines.append(f"      {result}")
+    if result is not None:
+        reason = getattr(result, "reason", None)
+        if isinstance(reason, Message):
+            lines.append("      {" + reason.render(lang) + "} " + result.score)
+        else:
+            lines.append(f"      {result}")
     else:
         lines.append("      {" + msg("Still in progress").render(lang) + "} *")
     return "\n".join(lines)

@@ -42,6 +42,7 @@ class ExamineCommand(Command):
                 caller.send(msg("You are playing game {number}.", number=current.number))
             return
         game = ExaminedGame(caller.handle)
+        game.listener = caller.server  # tells it boardChanged after each move
         directory.add(game)
         caller.send(msg("Starting a game in examine (scratch) mode."))
         caller.server.show_position(game)

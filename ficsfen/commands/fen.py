@@ -76,8 +76,6 @@ class FenCommand(Command):
             if game is None:
                 return msg("There is no game {number}.", number=int(target))
             return game
-        if not (target.isascii() and target.isalpha()):
-            return msg("No player named \"{name}\" is logged in.", name=target)
         handle = find_handle(target, directory.handles())
         if isinstance(handle, Message):
             return handle

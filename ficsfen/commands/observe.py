@@ -1,0 +1,95 @@
+"""Watching games: ``observe``, ``unobserve``, ``allobservers``.
+
+Observers are kept by the game directory alone; the server sends them every
+board of the games they observe (see ``FicsServer.show_position``) and the
+result when a game ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ficsfen.commands.base import Command
+from ficsfen.commands.fen import FenCommand
+from ficsfen.i18n import Message, msg, msgn
+
+__all__ = ["COMMANDS"]
+
+
+class ObserveCommand(Command):
+    name = "observe"
+    spec = "w"
+    usage = msg("observe GAME-NUMBER|HANDLE")
+
+    def run(self, caller: Any, target: str, *, directory: Any) -> None:
+        game = FenCommand.find(caller, target, directory)
+        if isinstance(game, Message):
+            caller.send(game)
+            return
+        if any(h.casefold() == caller.handle.casefold() for h in game.players()):
+            caller.send(msg("You cannot observe a game you are playing or examining."))
+            return
+        if not directory.observe(caller.handle, game):
+            caller.send(msg("You are already observing game {number}.", number=game.number))
+            return
+        caller.send(msg("You are now observing game {number}.", number=game.number))
+        caller.server.send_board(caller, game)
+
+
+class UnobserveCommand(Command):
+    name = "unobserve"
+    spec = "o"
+    usage = msg("unobserve [GAME-NUMBER|HANDLE]")
+
+    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+        if target is None:
+            games = directory.observed_games(caller.handle)
+            if not games:
+                caller.send(msg("You are not observing any games."))
+                return
+        else:
+            game = FenCommand.find(caller, target, directory)
+            if isinstance(game, Message):
+                caller.send(game)
+                return
+            if game not in directory.observed_games(caller.handle):
+                caller.send(msg("You are not observing game {number}.", number=game.number))
+                return
+            games = [game]
+        for game in games:
+            directory.unobserve(caller.handle, game)
+            caller.send(msg("Removing game {number} from observation list.", number=game.number))
+
+
+class AllobserversCommand(Command):
+    name = "allobservers"
+    spec = "o"
+    usage = msg("allobservers [GAME-NUMBER|HANDLE]")
+
+    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+        if target is None:
+            games = directory.games()
+        else:
+            game = FenCommand.find(caller, target, directory)
+            if isinstance(game, Message):
+                caller.send(game)
+                return
+            games = [game]
+        lines = []
+        for game in games:
+            observers = directory.observers(game)
+            if not observers:
+                continue
+            lines.append(caller.render(msgn(
+                "Observing {number} [{white} vs. {black}]: {names} ({count} user)",
+                "Observing {number} [{white} vs. {black}]: {names} ({count} users)",
+                len(observers), number=game.number, white=game.white, black=game.black,
+                names=" ".join(observers))))
+        if not lines:
+            caller.send(msg("No games are being observed.") if target is None
+                        else msg("Nobody is observing game {number}.", number=games[0].number))
+            return
+        caller.send("\n".join(lines))
+
+
+COMMANDS = (ObserveCommand(), UnobserveCommand(), AllobserversCommand())
