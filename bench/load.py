@@ -6,8 +6,8 @@ mixed with the client's.  Sessions log in as guests, then each runs a closed
 loop of one command (send, wait for the next ``fics% `` prompt, send again)
 for a fixed time.  Reported: commands/s, p50/p99 latency, server CPU per
 command and server RSS.  Other modes: extra idle sessions (``--idle``), guest
-login throughput (``--logins-per-second``), RSS across a fixed number of
-commands (``--repeat``) and one game watched by many (``--observers``).
+login throughput (``--logins-per-second``) and RSS across a fixed number of
+commands (``--repeat``).  One game watched by many is ``bench/observers.py``.
 
 ``--target floor`` starts ``bench/floor_server.py`` (the least any Twisted
 server can do), ``--target ficsfen`` starts ``python -m ficsfen serve``, and
@@ -417,7 +417,7 @@ class Server:
         port = free_port(host)
         if target == "floor":
             cmd = [args.python, os.path.join("bench", "floor_server.py"), "--port", str(port), "--interface", host,
-                   *(["--broadcast"] if args.observers else []), *args.floor_arg]
+                   *args.floor_arg]
         elif target == "ficsfen":
             cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", *args.server_arg]
         else:
@@ -751,143 +751,6 @@ async def run_repeat(target: str, server: Server, args) -> dict:
             s.close()
 
 
-#: The Opera Game (Paris, 1858) up to the move before mate: 32 plies that never repeat a position.
-OPERA_GAME = ("e4 e5 Nf3 d6 d4 Bg4 dxe5 Bxf3 Qxf3 dxe5 Bc4 Nf6 Qb3 Qe7 Nc3 c6 Bg5 b5 Nxb5 cxb5 "
-              "Bxb5+ Nbd7 O-O-O Rd8 Rxd7 Rxd7 Rd1 Qe6 Bxd7+ Nxd7 Qb8+ Nxb8")
-
-
-def expected_fens(moves: list[str]) -> list[str]:
-    """The FEN after each move, en passant square written after every double push (PGN 16.1)."""
-    import chess  # a ficsfen dependency; only this mode needs it
-
-    board = chess.Board()
-    fens = []
-    for san in moves:
-        board.push_san(san)
-        fens.append(board.fen(en_passant="fen"))
-    return fens
-
-
-async def run_observers(target: str, server: Server, args) -> dict:
-    """One examined game watched by ``--observers`` sessions (issue 4, section 6).
-
-    A mover plays ``--moves`` in an examined game, then backs up to the start
-    and plays them again, until ``--seconds`` are up.  Each observer has
-    ``set showfen 1`` (and a style and language from ``--observer-styles`` and
-    ``--observer-langs``, round robin); a move is complete when every observer
-    has received the FEN line of the new position.  Reported per move: the
-    time until the last observer has it (and the median observer), and the
-    server's CPU time (backing up between passes is not counted).
-    """
-    result = new_result(target, server)
-    moves = args.moves.split()
-    fens = expected_fens(moves)
-    start_fen = b"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\r\n"
-    mover, failed = await login_many(server.host, server.port, 1, concurrency=1, timeout=args.timeout)
-    if failed:
-        raise BenchError("the mover could not log in")
-    mover = mover[0]
-    observers: list[Session] = []
-    try:
-        reply = await mover.command("examine", args.timeout)
-        found = re.search(rb"Game (\d+)", reply)
-        if found is None:
-            raise BenchError(f"no game number in the reply to examine: {reply[:200]!r}")
-        game = found.group(1).decode()
-        t0 = time.perf_counter()
-        observers, failed = await login_many(server.host, server.port, args.observers,
-                                             concurrency=args.login_concurrency, timeout=args.timeout)
-        if failed:
-            raise BenchError(f"{failed} of {args.observers} observers failed to log in")
-        styles = args.observer_styles.split(",")
-        langs = args.observer_langs.split(",")
-        for i, o in enumerate(observers):
-            setup = [f"style {styles[i % len(styles)]}", "set showfen 1"]
-            if langs[i % len(langs)] != "en":
-                setup.append(f"set language {langs[i % len(langs)]}")
-            setup.append(f"observe {game}")
-            for line in setup:
-                await o.command(line, args.timeout)
-        result["setup_seconds"] = round(time.perf_counter() - t0, 3)
-        loop = asyncio.get_running_loop()
-
-        async def step(line: str, fen_line: bytes) -> tuple[list[int], int]:
-            """Send ``line`` as the mover; wait for every observer's FEN line and the mover's prompt."""
-            arrivals: list[int] = []
-            done = loop.create_future()
-
-            def got(session: Session, now: int) -> None:
-                arrivals.append(now)
-                if len(arrivals) == len(observers) and not done.done():
-                    done.set_result(None)
-
-            for o in observers:
-                o.arm(fen_line, got)
-            if not observers:
-                done.set_result(None)
-            mover.buf.clear()
-            sent = time.perf_counter_ns()
-            mover.send_line(line)
-            await mover.expect(PROMPT, args.timeout)
-            mover_ns = time.perf_counter_ns() - sent
-            timer = loop.call_later(args.timeout, lambda: done.done() or done.set_exception(BenchError(
-                f"{len(observers) - len(arrivals)} observers did not get {fen_line!r} in {args.timeout}s")))
-            try:
-                await done
-            finally:
-                timer.cancel()
-            return [a - sent for a in arrivals], mover_ns
-
-        last = array("q")
-        median = array("q")
-        mover_lat = array("q")
-        cpu = cpu_sched = cpu_client = 0.0
-        rss0 = rss_kb(server.pid)
-        wall0 = time.perf_counter()
-        deadline = wall0 + args.seconds
-        passes = 0
-        while time.perf_counter() < deadline:
-            a = CpuSample.take(server.pid)
-            for san, fen in zip(moves, fens):
-                lat, mover_ns = await step(san, fen.encode("ascii") + b"\r\n")
-                lat.sort()
-                last.append(lat[-1] if lat else 0)
-                median.append(lat[len(lat) // 2] if lat else 0)
-                mover_lat.append(mover_ns)
-            b = CpuSample.take(server.pid)
-            cpu += b.utime + b.stime - a.utime - a.stime
-            cpu_sched += b.sched - a.sched
-            cpu_client += b.client - a.client
-            passes += 1
-            await step(f"backward {len(moves)}", start_fen)
-            check_alive(target, server)
-        rss1 = rss_kb(server.pid)
-        n = len(last)
-        s_last, s_med, s_mover = sorted(last), sorted(median), sorted(mover_lat)
-        result["observers"] = {
-            "observers": len(observers),
-            "styles": styles,
-            "langs": langs,
-            "moves": n,
-            "passes": passes,
-            "seconds": round(time.perf_counter() - wall0, 3),
-            "server_cpu_ms_per_move": round(cpu / n * 1e3, 3) if n else float("nan"),
-            "server_sched_ms_per_move": round(cpu_sched / n * 1e3, 3) if n else float("nan"),
-            "client_cpu_ms_per_move": round(cpu_client / n * 1e3, 3) if n else float("nan"),
-            "last_observer_p50_ms": round(percentile(s_last, 50) / 1e6, 2),
-            "last_observer_p99_ms": round(percentile(s_last, 99) / 1e6, 2),
-            "last_observer_max_ms": round(s_last[-1] / 1e6, 2) if n else float("nan"),
-            "median_observer_p50_ms": round(percentile(s_med, 50) / 1e6, 2),
-            "mover_reply_p50_ms": round(percentile(s_mover, 50) / 1e6, 2),
-            "rss_kb_before": rss0,
-            "rss_kb_after": rss1,
-        }
-        return result
-    finally:
-        for s in [mover, *observers]:
-            s.close()
-
-
 def _ratio(a: float, b: float) -> float:
     return round(a / b, 3) if b and b == b and a == a else float("nan")
 
@@ -932,8 +795,6 @@ def print_result(result: dict, out=sys.stdout) -> None:
                 print(f"   {key}: {value}", file=out)
     for key, value in result.get("idle", {}).items():
         print(f"   idle.{key}: {value}", file=out)
-    for key, value in result.get("observers", {}).items():
-        print(f"   observers.{key}: {value}", file=out)
     print(f"   server alive at end: {result.get('server_alive_at_end')}", file=out)
 
 
@@ -967,22 +828,6 @@ def print_comparison(floor: dict, ours: dict, out=sys.stdout) -> dict:
     return by_label
 
 
-def print_observer_comparison(floor: dict, ours: dict, out=sys.stdout) -> dict:
-    """Server CPU per move and last-observer latency, ficsfen against the broadcast floor."""
-    f, o = floor["observers"], ours["observers"]
-    summary = {
-        "server_cpu_ms_per_move": [f["server_cpu_ms_per_move"], o["server_cpu_ms_per_move"]],
-        "cpu_ratio": _ratio(o["server_cpu_ms_per_move"], f["server_cpu_ms_per_move"]),
-        "last_observer_p99_ms": [f["last_observer_p99_ms"], o["last_observer_p99_ms"]],
-        "p99_ratio": _ratio(o["last_observer_p99_ms"], f["last_observer_p99_ms"]),
-    }
-    print(f"== ficsfen / floor, {o['observers']} observers: server CPU per move "
-          f"{f['server_cpu_ms_per_move']:.2f} -> {o['server_cpu_ms_per_move']:.2f} ms (ratio {summary['cpu_ratio']}),"
-          f" last observer p99 {f['last_observer_p99_ms']:.1f} -> {o['last_observer_p99_ms']:.1f} ms"
-          f" (ratio {summary['p99_ratio']})", file=out)
-    return summary
-
-
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -995,7 +840,7 @@ def parse_args(argv):
     t.add_argument("--python", default=sys.executable, help="interpreter that runs the started server")
     t.add_argument("--server-arg", action="append", default=[], help="extra argument for ficsfen serve (repeatable)")
     t.add_argument("--floor-arg", action="append", default=[],
-                   help="extra argument for floor_server.py (repeatable), e.g. --floor-arg=--direct-send")
+                   help="extra argument for floor_server.py (repeatable)")
     t.add_argument("--server-log", help="file for the started server's output ({target} is replaced)")
     t.add_argument("--start-timeout", type=float, default=30.0, help="seconds to wait for the server to listen")
     m = p.add_argument_group("load")
@@ -1008,11 +853,6 @@ def parse_args(argv):
     m.add_argument("--logins-per-second", action="store_true", help="measure guest login + quit throughput")
     m.add_argument("--repeat", type=int, default=0, help="run exactly this many commands, sampling RSS")
     m.add_argument("--sample-every", type=int, default=10000, help="RSS sample interval (commands) for --repeat")
-    o = p.add_argument_group("observers (issue 4: one examined game, many observers)")
-    o.add_argument("--observers", type=int, default=0, help="observe one game with this many sessions")
-    o.add_argument("--moves", default=OPERA_GAME, help="SAN moves the mover plays, again and again")
-    o.add_argument("--observer-styles", default="12", help="board styles given to observers in turn, e.g. 12,1")
-    o.add_argument("--observer-langs", default="en", help="languages given to observers in turn, e.g. en,fr")
     m.add_argument("--login-concurrency", type=int, default=32, help="logins in flight while opening sessions")
     m.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for any expected reply")
     t.add_argument("--server-cpu", type=int, help="pin the started server to this CPU")
@@ -1024,8 +864,6 @@ def parse_args(argv):
         p.error("--host must be a loopback address")
     if args.server_pid and (args.port is None or args.compare):
         p.error("--server-pid needs --port and excludes --compare")
-    if args.observers and (args.idle or args.repeat or args.logins_per_second):
-        p.error("--observers is a mode of its own (no --idle, --repeat or --logins-per-second)")
     if args.sessions < 1 or args.idle < 0 or args.repeat < 0 or args.seconds <= 0:
         p.error("--sessions must be >= 1, --idle and --repeat >= 0, --seconds > 0")
     return args
@@ -1046,11 +884,11 @@ async def amain(args) -> int:
         if server.log is not None:
             results[target]["server_log"] = str(server.log)
 
-    if args.idle or args.repeat or args.observers:
+    if args.idle or args.repeat:
         for target in targets:  # one server at a time: 2 x 10,000 sessions would not fit the fd limit
             server = start(target)
             try:
-                runner = run_observers if args.observers else run_idle if args.idle else run_repeat
+                runner = run_idle if args.idle else run_repeat
                 results[target] = {"target": target}
                 results[target] = await runner(target, server, args)
             finally:
@@ -1069,9 +907,7 @@ async def amain(args) -> int:
                 finish(target, server)
         for target in targets:
             print_result(results[target])
-    if args.compare and args.observers:
-        summary = print_observer_comparison(results["floor"], results["ficsfen"])
-    elif args.compare:
+    if args.compare:
         summary = print_comparison(results["floor"], results["ficsfen"])
     else:
         summary = None
@@ -1085,7 +921,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.client_cpu is not None:
         os.sched_setaffinity(0, {args.client_cpu})
     limit = raise_fd_limit()
-    need = args.sessions + args.idle + args.observers + 64
+    need = args.sessions + args.idle + 64
     if limit < need:
         print(f"open-file limit {limit} is below the {need} sessions asked for", file=sys.stderr)
         return 2

@@ -117,6 +117,8 @@ class HostConnection(LineReceiver):
         self.handle = ""
         self.lang = "en"
         self.game: Optional[HostGame] = None
+        self._skipping = False  # inside an overlong line, until its end
+        self._after_overlong = b""  # what followed an overlong line in one read
 
     # -- ICaller -------------------------------------------------------------
 
@@ -143,9 +145,27 @@ class HostConnection(LineReceiver):
         if game is not None and self.host.feed is not None:
             self.host.feed.game_ended(game, "*")
 
+    def dataReceived(self, data: bytes) -> None:
+        while data:
+            if self._skipping:  # drop the rest of an overlong line, then read on
+                end = data.find(self.delimiter)
+                if end < 0:
+                    return
+                self._skipping = False
+                data = data[end + len(self.delimiter):]
+            super().dataReceived(data)
+            data, self._after_overlong = self._after_overlong, b""
+
     def lineLengthExceeded(self, line: bytes) -> None:
+        # One message per overlong line, however many chunks it arrives in.
+        # LineReceiver hands over the lines after it too: they still count.
         self.send(msg("That line is too long; it was ignored."))
         self.transport.write(PROMPT)
+        _, end, rest = line.partition(self.delimiter)
+        if end:
+            self._after_overlong = rest
+        else:
+            self._skipping = True
 
     def lineReceived(self, raw: bytes) -> None:
         line = raw.decode("utf-8", errors="replace").strip()

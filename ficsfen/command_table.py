@@ -52,6 +52,7 @@ class CommandTable:
     def __init__(self, commands: Iterable[object] = ()) -> None:
         self._by_name: dict[str, object] = {}
         self._aliases: dict[str, object] = {}
+        self._exact: dict[str, object] = {}  # names and aliases, as typed in lower case
         self._sorted: list[str] = []
         for command in commands:
             self.register(command)
@@ -65,10 +66,23 @@ class CommandTable:
         for alias in getattr(command, "aliases", ()):
             self._aliases[alias.lower()] = command
         self._sorted = sorted(self._by_name)
+        self._rebuild_exact()
 
     def alias(self, alias: str, name: str) -> None:
         """Make ``alias`` run the command ``name`` (exact match only)."""
         self._aliases[alias.lower()] = self._by_name[name]
+        self._rebuild_exact()
+
+    def _rebuild_exact(self) -> None:
+        # What resolve() finds first: a name, else an alias.
+        self._exact = {**self._aliases, **self._by_name}
+
+    def exact(self, word: str) -> object | None:
+        """The command whose name or alias is exactly ``word`` (lower case), else None.
+
+        One dict access: the server tries it before anything else on every line.
+        """
+        return self._exact.get(word)
 
     def resolve(self, word: str) -> object:
         """The command ``word`` names: exact name or alias, else unique prefix.

@@ -42,6 +42,8 @@ class GameDirectory:
         self._observing: dict[str, list[Any]] = {}
         # Observers of each game by folded handle, in the order they started.
         self._observers: dict[int, dict[str, str]] = {}
+        #: Bumped on every change of who plays, examines or observes what.
+        self.version = 0
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -81,6 +83,7 @@ class GameDirectory:
         if number == self._next:
             self._next += 1
         game.number = number
+        self.version += 1
         self._games[number] = game
         self._observers[number] = {}
         for handle in game.players():
@@ -94,6 +97,7 @@ class GameDirectory:
         if self._games.get(number) is not game:
             return
         self._tell("game_ended", game, result)
+        self.version += 1
         del self._games[number]
         heapq.heappush(self._free, number)
         for key, g in list(self._playing.items()):
@@ -116,10 +120,12 @@ class GameDirectory:
 
     def join(self, handle: str, game: Any) -> None:
         """Record that ``handle`` plays or examines ``game``."""
+        self.version += 1
         self._playing[handle.casefold()] = game
 
     def leave(self, handle: str) -> Any:
         """``handle`` stops playing or examining; returns the game it left."""
+        self.version += 1
         return self._playing.pop(handle.casefold(), None)
 
     def observe(self, handle: str, game: Any) -> bool:
@@ -129,6 +135,7 @@ class GameDirectory:
         if key in observers:
             return False
         observers[key] = handle
+        self.version += 1
         self._observing.setdefault(key, []).append(game)
         return True
 
@@ -139,6 +146,7 @@ class GameDirectory:
         if key not in observers:
             return False
         del observers[key]
+        self.version += 1
         self._drop_observed(key, game)
         return True
 

@@ -132,18 +132,20 @@ class FenError(ValueError):
     def field_name(self) -> Message:
         return self.field_names[self.field]
 
+    def describe(self) -> Message:
+        """The full error as a lazy message naming the field, to embed in others."""
+        if self.field == 0:
+            return msg("{name}: {detail}", name=self.field_name, detail=self.message)
+        return msg(
+            "field {number} ({name}): {detail}",
+            number=self.field,
+            name=self.field_name,
+            detail=self.message,
+        )
+
     def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
         """The full error for one reader, e.g. ``field 3 (castling): ...``."""
-        if self.field == 0:
-            line = msg("{name}: {detail}", name=self.field_name, detail=self.message)
-        else:
-            line = msg(
-                "field {number} ({name}): {detail}",
-                number=self.field,
-                name=self.field_name,
-                detail=self.message,
-            )
-        return line.render(lang)
+        return self.describe().render(lang)
 
     def __str__(self) -> str:
         return self.render(DEFAULT_LANGUAGE)

@@ -1,7 +1,8 @@
 """Reading PGN game scores and replaying their main lines into FENs.
 
 One regular expression tokenizes a whole file: whitespace, ``{}`` and ``;``
-comments, ``%`` escape lines, NAGs and move numbers are skipped inside the
+comments, ``%`` escape lines, NAGs, ``<...>`` (reserved by the standard for
+expansion) and move numbers are skipped inside the
 expression, so the Python loop only sees tag pairs, moves, results and
 variation brackets.  Variations are skipped (the main line is followed).
 Moves may be SAN or coordinates; each is resolved by
@@ -26,7 +27,7 @@ __all__ = ["PgnError", "PgnGame", "decode", "read_file", "read_games"]
 
 _TOKENS = re.compile(
     r"""
-    (?:\s+ | \{[^}]*\} | ;[^\n]* | ^%[^\n]* | \$\d+ | (?:[2-9]|\d\d+)\.+ | 1\.\.+ )*
+    (?:\s+ | \{[^}]*\} | ;[^\n]* | ^%[^\n]* | \$\d+ | <[^<>]*> | (?:[2-9]|\d\d+)\.+ | 1\.\.+ )*
     (?:
         \[\s*(\w+)\s*"((?:[^"\\]|\\.)*)"\s*\]     # tag pair
       | (1\.(?!\.) | [^\s{}()\[\];$%.]+ | [(){\[.$;%] | \Z)
@@ -94,7 +95,7 @@ class PgnGame:
         try:
             position = parse(self.initial_fen)
         except FenError as exc:
-            raise PgnError(msg("bad FEN tag: {error}", error=exc.message), game=self.number, ply=0) from exc
+            raise PgnError(msg("bad FEN tag: {error}", error=exc.describe()), game=self.number, ply=0) from exc
         fen = position.fen()
         yield fen
         board = position.board()

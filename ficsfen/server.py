@@ -79,6 +79,9 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *observe.COMMANDS,
     ):
         table.register(command)
+        for word in (command.name, *getattr(command, "aliases", ())):
+            # execute() looks names up before trying MOVE_PATTERN.
+            assert not MOVE_PATTERN.fullmatch(word), word
     return table
 
 
@@ -113,6 +116,10 @@ class FicsServer:
         self.logout_hooks: list[Callable[[Session], None]] = []
         self._current: Session | None = None
         self._moving: Any = None  # the game a move is being made in, while it is
+        self._logins = 0  # bumped by every login and logout (observer groups, below)
+        # Observers of each game grouped by the bytes they get, by game number:
+        # (game, stamp, groups); rebuilt when the stamp says anything changed.
+        self._fanout: dict[int, tuple[Any, tuple, list[tuple[tuple, list[Session]]]]] = {}
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -200,6 +207,7 @@ class FicsServer:
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         self._sessions[handle.casefold()] = session
+        self._logins += 1
         self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
         return session
 
@@ -209,6 +217,7 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
+        self._logins += 1
         for hook in self.logout_hooks:
             try:
                 hook(session)
@@ -244,7 +253,12 @@ class FicsServer:
             if words:
                 word = words[0]
                 rest = words[1].strip() if len(words) > 1 else ""
-                if not rest and MOVE_PATTERN.fullmatch(word):
+                # An exact command name first (one dict access): no name or
+                # alias is shaped like a move (see build_command_table).
+                command = self.table.exact(word)
+                if command is not None:
+                    command(session, rest, self.directory)
+                elif not rest and MOVE_PATTERN.fullmatch(word):
                     self.move(session, word)
                 else:
                     try:
@@ -327,6 +341,7 @@ class FicsServer:
         """Announce the end (or adjournment) to players and observers, free the number."""
         audience = self.watchers(game)
         self.directory.remove(game, result)
+        self._fanout.pop(game.number, None)
         if result.adjourned:
             self.adjourned.keep(game)
         announcement = result.announcement(game)
@@ -458,27 +473,39 @@ class FicsServer:
             else:
                 session.notify(text)
         # Observers all see the same relation and orientation: what differs
-        # between them is style, language, showfen and charset only.
+        # between them is style, language, showfen and charset only.  They are
+        # kept grouped by those, per game, until a login, a logout, a change of
+        # who watches what or of anyone's settings; each group's bytes are
+        # built once and written to every member.
         relation = boards.relation_for(game, "")
         noted = note is not None
+        stamp = (Session.settings_epoch, self.directory.version, self._logins, tuple(players))
+        cached = self._fanout.get(game.number)
+        if cached is None or cached[0] is not game or cached[1] != stamp:
+            groups = self._observer_groups(game, players)
+            self._fanout[game.number] = (game, stamp, groups)
+        else:
+            groups = cached[2]
+        for (style, lang, showfen, charset), members in groups:
+            key = (style, relation, False, lang if noted or style == 1 else "", showfen)
+            text = text_for(members[0], key, noted)
+            if current is not None and current in members:  # command output, without the prompt
+                current.write_text(text)
+                members = [m for m in members if m is not current]
+            Session.emit_all(members, Session.notification(text, charset, prompt))
+
+    def _observer_groups(self, game: Any, players: list[str]) -> list[tuple[tuple, list[Session]]]:
+        """``game``'s observers (not its players) by (style, language, showfen, charset)."""
+        sessions = self._sessions
         folded_players = {h.casefold() for h in players}
+        groups: dict[tuple, list[Session]] = {}
         for key in self.directory.observer_keys(game):
             session = sessions.get(key)
             if session is None or key in folded_players:
                 continue
-            style, lang, showfen, charset = session.style, session.lang, session.showfen, session.charset
-            wire = (style, lang if noted or style == 1 else "", showfen, charset)
-            data = payloads.get(wire)
-            if data is None:
-                text = text_for(session, (style, relation, False, wire[1], showfen), noted)
-                if session is current:
-                    session.write_text(text)
-                    continue
-                data = payloads[wire] = Session.notification(text, charset, prompt)
-            elif session is current:
-                session.write_text(text_for(session, (style, relation, False, wire[1], showfen), noted))
-                continue
-            session.emit(data)
+            groups.setdefault((session.style, session.lang, session.showfen, session.charset),
+                              []).append(session)
+        return list(groups.items())
 
     def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:
         """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""
@@ -496,6 +523,7 @@ class FicsServer:
             note = msg("Game {number} has no examiners left and is over.", number=game.number)
             targets = self.directory.observers(game)
             self.directory.remove(game)
+            self._fanout.pop(game.number, None)
         for other in targets:
             s = self.session(other)
             if s is not None and s is not session:

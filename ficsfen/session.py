@@ -54,9 +54,33 @@ def encode_text(text: str, charset: str) -> bytes:
     return transliterate(text).encode("ascii", "replace")
 
 
+def _wire_setting(name: str) -> property:
+    """A setting that decides the bytes a broadcast sends (see :attr:`Session.settings_epoch`)."""
+    slot = "_" + name
+
+    def get(self: "Session") -> object:
+        return getattr(self, slot)
+
+    def set(self: "Session", value: object) -> None:
+        setattr(self, slot, value)
+        Session.settings_epoch += 1
+
+    return property(get, set, doc=f"The session's {name} setting.")
+
+
 @implementer(ICaller)
 class Session:
     """One player's session; ``write`` puts bytes on their connection."""
+
+    #: Bumped whenever any session's style, language, showfen or charset
+    #: changes, so that a server may keep observers grouped by those settings
+    #: (:meth:`ficsfen.server.FicsServer.show_position`) and know when to regroup.
+    settings_epoch = 0
+
+    style = _wire_setting("style")
+    lang = _wire_setting("lang")
+    showfen = _wire_setting("showfen")
+    charset = _wire_setting("charset")
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
@@ -119,6 +143,16 @@ class Session:
             self._write(data)
         else:
             self._held.append(data)
+
+    @staticmethod
+    def emit_all(sessions: "list[Session]", data: bytes) -> None:
+        """:meth:`emit` the same bytes to each of ``sessions`` (a board to its observers)."""
+        for session in sessions:
+            held = session._held
+            if held is None:
+                session._write(data)
+            else:
+                held.append(data)
 
     def _emit(self, data: bytes) -> None:
         if self._held is not None:

@@ -46,6 +46,8 @@ def decode_line(raw: bytes) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("utf-8", "ficsfen-latin1")
+    if text.isprintable():  # no control character to remove (the usual line)
+        return text
     return text.translate(_CONTROLS)
 
 
@@ -54,26 +56,36 @@ _SIMPLE_COMMANDS = frozenset((EOR, NOP, DM, BRK, IP, AO, AYT, EC, EL, GA))
 _NEGOTIATION = frozenset((WILL, WONT, DO, DONT))
 
 
-# Plain TCP connections, whose socket we may write to at once (see _send_now).
+# Plain TCP server connections (exactly that class: a subclass or a wrapper
+# such as TLS may do more in write), whose socket we may write to at once.
 _DIRECT_TRANSPORTS = frozenset({tcp.Server})
 
 
 def _send_now(transport: Any, data: bytes) -> bool:
     """Put ``data`` on ``transport``'s socket now when nothing is queued before it.
 
-    A move watched by a thousand observers is a thousand small writes.
-    Through ``transport.write`` each one costs two ``epoll_ctl`` calls and
-    a trip through the reactor's write loop; when the connection's buffer is
-    empty (the usual case) a non-blocking ``send`` right away gives the same
-    bytes in the same order for about half the CPU.  Returns False, having
-    sent nothing, when the fast path does not apply (data already queued, a
-    producer attached, not connected, an error): the caller then writes
-    through Twisted as usual, which also reports any error.
+    Why: a move watched by a thousand observers is a thousand small writes.
+    Through ``transport.write`` each one costs two ``epoll_ctl`` calls and a
+    trip through the reactor's write loop (the plain Twisted floor in
+    ``bench/fanout_floor.py`` spends three times our CPU per move that way);
+    when the connection's buffer is empty (the usual case) a non-blocking
+    ``send`` right away gives the same bytes in the same order.
+
+    This reads private attributes of Twisted's ``tcp.Server`` (checked in
+    ``tests/test_fanout.py``), so it is only used for that exact class, and
+    every doubt means "no": anything queued in Twisted's buffers (sending
+    now would overtake it), a producer attached, not connected, closing or
+    half-closed, TLS started on the connection (the bytes must be
+    encrypted), an attribute missing (another Twisted version), or a socket
+    error (``EAGAIN``, a reset peer, a closed socket).  Then it returns
+    False having sent nothing, and the caller writes through Twisted as
+    usual, which also reports any error.  A partial send hands the rest to
+    Twisted, which keeps it ahead of anything written later.
     """
     try:
         if (transport.dataBuffer or transport._tempDataBuffer or transport.producer is not None
-                or not transport.connected or transport.disconnecting
-                or transport._writeDisconnected):
+                or not transport.connected or transport.disconnecting or transport.TLS
+                or transport._writeDisconnecting or transport._writeDisconnected):
             return False
         sent = transport.socket.send(data)
     except (AttributeError, OSError):
@@ -98,8 +110,28 @@ class FicsTelnetTransport(TelnetTransport):
         super().connectionMade()
 
     def dataReceived(self, data: bytes) -> None:
-        if self.state == "data" and b"\xff" not in data and b"\r" not in data:
-            self.applicationDataReceived(data)
+        # Fast path: almost every chunk is typed text ending in CR LF, with no
+        # IAC byte.  Line ends are then rewritten with three C-level replaces,
+        # giving exactly what the byte parser below gives (a bare CR, CR LF
+        # and CR NUL each become one LF; a trailing CR leaves state "cr" so
+        # that an LF or NUL opening the next chunk is swallowed).
+        state = self.state
+        if not data:
+            return
+        if b"\xff" not in data and (state == "data" or state == "cr"):
+            if state == "cr":
+                self.state = "data"
+                if data[:1] in (b"\n", b"\0"):
+                    data = data[1:]
+            if b"\r" in data:
+                if data[-1:] == b"\r":
+                    data = data[:-1].replace(b"\r\n", b"\n").replace(b"\r\0", b"\n").replace(
+                        b"\r", b"\n") + b"\n"
+                    self.state = "cr"
+                else:
+                    data = data.replace(b"\r\n", b"\n").replace(b"\r\0", b"\n").replace(b"\r", b"\n")
+            if data:
+                self.protocol.dataReceived(data)
             return
         app: list[bytes] = []
         i, n = 0, len(data)
@@ -205,6 +237,7 @@ class FicsProtocol(TelnetProtocol):
         self._timer: Any = None
         self._counted = False
         self._echo_off = False
+        self._last_input = 0.0  # clock time of the last command line (idle timeout)
 
     # -- connection ------------------------------------------------------
 
@@ -272,6 +305,13 @@ class FicsProtocol(TelnetProtocol):
 
     def _idle_timeout(self) -> None:
         self._timer = None
+        # The timer is not pushed back on every line (a DelayedCall.reset per
+        # command costs more than the command): when it fires after activity,
+        # it is armed again for the rest of the idle time.
+        left = self._last_input + self.config.idle_timeout - self.server.clock.seconds()
+        if left > 0 and self.session is not None:
+            self._timer = self.server.clock.callLater(left, self._idle_timeout)
+            return
         if self.session is not None:
             minutes = f"{self.config.idle_timeout / 60:g}"
             note = msg("**** Auto-logout because you were idle more than {minutes} minutes. ****",
@@ -297,6 +337,14 @@ class FicsProtocol(TelnetProtocol):
 
     def dataReceived(self, data: bytes) -> None:
         limit = self.config.max_line
+        # Fast path: one whole command line, nothing buffered (what a client
+        # typing at the prompt sends); the same steps as below, fewer calls.
+        if (self.state == "command" and data[-1:] == b"\n" and not self._buffer
+                and not self._discarding and len(data) <= limit
+                and data.find(b"\n") == len(data) - 1):
+            self._last_input = self.server.clock.seconds()
+            self.server.execute(self.session, decode_line(data[:-1]))
+            return
         if self._discarding:
             k = data.find(b"\n")
             if k < 0:
@@ -432,15 +480,12 @@ class FicsProtocol(TelnetProtocol):
         self._arm_idle()
 
     def _arm_idle(self) -> None:
-        if not self.config.idle_timeout:
-            return
-        if self._timer is not None and self._timer.active():
-            self._timer.reset(self.config.idle_timeout)
-        else:
+        self._last_input = self.server.clock.seconds()
+        if self.config.idle_timeout and (self._timer is None or not self._timer.active()):
             self._timer = self.server.clock.callLater(self.config.idle_timeout, self._idle_timeout)
 
     def line_command(self, line: str) -> None:
-        self._arm_idle()
+        self._last_input = self.server.clock.seconds()
         self.server.execute(self.session, line)
 
     # -- telnet options ----------------------------------------------------

@@ -61,6 +61,8 @@ class _Transport:
         self.producer = None
         self.connected = True
         self.disconnecting = False
+        self.TLS = False
+        self._writeDisconnecting = False
         self._writeDisconnected = False
         self.written: list[bytes] = []
 
@@ -81,9 +83,44 @@ def test_send_now_writes_at_once_only_when_nothing_is_queued():
         t.disconnecting = True
         assert not _send_now(t, b"x")
         t.disconnecting = False
+        t.TLS = True  # startTLS: the bytes must go through the TLS layer
+        assert not _send_now(t, b"x")
+        t.TLS = False
+        t._writeDisconnecting = True
+        assert not _send_now(t, b"x")
+        t._writeDisconnecting = False
+        del t.producer  # not the Twisted transport we know: no fast path
+        assert not _send_now(t, b"x")
+        t.producer = None
         big = b"y" * (1 << 23)  # more than the socket buffer takes at once
         assert _send_now(t, big)
         assert t.written and len(t.written[0]) < len(big)  # the rest goes through Twisted
+    finally:
+        a.close()
+        b.close()
+
+
+def test_send_now_on_a_real_twisted_tcp_server_connection():
+    """The private attributes _send_now reads exist on this Twisted's tcp.Server."""
+    from twisted.internet import tcp
+    from twisted.internet.protocol import Protocol
+    from twisted.internet.testing import MemoryReactor
+
+    class _Port:
+        _realPortNumber = 5000
+
+    a, b = socket.socketpair()
+    try:
+        a.setblocking(False)
+        conn = tcp.Server(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, MemoryReactor())
+        assert _send_now(conn, b"first\r\n")
+        assert b.recv(100) == b"first\r\n"
+        conn.write(b"queued")  # waits in Twisted's buffer for the reactor
+        assert not _send_now(conn, b"later")  # would overtake "queued"
+        conn.doWrite()
+        assert b.recv(100) == b"queued"
+        assert _send_now(conn, b"again")
+        assert b.recv(100) == b"again"
     finally:
         a.close()
         b.close()

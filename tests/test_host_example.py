@@ -162,3 +162,21 @@ def test_host_serves_the_feed(host):
     finally:
         lines.close()
         reader.close()
+
+
+def test_bad_bytes_and_overlong_lines_leave_the_connection_working(host):
+    player = Player(host["host"])
+    try:
+        assert "Not a move" in player.command("\x00\x7f garbage")
+        player.sock.sendall(b"\xff\xfe\xc3(bad utf-8\r\n")
+        assert "Not a move" in player.read()
+        # one notice per overlong line, and the line typed after it still counts
+        player.sock.sendall(b"x" * 100_000 + b"\r\ne4\r\n")
+        out = player.read()
+        if "You played e4." not in out:
+            out += player.read()
+        assert out.count("That line is too long; it was ignored.") == 1, out
+        assert "You played e4." in out
+        assert player.fen() == AFTER_E4
+    finally:
+        player.close()

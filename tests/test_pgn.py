@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import chess
 import chess.pgn
 import pytest
@@ -190,8 +192,15 @@ def test_bad_fen_tag():
     with pytest.raises(PgnError) as info:
         game.fens()
     assert info.value.ply == 0
-    assert info.value.render().startswith("Game 1: bad FEN tag: ")
-    assert info.value.render("fr").startswith("Partie 1 : balise FEN incorrecte : ")
+    assert info.value.render().startswith("Game 1: bad FEN tag: field 1 (placement): ")
+    assert info.value.render("fr").startswith("Partie 1 : balise FEN incorrecte : champ 1 (placement) : ")
+
+
+def test_reserved_angle_bracket_tokens_are_skipped():
+    text = "1. e4 <reserved for expansion> e5 2. Nf3 *"
+    (game,) = read_games(text)
+    board = chess.pgn.read_game(io.StringIO(text)).end().board()
+    assert game.fens()[-1] == board.fen(en_passant="fen")
 
 
 def test_a_bad_game_does_not_spoil_the_next():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ficsfen.boards import fen_from_style12
+from ficsfen.helpcatalog import lookup
 from ficsfen.testing import connect, make_server
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -333,3 +336,29 @@ def test_unknown_and_ambiguous_commands(server):
     assert "Matches: backward bsetup" in a.command("b")
     a.command("set lang fr")
     assert a.command("xyzzy").strip() == "xyzzy : commande introuvable."
+
+
+def test_bsetup_eppos_takes_a_square_and_follows_the_side_to_move(server):
+    a = login(server)
+    a.command("examine")
+    a.command("bsetup fen 4k3/8/8/8/4P3/8/8/4K3 w - - 0 1")
+    assert "Setup position: 4k3/8/8/8/4P3/8/8/4K3 w - e6 0 1" in a.command("bsetup eppos e")
+    # the target moves to rank 3 when Black gets the move (the pawn on e4 made it)
+    assert "Setup position: 4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1" in a.command("bsetup tomove black")
+    a.command("bsetup eppos none")
+    assert "Setup position: 4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1" in a.command("bsetup eppos e3")
+    a.command("bsetup done")
+    assert fen_of(a) == "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1"
+    assert "Usage: bsetup" in a.command("bsetup eppos e4")
+
+
+def test_the_set_page_examples_really_work(server):
+    """Every "set ..." example quoted on the set page (both languages) is accepted."""
+    a = login(server)
+    for lang in ("en", "fr"):
+        examples = re.findall(r'[«"]\s*(set [^»"]+?)\s*[»"]', lookup("set", lang).text)
+        assert examples, lang
+        for example in examples:
+            out = a.command(example)
+            assert "Ambiguous" not in out and "Usage" not in out and "No such" not in out, (example, out)
+            a.command("set lang en")  # the next example is judged in English

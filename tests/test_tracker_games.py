@@ -122,3 +122,38 @@ def test_any_text_is_a_move_or_a_move_error(text):
         assert tracker.ply == 0
     else:
         assert tracker.ply == 1
+
+
+# Move text a player might type: SAN-like pieces, origins, captures, squares,
+# promotions, castling spellings and check/annotation marks, in any mix.
+_MOVE_TEXT = st.builds(
+    lambda piece, origin, capture, square, promo, mark: piece + origin + capture + square + promo + mark,
+    st.sampled_from(["", "N", "B", "R", "Q", "K"]),
+    st.sampled_from(["", "a", "e", "h", "1", "7", "e2", "g1", "b8", "e7"]),
+    st.sampled_from(["", "x", "-"]),
+    st.sampled_from([a + b for a in "abcdefgh" for b in "12345678"]),
+    st.sampled_from(["", "=Q", "q", "=N", "n", "=K"]),
+    st.sampled_from(["", "+", "#", "!?"]),
+) | st.sampled_from(["O-O", "O-O-O", "0-0", "0-0-0", "o-o", "o-o-o", "Kg1", "e1g1", "e1h1"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_games(max_plies=80), st.lists(_MOVE_TEXT, min_size=1, max_size=30))
+def test_the_move_reader_agrees_with_python_chess_on_every_position(moves, texts):
+    """Every legal move is read back from its SAN and its UCI; no text yields an illegal move."""
+    from ficsfen.tracker import MoveError, resolve
+
+    board = chess.Board()
+    for move in moves:
+        board.push(move)
+    legal = set(board.legal_moves)
+    for move in legal:
+        assert resolve(board, board.san(move)) == move
+        assert resolve(board, move.uci()) == move
+    for text in texts:
+        try:
+            move = resolve(board, text)
+        except MoveError as exc:
+            assert exc.render("en") and exc.render("fr")
+        else:
+            assert move in legal, (board.fen(), text, move)

@@ -190,6 +190,8 @@ class BsetupCommand(Command):
                 if side is None:
                     raise ValueError
                 draft = replace(draft, turn=side[0])
+                if draft.ep != "-":  # the en passant square follows the side to move
+                    draft = replace(draft, ep=draft.ep[0] + ("6" if side[0] == "w" else "3"))
             elif sub in ("wcastle", "bcastle"):
                 which = _unique(arg, _CASTLE_WORDS) if arg else None
                 if which is None:
@@ -214,6 +216,8 @@ class BsetupCommand(Command):
         if len(word) == 1 and "a" <= word <= "h":
             rank = "6" if draft.turn == "w" else "3"
             return replace(draft, ep=word + rank)
+        if len(word) == 2 and "a" <= word[0] <= "h" and word[1] in "36":
+            return replace(draft, ep=word)  # a whole square; "bsetup done" checks it
         raise ValueError(arg)
 
     @staticmethod

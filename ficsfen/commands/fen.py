@@ -55,13 +55,33 @@ class FenCommand(Command):
     spec = "o"
     usage = msg("fen [game number | handle]")
 
+    def __init__(self) -> None:
+        # Rendered header lines by (number, white, black, examined, language):
+        # everything the text depends on, so a cached line is never stale.
+        self._headers: dict[tuple, str] = {}
+
+    def __call__(self, caller: Any, args: str, directory: Any) -> None:
+        if args:
+            super().__call__(caller, args, directory)
+        else:  # bare ``fen``, by far the most common: nothing to parse
+            self.run(caller, None, directory=directory)
+
     def run(self, caller: ICaller, target: str | None, *, directory: IGameDirectory) -> None:
         game = self.find(caller, target, directory)
         if isinstance(game, Message):
             caller.send(game)
             return
-        caller.send(game_header(game))
-        caller.send(game.tracker.fen)
+        caller.send(f"{self.header(game, caller.lang)}\n{game.tracker.fen}")
+
+    def header(self, game: Any, lang: str) -> str:
+        """:func:`game_header` rendered in ``lang``, cached."""
+        key = (game.number, game.white, game.black, getattr(game, "examined", False), lang)
+        text = self._headers.get(key)
+        if text is None:
+            if len(self._headers) >= 4096:  # bound it; games come and go
+                self._headers.clear()
+            text = self._headers[key] = game_header(game).render(lang)
+        return text
 
     @staticmethod
     def find(caller: ICaller, target: str | None, directory: IGameDirectory) -> IGame | Message:
