@@ -124,12 +124,12 @@ class Style12Frame:
         tc = getattr(game, "time_control", None)
         minutes, increment = (tc.minutes, tc.increment) if tc is not None else (0, 0)
         wtime, btime, ticking = _game_clocks(game)
-        history = tracker.history
-        if history:
-            last = history[-1]
+        last = tracker.last_ply
+        if last is not None:
+            plies = last.number
             verbose = verbose_move(board, last.move)
             times = getattr(game, "move_times", None)
-            took = _took(times[len(history) - 1] if times and len(times) >= len(history) else 0)
+            took = _took(times[plies - 1] if times and len(times) >= plies else 0)
             pretty = last.san
         else:
             verbose, took, pretty = "none", "0:00", "none"
@@ -286,11 +286,11 @@ def _style1(game: Any, flipped: bool, lang: str) -> str:
         label(_WHITE_STRENGTH, points=material(board, chess.WHITE)),
         "",
     ]
-    plies = tracker.ply
-    if plies:
+    last = tracker.last_ply
+    if last is not None:
+        plies = last.number
         times = getattr(game, "move_times", None)
         took = times[plies - 1] if times and len(times) >= plies else 0
-        last = tracker.history[-1]
         notes[1] = label(_LAST_MOVE, side=_template(_SIDE[last.color].msgid, lang),
                          move="{:<7} ({})".format(last.san, _took(took)))
     # Rows of the placement field, rank 8 first, '-' for empty squares.

@@ -9,21 +9,20 @@ the user: every expected failure is a localized line on stderr.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import re
 import sys
 import time
 from pathlib import Path
-from typing import Mapping, NoReturn, Sequence, TextIO
+from typing import NoReturn, Sequence, TextIO
 
 import chess
 
 from ficsfen.fen import FenError, Position, parse
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, available_languages, language_from_locale, msg, resolve_language
+from ficsfen.i18n import Message, available_languages, language_from_environ, msg, resolve_language
 from ficsfen.pgn import PgnError, PgnGame, decode, read_games
 
-__all__ = ["board_diagram", "default_language", "main", "write_fens"]
+__all__ = ["board_diagram", "main", "write_fens"]
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -40,16 +39,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(message, self)
-
-
-def default_language(environ: Mapping[str, str] | None = None) -> str:
-    """The catalog language the POSIX locale variables ask for."""
-    env = os.environ if environ is None else environ
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(name)
-        if value:
-            return language_from_locale(value)
-    return DEFAULT_LANGUAGE
 
 
 def _language_option(argv: Sequence[str]) -> tuple[str | None, str | None]:
@@ -112,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     lang, bad_lang = _language_option(argv)
-    lang = lang or default_language()
+    lang = lang or language_from_environ()
     out, err = sys.stdout, sys.stderr
     if bad_lang is not None:
         err.write(_usage_line(msg('unknown language "{lang}"; choose one of: {choices}', lang=bad_lang,
@@ -121,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `serve` takes the rest of the line as its own arguments.
     command = _command_index(argv)
     if command is not None and argv[command] == "serve":
-        return _serve(argv[command + 1 :], lang, err)
+        return _serve(argv[command + 1 :], lang)
     parser = _parser(lang)
     try:
         args = parser.parse_args(argv)
@@ -170,6 +159,9 @@ def _usage_line(message: Message | str, lang: str) -> str:
 
 
 def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO) -> int:
+    if "-" in words and words != ["-"]:
+        err.write(_usage_line(msg('"-" (read records from standard input) must be the only argument'), lang))
+        return EXIT_USAGE
     if words == ["-"]:
         status = EXIT_OK
         for number, line in enumerate(sys.stdin, 1):
@@ -339,16 +331,14 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
 # -- serve ----------------------------------------------------------------------
 
 
-def _serve(argv: list[str], lang: str, err: TextIO) -> int:
+def _serve(argv: list[str], lang: str) -> int:
+    # Imported here, not at the top: `check` and `fens` need no Twisted.
+    from ficsfen import serve
+
     try:
-        serve = importlib.import_module("ficsfen.serve")
-    except ImportError as exc:
-        if exc.name == "ficsfen.serve":
-            err.write(msg("ficsfen: the serve command is not available yet.").render(lang) + "\n")
-            return EXIT_USAGE
-        err.write(msg("ficsfen: cannot start the server: {reason}", reason=str(exc)).render(lang) + "\n")
-        return EXIT_BAD_INPUT
-    return int(serve.main(argv) or 0)
+        return int(serve.main(argv, lang=lang) or 0)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

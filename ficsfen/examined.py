@@ -36,6 +36,9 @@ class GameStateError(ValueError):
     def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
         return self.message.render(lang)
 
+    def __str__(self) -> str:  # logs and tracebacks read the English text
+        return self.render()
+
 
 @dataclass(frozen=True)
 class SetupDraft:

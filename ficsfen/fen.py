@@ -363,8 +363,8 @@ def _parse(text: str, validate: bool) -> Position:
     fields = text.split(" ")
     if len(fields) != 6 or "" in fields:
         _record_error(text)
-    if not text.isprintable() and any(c.isspace() for c in text):
-        _record_error(text)
+    if not text.isprintable() and any(c.isspace() and c != " " for c in text):
+        _record_error(text)  # tabs, no-break spaces...: a separator problem
     placement, turn, castling, ep, half_text, full_text = fields
 
     # Field 1: placement, scanned once into twelve piece bitboards.

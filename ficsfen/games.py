@@ -63,6 +63,9 @@ class GameError(Exception):
     def render(self, lang: str = "en") -> str:
         return self.message.render(lang)
 
+    def __str__(self) -> str:  # logs and tracebacks read the English text
+        return self.render()
+
 
 class NotPlaying(GameError):
     """The handle is not a player of this game."""

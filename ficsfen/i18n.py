@@ -17,11 +17,12 @@ import gettext as _gettext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 __all__ = [
     "DEFAULT_LANGUAGE",
     "LOCALE_DIR",
+    "LocalizedError",
     "Message",
     "available_languages",
     "language_name",
@@ -30,6 +31,7 @@ __all__ = [
     "render",
     "resolve_language",
     "translation",
+    "unique_prefix",
 ]
 
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -87,6 +89,44 @@ def msg(msgid: str, /, **params: Any) -> Message:
 def msgn(singular: str, plural: str, count: int, /, **params: Any) -> Message:
     """A message with a plural form chosen by ``count`` (``{count}`` in the text)."""
     return Message(singular, params, plural, count)
+
+
+class LocalizedError(Exception):
+    """Base of every error a user may see: it carries a lazy :class:`Message`.
+
+    Subclasses add their own fields (a FEN field number, a move text...);
+    hosts catch this one class and send ``err.render(lang)`` to the user.
+    """
+
+    def __init__(self, message: Message, *args: object) -> None:
+        super().__init__(message, *args)
+        self.message = message
+
+    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        return self.message.render(lang)
+
+    def __str__(self) -> str:
+        return self.render(DEFAULT_LANGUAGE)
+
+
+def unique_prefix(word: str, names: Iterable[str]) -> str | tuple[str, ...] | None:
+    """Resolve ``word`` against ``names``, FICS-style, ignoring case.
+
+    Returns the exact match, else the only name ``word`` is a prefix of; a
+    sorted tuple of the candidates when several names start with it; ``None``
+    when none does.  Callers turn the last two into their own messages.
+    """
+    key = word.casefold()
+    matches = []
+    for name in names:
+        folded = name.casefold()
+        if folded == key:
+            return name
+        if folded.startswith(key):
+            matches.append(name)
+    if len(matches) == 1:
+        return matches[0]
+    return tuple(sorted(matches)) or None
 
 
 def render(message: Message | str, lang: str = DEFAULT_LANGUAGE) -> str:
@@ -167,4 +207,22 @@ def language_from_locale(value: str | None) -> str:
         code = value.split(".")[0].split("_")[0].split("@")[0].casefold()
         if code in available_languages():
             return code
+    return DEFAULT_LANGUAGE
+
+
+def language_from_environ(environ: Mapping[str, str] | None = None) -> str:
+    """The catalog language the POSIX locale variables ask for.
+
+    ``LC_ALL``, then ``LC_MESSAGES``, then ``LANG`` (the first one set wins,
+    as in C's setlocale); English when none is set or its language has no
+    catalog.  ``environ`` defaults to :data:`os.environ`.
+    """
+    if environ is None:
+        import os
+
+        environ = os.environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name)
+        if value:
+            return language_from_locale(value)
     return DEFAULT_LANGUAGE

@@ -38,6 +38,8 @@ _TOKENS = re.compile(
 _RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*", "\u00bd-\u00bd"))  # some files write ½-½
 _UNESCAPE = re.compile(r"\\(.)")
 _IGNORED_FIRST = frozenset("!?.$;%")
+_LONGEST_MOVE = 24  # e.g. "exd8=Q+!?" is 9; anything much longer is not a move
+_SHOWN_LENGTH = 40  # longest token quoted in an error
 
 
 class PgnError(ValueError):
@@ -187,6 +189,9 @@ def read_games(text: str) -> list[PgnGame]:
                 _syntax(game, first)
             continue
         if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS):
+            if len(tok) > _LONGEST_MOVE or not tok.isprintable():
+                _syntax(game, tok)  # binary noise or a run-on word: never a move
+                continue
             game.moves.append(tok)
         elif tok in _RESULTS:
             game.result = "1/2-1/2" if tok == "\u00bd-\u00bd" else tok
@@ -204,6 +209,13 @@ def read_games(text: str) -> list[PgnGame]:
     return games
 
 
+def _shown(token: str) -> str:
+    """``token`` safe to print in a message: control bytes escaped, length capped."""
+    if not token.isprintable():
+        token = token.encode("unicode_escape").decode("ascii")
+    return token if len(token) <= _SHOWN_LENGTH else token[: _SHOWN_LENGTH - 3] + "..."
+
+
 def _syntax(game: PgnGame, what: str) -> None:
     if what == "{":
         reason = msg("a comment opened with a brace is never closed")
@@ -214,6 +226,6 @@ def _syntax(game: PgnGame, what: str) -> None:
     elif what == ")":
         reason = msg("a ) closes a variation that was never opened")
     else:
-        reason = msg('"{token}" is not a move, a move number or a result', token=what)
+        reason = msg('"{token}" is not a move, a move number or a result', token=_shown(what))
     game.syntax_error = reason
     game.syntax_error_ply = len(game.moves) + 1

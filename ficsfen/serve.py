@@ -15,26 +15,33 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import sys
 from typing import Any
 
 from twisted.application.service import MultiService
 
 from ficsfen.config import Config, ConfigError, hash_password, load
-from ficsfen.i18n import language_from_locale, msg
+from ficsfen.i18n import LocalizedError, language_from_environ, msg
 
-__all__ = ["SHUTDOWN_GRACE", "FicsService", "main", "make_service", "run"]
+__all__ = ["CONFIG_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE", "EndpointError",
+           "FicsService", "main", "make_service", "run"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
 
+# Option help shared with the ``twist ficsfen`` plugin's Options.
+CONFIG_OPTION_HELP = msg("configuration file (default: the one shipped with ficsfen)")
+LISTEN_OPTION_HELP = msg("Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
+                         "repeat for several (replaces the configuration's list)")
 
-def _operator_language() -> str:
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        if os.environ.get(name):
-            return language_from_locale(os.environ[name])
-    return language_from_locale(None)
+
+class EndpointError(LocalizedError, ValueError):
+    """An endpoint string Twisted cannot parse; ``ficsfen serve`` and the plugin report it."""
+
+    def __init__(self, endpoint: str, reason: str) -> None:
+        super().__init__(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=endpoint, reason=reason))
+        self.endpoint = endpoint
+        self.reason = reason
 
 
 def _parser(lang: str) -> argparse.ArgumentParser:
@@ -43,20 +50,22 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ficsfen serve",
         description=msg("Run the FICS-style telnet server.").render(lang))
-    parser.add_argument("--config", metavar="FILE",
-                        help=msg("configuration file (default: the one shipped with ficsfen)").render(lang))
+    parser.add_argument("--config", metavar="FILE", help=CONFIG_OPTION_HELP.render(lang))
     parser.add_argument("--listen", metavar="ENDPOINT", action="append", default=[],
-                        help=msg("Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
-                                 "repeat for several (replaces the configuration's list)").render(lang))
+                        help=LISTEN_OPTION_HELP.render(lang))
     parser.add_argument("--feed", metavar="ENDPOINT", help=FEED_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``ficsfen serve``; returns the exit status."""
-    lang = _operator_language()
+def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
+    """Entry point of ``ficsfen serve``; returns the exit status.
+
+    ``lang`` is the operator's language (``ficsfen --lang``); by default the
+    locale's.
+    """
+    lang = lang or language_from_environ()
     args = _parser(lang).parse_args(sys.argv[1:] if argv is None else argv)
     if args.hash_password:
         password = getpass.getpass() if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
@@ -147,7 +156,7 @@ class FicsService(MultiService):
 def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> FicsService:
     """The server for ``config`` as a service; ``feed`` is the feed's endpoint or ``None``.
 
-    :raises ValueError: ``(endpoint, reason)`` for an endpoint string Twisted cannot parse.
+    :raises EndpointError: an endpoint string Twisted cannot parse.
     """
     from twisted.internet.endpoints import serverFromString
 
@@ -159,7 +168,7 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
         try:
             return description, serverFromString(reactor, description)
         except (ValueError, TypeError, KeyError) as e:
-            raise ValueError(description, str(e) or type(e).__name__) from None
+            raise EndpointError(description, str(e) or type(e).__name__) from None
 
     endpoints = [endpoint(d) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
@@ -179,10 +188,8 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
 
     try:
         service = make_service(config, reactor=reactor, feed=feed)
-    except ValueError as e:
-        description, reason = e.args if len(e.args) == 2 else (e.args[0], "")
-        print(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=description,
-                  reason=reason).render(lang), file=sys.stderr)
+    except EndpointError as e:
+        print(e.render(lang), file=sys.stderr)
         return 2
     globalLogBeginner.beginLoggingTo([textFileLogObserver(log_file or sys.stderr)],
                                      redirectStandardIO=False)

@@ -486,10 +486,11 @@ class FicsServer:
             self._fanout[game.number] = (game, stamp, groups)
         else:
             groups = cached[2]
+        current_watches = current is not None and current.handle.casefold() in self.directory.observer_keys(game)
         for (style, lang, showfen, charset), members in groups:
             key = (style, relation, False, lang if noted or style == 1 else "", showfen)
             text = text_for(members[0], key, noted)
-            if current is not None and current in members:  # command output, without the prompt
+            if current_watches and current in members:  # command output, without the prompt
                 current.write_text(text)
                 members = [m for m in members if m is not current]
             Session.emit_all(members, Session.notification(text, charset, prompt))

@@ -96,6 +96,11 @@ class Session:
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
+        #: Optional: the connection object, whose class has a static
+        #: ``write_all(sinks, data)`` writing the same bytes to many at once
+        #: (:meth:`ficsfen.telnet.FicsTelnetTransport.write_all`); used by
+        #: :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
+        self.sink: object | None = None
 
     def __repr__(self) -> str:
         return f"<Session {self.handle!r} lang={self.lang!r}>"
@@ -146,13 +151,23 @@ class Session:
 
     @staticmethod
     def emit_all(sessions: "list[Session]", data: bytes) -> None:
-        """:meth:`emit` the same bytes to each of ``sessions`` (a board to its observers)."""
+        """:meth:`emit` the same bytes to each of ``sessions`` (a board to its observers).
+
+        Sessions with a :attr:`sink` are written in one call per kind of sink.
+        """
+        sinks = []
         for session in sessions:
             held = session._held
-            if held is None:
-                session._write(data)
-            else:
+            if held is not None:
                 held.append(data)
+            elif session.sink is not None:
+                sinks.append(session.sink)
+            else:
+                session._write(data)
+        if sinks:
+            kinds = {type(sink) for sink in sinks}
+            for kind in kinds:
+                kind.write_all(sinks if len(kinds) == 1 else [s for s in sinks if type(s) is kind], data)
 
     def _emit(self, data: bytes) -> None:
         if self._held is not None:

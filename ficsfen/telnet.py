@@ -208,6 +208,38 @@ class FicsTelnetTransport(TelnetTransport):
             return
         transport.write(data)
 
+    @staticmethod
+    def write_all(connections: "list[FicsTelnetTransport]", data: bytes) -> None:
+        """Write the same ``data`` to many connections (a board to its observers).
+
+        IAC bytes are doubled once for all, and each plain TCP connection
+        with nothing queued gets the bytes from one ``send``: the checks of
+        :func:`_send_now`, inlined because this loop runs once per observer
+        and every Python call in it costs about as much as the ``send``.
+        """
+        if b"\xff" in data:
+            data = data.replace(b"\xff", b"\xff\xff")
+        size = len(data)
+        for telnet in connections:
+            transport = telnet.transport
+            if telnet._direct:
+                try:
+                    if (transport.dataBuffer or transport._tempDataBuffer
+                            or transport.producer is not None or not transport.connected
+                            or transport.disconnecting or transport.TLS
+                            or transport._writeDisconnecting or transport._writeDisconnected):
+                        sent = -1
+                    else:
+                        sent = transport.socket.send(data)
+                except (AttributeError, OSError):
+                    sent = -1
+                if sent == size:
+                    continue
+                if sent >= 0:
+                    transport.write(data[sent:])
+                    continue
+            transport.write(data)
+
     def _flush(self, app: list[bytes]) -> None:
         if app:
             data = b"".join(app)
@@ -471,6 +503,7 @@ class FicsProtocol(TelnetProtocol):
         # does, one call less per board sent to each of many observers).
         session = self.server.enter(handle, write=self.transport.write, close=self.close,
                                     registered=registered, peer=self.peer)
+        session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         self.session = session
         self.state = "command"
         session.send(msg("**** Starting FICS session as {name} ****", name=session.display_name()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence, overload
 
 import chess
 from twisted.logger import Logger
@@ -39,6 +39,8 @@ __all__ = [
     "Termination",
     "Tracker",
     "TrackerError",
+    "PlyHistory",
+    "is_move_text",
     "resolve",
 ]
 
@@ -205,9 +207,50 @@ class Outcome:
         return self.message.render(lang)
 
 
+class PlyHistory(Sequence[Ply]):
+    """A read-only live view of a tracker's plies (no copy per access).
+
+    It follows the game: after a move or a takeback it shows the new list.
+    Slicing returns a tuple (a snapshot); it compares equal to any sequence
+    holding the same plies, as the tuple it replaces did.
+    """
+
+    __slots__ = ("_plies",)
+
+    def __init__(self, plies: list[Ply]) -> None:
+        self._plies = plies
+
+    @overload
+    def __getitem__(self, index: int) -> Ply: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Ply, ...]: ...
+    def __getitem__(self, index: int | slice) -> Ply | tuple[Ply, ...]:
+        if isinstance(index, slice):
+            return tuple(self._plies[index])
+        return self._plies[index]
+
+    def __len__(self) -> int:
+        return len(self._plies)
+
+    def __iter__(self) -> Iterator[Ply]:
+        return iter(self._plies)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (PlyHistory, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PlyHistory({self._plies!r})"
+
+
 # --------------------------------------------------------------------------
 # Incremental FEN
 # --------------------------------------------------------------------------
+
+_UNKNOWN = object()  # an outcome not computed yet for this ply
 
 _ROW_CACHE: dict[str, str] = {}
 _ROW_CACHE_LIMIT = 1 << 16
@@ -447,8 +490,25 @@ _PARSED: dict[str, tuple[str | None, str | None, str | None, int, str | None]] =
 _PARSED_LIMIT = 1 << 14
 
 
+def is_move_text(text: str) -> bool:
+    """Whether ``text`` is shaped like a move in a notation :func:`resolve` reads.
+
+    It says nothing of legality; a host uses it to tell a move typed at its
+    prompt from a command (the tracker's own grammar, so the two agree).
+    """
+    return text in _PARSED or _parts(text) is not None
+
+
 def _parse(text: str) -> tuple[str | None, str | None, str | None, int, str | None]:
     """The parts of a move's text; :class:`MalformedMove` if it is none."""
+    parts = _parts(text)
+    if parts is None:
+        raise MalformedMove(_malformed(text), move_text=text)
+    return parts
+
+
+def _parts(text: str) -> tuple[str | None, str | None, str | None, int, str | None] | None:
+    """(piece letter, from file, from rank, destination, promotion), or ``None``."""
     body = text.strip()
     if body and body[-1] in "+#!?":
         body = _SUFFIX_RE.sub("", body, 1)
@@ -457,10 +517,10 @@ def _parse(text: str) -> tuple[str | None, str | None, str | None, int, str | No
         c = _CASTLE_RE.fullmatch(body)
         if c is not None:
             return ("O", None, None, 2 if c.group(2) is not None else 6, None)
-        raise MalformedMove(_malformed(text), move_text=text)
+        return None
     letter, file_, rank_, _mark, dest, promo = m.groups()
     if letter is None and rank_ is not None and file_ is None:
-        raise MalformedMove(_malformed(text), move_text=text)
+        return None
     if letter is None and rank_ is None:
         return (None, file_, None, _SQUARE[dest], promo)
     return (letter, file_, rank_, _SQUARE[dest], promo)
@@ -685,6 +745,8 @@ class Tracker:
         self._board = position.board()
         self._builder = FenBuilder(self._initial_fen.split(" ", 1)[0])
         self._history: list[Ply] = []
+        self._view = PlyHistory(self._history)
+        self._outcome: Outcome | None | object = _UNKNOWN  # cached per ply by outcome()
         self._subscribers: list[Callable[[Ply], None]] = []
         # dead position (insufficient material): only a capture can make one
         self._dead = self._board.is_insufficient_material()
@@ -719,8 +781,14 @@ class Tracker:
         return len(self._history)
 
     @property
-    def history(self) -> Sequence[Ply]:
-        return tuple(self._history)
+    def history(self) -> PlyHistory:
+        """Every ply so far, as a live read-only view (nothing is copied)."""
+        return self._view
+
+    @property
+    def last_ply(self) -> Ply | None:
+        """The last ply played, ``None`` at ply 0 (what a per-move display reads)."""
+        return self._history[-1] if self._history else None
 
     def fen_at(self, ply: int) -> str:
         """The FEN after ``ply`` plies (0 is the initial position)."""
@@ -768,6 +836,7 @@ class Tracker:
             self._dead = board.is_insufficient_material()
         ply = Ply(len(self._history) + 1, san, move.uci(), self._builder.fen(board), move, color, move_number)
         self._history.append(ply)
+        self._outcome = _UNKNOWN
         for callback in tuple(self._subscribers):
             try:
                 callback(ply)
@@ -776,13 +845,16 @@ class Tracker:
         return ply
 
     def _refuse_if_over(self, text: str, *, full: bool = False) -> None:
-        board = self._board
-        if full:
+        # The outcome of this ply when a game already asked for it; otherwise
+        # the cheap signs of an automatic end first (a mate or stalemate
+        # shows up as a move that resolve() refuses, then ``full``).
+        outcome = self._outcome
+        if outcome is _UNKNOWN:
+            board = self._board
+            if not (full or self._dead or board.halfmove_clock >= 150
+                    or (board.halfmove_clock >= 16 and board.is_fivefold_repetition())):
+                return
             outcome = self.outcome()
-        elif self._dead or board.halfmove_clock >= 150 or (board.halfmove_clock >= 16 and board.is_fivefold_repetition()):
-            outcome = self.outcome()
-        else:
-            return
         if outcome is not None:
             raise GameOverError(
                 msg("The game is over: {outcome}", outcome=outcome.message), move_text=text
@@ -806,6 +878,7 @@ class Tracker:
         for _ in range(n):
             self._board.pop()
         del self._history[len(self._history) - n :]
+        self._outcome = _UNKNOWN
         self._builder = FenBuilder(self.fen.split(" ", 1)[0])
         self._dead = self._board.is_insufficient_material()
 
@@ -826,11 +899,18 @@ class Tracker:
     # -- end of game ----------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
-        """The automatic end of the game, if it has ended (no claims)."""
-        result = self._board.outcome(claim_draw=False)
-        if result is None:
-            return None
-        return Outcome(_PYCHESS_TERMINATION[result.termination], result.winner)
+        """The automatic end of the game, if it has ended (no claims).
+
+        Computed once per ply (python-chess's legal-move generation and
+        repetition count) and kept until the next move or takeback, so a
+        game asking after each move and the next move's check share it.
+        """
+        outcome = self._outcome
+        if outcome is _UNKNOWN:
+            result = self._board.outcome(claim_draw=False)
+            outcome = None if result is None else Outcome(_PYCHESS_TERMINATION[result.termination], result.winner)
+            self._outcome = outcome
+        return outcome  # type: ignore[return-value]
 
     def claimable_draw(self) -> Outcome | None:
         """A draw the side to move may claim now (fifty moves, threefold), if any."""

@@ -254,3 +254,21 @@ def test_our_server_implements_the_same_interfaces():
 
     verifyClass(ICaller, Session)
     verifyClass(IGameDirectory, GameDirectory)
+
+
+def test_help_on_an_alias_shows_its_commands_page():
+    from ficsfen.command_table import CommandTable
+
+    table = CommandTable([FenCommand(), HelpCommand()])
+    table.alias("position", "fen")  # a host's own alias for our fen command
+    help_ = HelpCommand(exact_command=table.exact)
+    for lang in ("en", "fr"):
+        caller = Caller("alice", lang)
+        help_(caller, "position", Directory())
+        assert "\n".join(caller.lines) == lookup("fen", lang).text.rstrip("\n")
+    caller = Caller("alice")
+    help_(caller, "nosuchtopic", Directory())  # neither a topic nor a command
+    assert caller.lines == [NoSuchTopic("nosuchtopic").render("en")]
+    caller = Caller("alice")
+    HelpCommand()(caller, "position", Directory())  # without the hook: no such topic
+    assert caller.lines == [NoSuchTopic("position").render("en")]

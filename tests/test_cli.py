@@ -101,7 +101,8 @@ def test_check_stdin(capsys, monkeypatch):
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["check"], ["bogus"], ["fens"], ["check", "--nope", STARTING_FEN], ["--lang", "xx", "check", STARTING_FEN]],
+    [[], ["check"], ["bogus"], ["fens"], ["check", "--nope", STARTING_FEN], ["--lang", "xx", "check", STARTING_FEN],
+     ["check", "-", "w"], ["check", STARTING_FEN, "-"]],
 )
 def test_usage_errors_exit_2(capsys, argv):
     code, out, err = run(capsys, *argv)
@@ -127,21 +128,33 @@ def test_help_exits_0(capsys):
 # -- serve --------------------------------------------------------------------------
 
 
-def test_serve_forwards_its_arguments(capsys, monkeypatch):
-    import types
+def test_serve_reports_a_missing_configuration_in_the_operators_language(capsys, monkeypatch):
+    code, _, err = run(capsys, "serve", "--config", "/nonexistent.toml")
+    assert code == 2
+    assert "/nonexistent.toml: cannot read the configuration" in err
+    code, _, err = run(capsys, "--lang", "fr", "serve", "--config", "/nonexistent.toml")
+    assert code == 2
+    assert "/nonexistent.toml : impossible de lire la configuration" in err
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    code, _, err = run(capsys, "serve", "--config", "/nonexistent.toml")
+    assert code == 2 and "impossible de lire la configuration" in err
 
-    calls = []
-    module = types.ModuleType("ficsfen.serve")
-    module.main = lambda argv: calls.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "ficsfen.serve", module)
-    assert run(capsys, "serve", "--port", "5000", "--lang", "fr")[0] == 0
-    assert calls == [["--port", "5000", "--lang", "fr"]]
+
+def test_serve_help_exits_0(capsys):
+    code, out, _ = run(capsys, "serve", "--help")
+    assert code == 0 and "--listen" in out and "--config" in out
+    code, out, _ = run(capsys, "--lang", "fr", "serve", "--help")
+    assert code == 0 and "fichier de configuration" in out
 
 
-def test_serve_missing_module(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ficsfen.serve", None)  # import fails like a missing module
-    code, _, err = run(capsys, "--lang", "fr", "serve")
-    assert code == 2 and "pas encore disponible" in err
+def test_serve_usage_error_exits_2(capsys):
+    code, _, err = run(capsys, "serve", "--no-such-option")
+    assert code == 2 and "--no-such-option" in err
+
+
+def test_serve_reports_a_bad_endpoint(capsys, tmp_path):
+    code, _, err = run(capsys, "serve", "--listen", "nonsense:1")
+    assert code == 2 and 'Bad endpoint "nonsense:1"' in err
 
 
 # -- fens ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ficsfen.command_table import AmbiguousCommand, CommandTable, UnknownCommand
 from ficsfen.commands.base import UsageError, parse_args
@@ -68,10 +70,21 @@ def test_parse_args(spec, line, expected):
 
 @pytest.mark.parametrize("spec, line", [
     ("", "extra"), ("w", ""), ("o", "a b"), ("i", "x"), ("p", "٣"), ("p", "1 2"), ("S", "  "),
+    ("p", "--1"), ("i", "-"), ("i", "1-"), ("p", "+1"), ("i", "1.5"),
 ])
 def test_parse_args_refuses(spec, line):
     with pytest.raises(UsageError):
         parse_args(spec, line)
+
+
+@given(st.text(max_size=12))
+def test_parse_args_integer_is_an_int_or_a_usage_error(word):
+    """Whatever a player types where a count is wanted, no other exception escapes."""
+    try:
+        parsed = parse_args("p", word)
+    except UsageError:
+        return
+    assert parsed == [None] or isinstance(parsed[0], int)
 
 
 def test_every_command_and_variable_has_a_help_page_in_english_and_french(table):

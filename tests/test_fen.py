@@ -390,3 +390,19 @@ def test_real_games_round_trip(shared_pgn):
                 assert emit(parse(record)) == record
                 count += 1
     assert count > 1000
+
+
+@pytest.mark.parametrize("text, field, code", [
+    # a control character inside a field is that field's error, not a separator one
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN\x1b w KQkq - 0 1", 1, "bad-piece"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ\x00kq - 0 1", 3, "castling-char"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0\x7f 1", 5, "halfmove-number"),
+    # other blanks between the fields are a separator error for the whole record
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\u00a00 1", 0, "separator"),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq\t- 0 1", 0, "separator"),
+])
+def test_control_characters_are_blamed_on_their_field(text, field, code):
+    with pytest.raises(FenError) as info:
+        parse(text)
+    assert (info.value.field, info.value.code) == (field, code), str(info.value)
+    assert "\x1b" not in str(info.value) and "\x00" not in str(info.value)

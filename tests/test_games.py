@@ -305,3 +305,23 @@ def test_real_game_replay_keeps_style12_and_fen_in_step(shared_pgn):
     assert game.result is None  # Kasparov's win was by resignation
     game.resign("bob")
     assert rec.results[-1].endswith("bob resigns} 1-0")
+
+
+def test_fivefold_repetition_ends_the_game_by_itself():
+    _, game, rec = new_game()
+    shuffle = ("Nf3", "Nf6", "Ng1", "Ng8")
+    play(game, *shuffle, *shuffle, *shuffle)  # the start position for the 4th time
+    assert game.result is None and game.tracker.claimable_draw() is not None
+    play(game, *shuffle)  # ... and the 5th: nobody needs to claim it
+    assert rec.results == ["{Game 12 (alice vs. bob) Game drawn by fivefold repetition} 1/2-1/2"]
+    assert game.result.score == "1/2-1/2"
+    with pytest.raises(GameError) as info:
+        play(game, "e4")
+    assert info.value.render("en") == "Game 12 is not in progress."
+
+
+def test_seventy_five_move_rule_ends_the_game_by_itself():
+    _, game, rec = new_game(fen="4k3/8/8/8/8/8/8/R3K3 w - - 149 80")
+    play(game, "Ra2")
+    assert rec.results == ["{Game 12 (alice vs. bob) Game drawn by the 75 move rule} 1/2-1/2"]
+    assert rec.results_fr[0].endswith("} 1/2-1/2") and rec.results_fr[0] != rec.results[0]

@@ -226,3 +226,16 @@ def test_any_text_reads_and_replays_or_raises_pgn_error(text):
             game.fens()
         except PgnError as exc:
             assert exc.render("fr")
+
+
+def test_binary_noise_and_run_on_words_are_quoted_safely():
+    games = read_games("1. e4\x01\x1b[2J e5 *\n\n1. Nf3" + "a" * 5000 + " *\n\n1. d4 d5 *")
+    assert len(games) == 3
+    with pytest.raises(PgnError) as info:
+        games[0].fens()
+    text = info.value.render()
+    assert info.value.ply == 1 and "\\x01\\x1b" in text and "\x1b" not in text
+    with pytest.raises(PgnError) as info:
+        games[1].fens()
+    assert info.value.ply == 1 and len(info.value.render("fr")) < 200
+    assert games[2].fens()[-1] == "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq d6 0 2"

@@ -142,6 +142,7 @@ def test_forward_backward_revert(server):
     assert "You're at the end of the game." in a.command("forward")
     assert "Usage: backward [count]" in a.command("backward 0")
     assert "Usage: forward [count]" in a.command("forward x")
+    assert "Usage: forward [count]" in a.command("forward --1")
 
 
 def test_moves_lists_the_game(server):

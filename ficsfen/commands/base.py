@@ -18,6 +18,7 @@ own command table:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from zope.interface import implementer
@@ -28,6 +29,7 @@ from ficsfen.interfaces import ICommand
 __all__ = ["Command", "UsageError", "parse_args"]
 
 _CODES = frozenset("woipSs")
+_INTEGER = re.compile(r"-?[0-9]+")  # ASCII digits only, at most one sign
 
 
 class UsageError(ValueError):
@@ -59,7 +61,7 @@ def parse_args(spec: str, line: str) -> list[Any]:
                 raise UsageError(line)
             out.append(None)
         elif code in "ip":
-            if not (word.isascii() and word.lstrip("-").isdigit()):
+            if not _INTEGER.fullmatch(word):
                 raise UsageError(line)
             out.append(int(word))
         else:

@@ -136,7 +136,6 @@ class RevertCommand(_Step):
 
 
 _CASTLE_WORDS = ("none", "kside", "qside", "both")
-_SUBCOMMANDS = ("bcastle", "clear", "done", "eppos", "fen", "start", "tomove", "wcastle")
 
 
 def _unique(word: str, choices: tuple[str, ...]) -> str | None:
@@ -145,6 +144,68 @@ def _unique(word: str, choices: tuple[str, ...]) -> str | None:
         return key
     found = [c for c in choices if c.startswith(key)]
     return found[0] if len(found) == 1 else None
+
+
+# Each ``bsetup`` edit: (draft, argument) -> the new draft.  ``ValueError``
+# means the argument does not fit (the usage line); ``FenError`` is the
+# codec's own field error.  Nothing is stored until the edit succeeds.
+
+
+def _setup_fen(draft: SetupDraft, arg: str) -> SetupDraft:
+    if not arg:
+        raise ValueError(arg)
+    return draft.with_fen(arg)
+
+
+def _setup_start(draft: SetupDraft, arg: str) -> SetupDraft:
+    return start_draft()
+
+
+def _setup_clear(draft: SetupDraft, arg: str) -> SetupDraft:
+    return clear_draft()
+
+
+def _setup_tomove(draft: SetupDraft, arg: str) -> SetupDraft:
+    side = _unique(arg, ("white", "black")) if arg else None
+    if side is None:
+        raise ValueError(arg)
+    draft = replace(draft, turn=side[0])
+    if draft.ep != "-":  # the en passant square follows the side to move
+        draft = replace(draft, ep=draft.ep[0] + ("6" if side[0] == "w" else "3"))
+    return draft
+
+
+def _setup_castle(color: str):
+    def edit(draft: SetupDraft, arg: str) -> SetupDraft:
+        which = _unique(arg, _CASTLE_WORDS) if arg else None
+        if which is None:
+            raise ValueError(arg)
+        return draft.with_castling(color, which)
+    return edit
+
+
+def _setup_eppos(draft: SetupDraft, arg: str) -> SetupDraft:
+    word = arg.casefold()
+    if word in ("none", "-"):
+        return replace(draft, ep="-")
+    if len(word) == 1 and "a" <= word <= "h":
+        rank = "6" if draft.turn == "w" else "3"
+        return replace(draft, ep=word + rank)
+    if len(word) == 2 and "a" <= word[0] <= "h" and word[1] in "36":
+        return replace(draft, ep=word)  # a whole square; "bsetup done" checks it
+    raise ValueError(arg)
+
+
+_EDITS = {
+    "bcastle": _setup_castle("b"),
+    "clear": _setup_clear,
+    "eppos": _setup_eppos,
+    "fen": _setup_fen,
+    "start": _setup_start,
+    "tomove": _setup_tomove,
+    "wcastle": _setup_castle("w"),
+}
+_SUBCOMMANDS = tuple(sorted([*_EDITS, "done"]))
 
 
 class BsetupCommand(Command):
@@ -167,7 +228,6 @@ class BsetupCommand(Command):
             caller.send(msg("Entering setup mode for game {number}.", number=game.number))
             return
         word, _, arg = rest.partition(" ")
-        arg = arg.strip()
         sub = _unique(word, _SUBCOMMANDS)
         if sub is None:
             self.send_usage(caller)
@@ -175,30 +235,8 @@ class BsetupCommand(Command):
         if sub == "done":
             self.done(caller, game)
             return
-        draft = game.draft()  # stored only once the change is accepted
         try:
-            if sub == "fen":
-                if not arg:
-                    raise ValueError
-                draft = draft.with_fen(arg)
-            elif sub == "start":
-                draft = start_draft()
-            elif sub == "clear":
-                draft = clear_draft()
-            elif sub == "tomove":
-                side = _unique(arg, ("white", "black")) if arg else None
-                if side is None:
-                    raise ValueError
-                draft = replace(draft, turn=side[0])
-                if draft.ep != "-":  # the en passant square follows the side to move
-                    draft = replace(draft, ep=draft.ep[0] + ("6" if side[0] == "w" else "3"))
-            elif sub in ("wcastle", "bcastle"):
-                which = _unique(arg, _CASTLE_WORDS) if arg else None
-                if which is None:
-                    raise ValueError
-                draft = draft.with_castling(sub[0], which)
-            elif sub == "eppos":
-                draft = self.eppos(draft, arg)
+            draft = _EDITS[sub](game.draft(), arg.strip())
         except FenError as e:
             caller.send(e.render(caller.lang))
             return
@@ -207,18 +245,6 @@ class BsetupCommand(Command):
             return
         game.setup = draft
         caller.send(msg("Setup position: {fen}", fen=draft.record()))
-
-    @staticmethod
-    def eppos(draft: SetupDraft, arg: str) -> SetupDraft:
-        word = arg.casefold()
-        if word in ("none", "-"):
-            return replace(draft, ep="-")
-        if len(word) == 1 and "a" <= word <= "h":
-            rank = "6" if draft.turn == "w" else "3"
-            return replace(draft, ep=word + rank)
-        if len(word) == 2 and "a" <= word[0] <= "h" and word[1] in "36":
-            return replace(draft, ep=word)  # a whole square; "bsetup done" checks it
-        raise ValueError(arg)
 
     @staticmethod
     def done(caller: Any, game: ExaminedGame) -> None:

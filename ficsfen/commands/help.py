@@ -13,7 +13,7 @@ import weakref
 from typing import Any, Callable, Iterable
 
 from ficsfen.commands.base import Command
-from ficsfen.helpcatalog import HelpCatalog, HelpError, columns, default_catalog
+from ficsfen.helpcatalog import HelpCatalog, HelpError, HelpPage, columns, default_catalog
 from ficsfen.i18n import msg
 from ficsfen.interfaces import ICaller, IGameDirectory
 
@@ -66,6 +66,10 @@ class HelpCommand(Command):
     ``catalog`` defaults to the pages shipped in the package;
     ``command_names`` (a callable returning names), when given, answers
     ``help commands``; ``pager`` is shared with the :class:`NextCommand`.
+    ``exact_command`` (a callable from a typed word to the command that word
+    names exactly, alias included, or ``None``), when given, lets ``help
+    bye`` or ``help re`` show the page of the command the alias runs when no
+    topic answers the word.
     """
 
     name = "help"
@@ -74,10 +78,12 @@ class HelpCommand(Command):
     usage = msg("help [topic]")
 
     def __init__(self, catalog: HelpCatalog | None = None, *, pager: Pager | None = None,
-                 command_names: Callable[[], Iterable[str]] | None = None) -> None:
+                 command_names: Callable[[], Iterable[str]] | None = None,
+                 exact_command: Callable[[str], Any] | None = None) -> None:
         self.catalog = catalog if catalog is not None else default_catalog()
         self.pager = pager if pager is not None else Pager()
         self.command_names = command_names
+        self.exact_command = exact_command
 
     def run(self, caller: ICaller, topic: str | None, *, directory: IGameDirectory) -> None:
         lang = caller.lang
@@ -93,12 +99,28 @@ class HelpCommand(Command):
         try:
             page = self.catalog.lookup(topic, lang)
         except HelpError as e:
-            caller.send(e.render(lang))
-            return
+            page = self._alias_page(topic, lang)
+            if page is None:
+                caller.send(e.render(lang))
+                return
         lines = page.text.rstrip("\n").split("\n")
         if page.notice is not None:
             lines.insert(0, page.notice.render(lang))
         self.pager.show(caller, lines)
+
+
+    def _alias_page(self, word: str, lang: str) -> HelpPage | None:
+        """The page of the command ``word`` names exactly (an alias), if any."""
+        if self.exact_command is None:
+            return None
+        command = self.exact_command(word.strip().lower())
+        topic = getattr(command, "topic", None)
+        if not topic:
+            return None
+        try:
+            return self.catalog.lookup(topic, lang)
+        except HelpError:
+            return None
 
 
 class NextCommand(Command):

@@ -16,7 +16,6 @@ is deliberately no ``__init__.py`` in ``twisted/`` or ``twisted/plugins/``.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -25,27 +24,15 @@ from twisted.plugin import IPlugin
 from twisted.python import usage
 from zope.interface import implementer
 
-
-def _operator_language() -> str:
-    from ficsfen.i18n import language_from_locale
-
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        if os.environ.get(name):
-            return language_from_locale(os.environ[name])
-    return language_from_locale(None)
+# The very option help texts of `ficsfen serve` (light modules: no server yet).
+from ficsfen.feed import FEED_OPTION_HELP
+from ficsfen.i18n import language_from_environ
+from ficsfen.serve import CONFIG_OPTION_HELP, LISTEN_OPTION_HELP
 
 
-def _text(msgid: str) -> str:
-    """An option's help in the operator's language (msgids shared with ``ficsfen serve``)."""
-    from ficsfen.i18n import msg
-
-    return msg(msgid).render(_operator_language())
-
-
-def _feed_help() -> str:
-    from ficsfen.feed import FEED_OPTION_HELP
-
-    return FEED_OPTION_HELP.render(_operator_language())
+def _help(message: Any) -> str:
+    """An option's help in the operator's language."""
+    return message.render(language_from_environ())
 
 
 class Options(usage.Options):
@@ -54,9 +41,8 @@ class Options(usage.Options):
     synopsis = "[--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT]"
 
     optParameters = [
-        ["config", "c", None,
-         _text("configuration file (default: the one shipped with ficsfen)")],
-        ["feed", None, None, _feed_help()],
+        ["config", "c", None, _help(CONFIG_OPTION_HELP)],
+        ["feed", None, None, _help(FEED_OPTION_HELP)],
     ]
 
     def __init__(self) -> None:
@@ -66,9 +52,7 @@ class Options(usage.Options):
     def opt_listen(self, endpoint: str) -> None:
         self["listen"].append(endpoint)
 
-    opt_listen.__doc__ = _text(
-        "Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
-        "repeat for several (replaces the configuration's list)")
+    opt_listen.__doc__ = _help(LISTEN_OPTION_HELP)
     opt_l = opt_listen
 
     def postOptions(self) -> None:
@@ -77,7 +61,7 @@ class Options(usage.Options):
         try:
             config = load(self["config"])
         except ConfigError as e:
-            raise usage.UsageError(e.render(_operator_language())) from None
+            raise usage.UsageError(e.render(language_from_environ())) from None
         if self["listen"]:
             config = config.with_listen(self["listen"])
         self["configuration"] = config
@@ -95,16 +79,13 @@ class FicsfenServiceMaker:
         from twisted.internet import reactor
 
         from ficsfen import serve
-        from ficsfen.i18n import msg
 
         # The very builder `ficsfen serve` runs: one server, two ways to start it.
         try:
             return serve.make_service(options["configuration"], reactor=reactor,
                                       feed=options["feed"])
-        except ValueError as e:
-            description, reason = e.args if len(e.args) == 2 else (e.args[0], "")
-            print(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=description,
-                      reason=reason).render(_operator_language()), file=sys.stderr)
+        except serve.EndpointError as e:
+            print(e.render(language_from_environ()), file=sys.stderr)
             raise SystemExit(2) from None
 
 

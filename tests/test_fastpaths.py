@@ -1,0 +1,171 @@
+"""The server's fast paths give the same bytes as the general ones.
+
+Input: a chunk without IAC is handled with bytes.replace instead of the byte
+parser, and a whole command line skips the protocol's buffering.  Output:
+observers are kept grouped by their settings between moves, and each group's
+bytes go to every member through ``FicsTelnetTransport.write_all``.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from twisted.conch.telnet import IAC
+from twisted.internet import tcp
+from twisted.internet.protocol import Protocol
+from twisted.internet.task import Clock
+from twisted.internet.testing import MemoryReactor
+
+from ficsfen.boards import fen_from_style12
+from ficsfen.telnet import FicsTelnetTransport
+from ficsfen.testing import connect, make_server
+
+PROMPT = "fics% "
+
+
+class _Port:
+    _realPortNumber = 5000
+
+
+def _tcp_pair():
+    """A Twisted ``tcp.Server`` on one end of a socket pair, and the other end."""
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    b.settimeout(2)
+    conn = tcp.Server(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, MemoryReactor())
+    return conn, a, b
+
+
+def _telnet_on(conn):
+    telnet = FicsTelnetTransport()
+    telnet.transport = conn
+    telnet._direct = True
+    return telnet
+
+
+def test_write_all_doubles_iac_once_and_keeps_order_with_queued_data():
+    pairs = [_tcp_pair() for _ in range(3)]
+    try:
+        telnets = [_telnet_on(conn) for conn, _, _ in pairs]
+        pairs[1][0].write(b"queued ")  # waits in Twisted's buffer
+        pairs[2][0].TLS = True  # as after startTLS: must not reach the socket directly
+        FicsTelnetTransport.write_all(telnets, b"board \xff\r\n")
+        assert pairs[0][2].recv(100) == b"board \xff\xff\r\n"
+        pairs[1][0].doWrite()
+        assert pairs[1][2].recv(100) == b"queued board \xff\xff\r\n"
+        assert pairs[2][0]._tempDataBuffer == [b"board \xff\xff\r\n"]  # left to Twisted
+    finally:
+        for _, a, b in pairs:
+            a.close()
+            b.close()
+
+
+def test_write_all_falls_back_when_the_socket_fails():
+    conn, a, b = _tcp_pair()
+    telnet = _telnet_on(conn)
+    b.close()
+    a.close()  # send now raises: the bytes go to Twisted, which reports the error
+    FicsTelnetTransport.write_all([telnet], b"x")
+    assert conn._tempDataBuffer == [b"x"]
+
+
+def _observers(server, count, settings):
+    clients = []
+    for i in range(count):
+        c = connect(server)
+        c.login()
+        for line in settings(i):
+            c.command(line)
+        clients.append(c)
+    return clients
+
+
+def test_observer_groups_follow_setting_changes_between_moves():
+    server = make_server(clock=Clock())
+    mover = connect(server)
+    mover.login()
+    mover.command("examine")
+    handle = mover.handle
+    watchers = _observers(server, 6, lambda i: ("style 12", "set showfen 1", f"observe {handle}"))
+    mover.command("e4")
+    for w in watchers:
+        assert w.output().count("<12> ") == 1
+    watchers[0].command("style 1")
+    watchers[1].command("set showfen 0")
+    watchers[2].command("set lang fr")
+    watchers[3].command("unobserve")
+    watchers[4].disconnect()
+    mover.command("e5")
+    fen = server.directory.game_of(handle).tracker.fen
+    out = [w.output() for w in watchers]
+    assert "<12> " not in out[0] and "Move # : 2" in out[0] and fen in out[0]
+    assert "<12> " in out[1] and fen not in out[1].splitlines()
+    assert "Partie 1 : " in out[2]  # the note, in French
+    assert out[3] == ""
+    lines = out[5].splitlines()
+    board = next(line for line in lines if line.startswith("<12> "))
+    assert fen_from_style12(board) == fen and lines[lines.index(board) + 1] == fen
+    assert out[5].endswith(PROMPT)
+
+
+def test_an_observer_running_the_command_gets_the_board_without_a_prompt():
+    server = make_server(clock=Clock())
+    mover = connect(server)
+    mover.login()
+    mover.command("examine")
+    watcher = _observers(server, 1, lambda i: ("style 12", f"observe {mover.handle}"))[0]
+    # The examiner's move reaches the watcher as a notification with a prompt.
+    mover.command("d4")
+    assert watcher.output().endswith("\n" + PROMPT)
+    # bsetup and forward/backward by the examiner, likewise; the grouping is reused.
+    mover.command("backward")
+    text = watcher.output()
+    assert text.count(PROMPT) == 1 and text.endswith(PROMPT)
+
+
+def test_fen_reply_is_header_then_fen_and_follows_the_language():
+    server = make_server(clock=Clock())
+    c = connect(server)
+    c.login()
+    c.command("examine")
+    c.command("e4")
+    game = server.directory.game_of(c.handle)
+    en = c.command("fen").splitlines()
+    assert en == [f"Game {game.number} ({c.handle} vs. {c.handle}, examined):", game.tracker.fen]
+    c.command("set lang fr")
+    fr = c.command("fen").splitlines()
+    assert fr[1] == game.tracker.fen and fr[0] != en[0]
+    assert c.command("FEN").splitlines()[1] == game.tracker.fen  # not the exact-name path
+
+
+def test_idle_timer_counts_from_the_last_line():
+    clock = Clock()
+    server = make_server(clock=clock, idle_timeout=600)
+    client = connect(server)
+    client.login()
+    for _ in range(5):  # active every 590 s: never logged out
+        clock.advance(590)
+        client.command("who")
+    assert client.connected
+    clock.advance(599)
+    assert client.connected
+    clock.advance(2)
+    assert "Auto-logout" in client.output() and not client.connected
+
+
+def test_fast_line_path_matches_the_general_one():
+    def run(chunks):
+        server = make_server(seed=5)
+        c = connect(server)
+        for chunk in chunks:
+            c.send_bytes(chunk)
+        return c.raw_output()
+
+    script = [b"guest\r\n", b"\r\n", b"examine\r\n", b"e4\r\n", b"fen\r\n", b"fen x\ty\r\n", b"\r\n",
+              b"caf\xe9\r\n", b"who\n", b"fen\r\0", b"fen\r", b"\n", b"fen\r\r\n", b"\x01fen\r\n"]
+    whole = b"".join(script)
+    # An IAC NOP in every chunk sends it through the byte parser (not after a
+    # trailing CR, where it would end the CR LF pair: a different input).
+    with_iac = [(b"" if i and script[i - 1].endswith(b"\r") else IAC + b"\xf1") + chunk
+                for i, chunk in enumerate(script)]
+    assert run(script) == run([whole]) == run(with_iac)
