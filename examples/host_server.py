@@ -117,8 +117,7 @@ class HostConnection(LineReceiver):
         self.handle = ""
         self.lang = "en"
         self.game: Optional[HostGame] = None
-        self._skipping = False  # inside an overlong line, until its end
-        self._after_overlong = b""  # what followed an overlong line in one read
+        self._unread = b""  # an overlong line and what came with it, still to read
 
     # -- ICaller -------------------------------------------------------------
 
@@ -145,27 +144,25 @@ class HostConnection(LineReceiver):
         if game is not None and self.host.feed is not None:
             self.host.feed.game_ended(game, "*")
 
-    def dataReceived(self, data: bytes) -> None:
-        while data:
-            if self._skipping:  # drop the rest of an overlong line, then read on
-                end = data.find(self.delimiter)
-                if end < 0:
-                    return
-                self._skipping = False
-                data = data[end + len(self.delimiter):]
-            super().dataReceived(data)
-            data, self._after_overlong = self._after_overlong, b""
+    # Overlong lines: LineReceiver's default hangs up.  Instead say so once,
+    # then skip the rest of that line in raw mode; line mode resumes after it.
 
     def lineLengthExceeded(self, line: bytes) -> None:
-        # One message per overlong line, however many chunks it arrives in.
-        # LineReceiver hands over the lines after it too: they still count.
         self.send(msg("That line is too long; it was ignored."))
         self.transport.write(PROMPT)
-        _, end, rest = line.partition(self.delimiter)
+        self.setRawMode()
+        self._unread = line  # it may hold the lines typed after it: read on below
+
+    def rawDataReceived(self, data: bytes) -> None:
+        _, end, rest = data.partition(self.delimiter)
         if end:
-            self._after_overlong = rest
-        else:
-            self._skipping = True
+            self.setLineMode(rest)
+
+    def dataReceived(self, data: bytes) -> None:
+        super().dataReceived(data)
+        unread, self._unread = self._unread, b""
+        if unread:  # LineReceiver stops reading at an overlong line
+            self.dataReceived(unread)
 
     def lineReceived(self, raw: bytes) -> None:
         line = raw.decode("utf-8", errors="replace").strip()
@@ -248,7 +245,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
 
     from twisted.internet import reactor
-    from twisted.internet.endpoints import serverFromString
 
     feed = GameFeed() if args.feed else None
     factory = HostFactory(feed=feed)
@@ -262,7 +258,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"cannot serve the feed: {failure.getErrorMessage()}", file=sys.stderr, flush=True)
             reactor.stop()
 
-        serverFromString(reactor, args.feed).listen(feed.factory()).addCallbacks(feeding, no_feed)
+        feed.listen(reactor, args.feed).addCallbacks(feeding, no_feed)
     reactor.run()
     return 0
 

@@ -22,8 +22,9 @@ from typing import Any
 
 import chess
 
-from ficsfen.clock import format_clock
-from ficsfen.i18n import Message, msg, translation
+from ficsfen.clock import format_clock, format_move_time, round_seconds
+from ficsfen.i18n import Message, msg
+from ficsfen.tracker import compress_rank
 
 __all__ = [
     "RELATION_EXAMINER",
@@ -78,21 +79,12 @@ def verbose_move(board_after: chess.Board, move: chess.Move) -> str:
     return text
 
 
-def _took(seconds: float) -> str:
-    whole = max(int(seconds), 0)
-    return f"{whole // 60}:{whole % 60:02d}"
-
-
 def _game_clocks(game: Any) -> tuple[float, float, bool]:
     clock = getattr(game, "clock", None)
     if clock is None:
         return 0.0, 0.0, False
     ticking = clock.running is not None and getattr(game, "result", None) is None
     return clock.remaining(chess.WHITE), clock.remaining(chess.BLACK), ticking
-
-
-def _seconds(value: float) -> int:
-    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
 
 
 @dataclass
@@ -129,12 +121,12 @@ class Style12Frame:
             plies = last.number
             verbose = verbose_move(board, last.move)
             times = getattr(game, "move_times", None)
-            took = _took(times[plies - 1] if times and len(times) >= plies else 0)
+            took = format_move_time(times[plies - 1] if times and len(times) >= plies else 0)
             pretty = last.san
         else:
             verbose, took, pretty = "none", "0:00", "none"
         middle = (f"{minutes} {increment} {material(board, chess.WHITE)} "
-                  f"{material(board, chess.BLACK)} {_seconds(wtime)} {_seconds(btime)} "
+                  f"{material(board, chess.BLACK)} {round_seconds(wtime)} {round_seconds(btime)} "
                   f"{fen_fields[5]} {verbose} ({took}) {pretty}")
         return cls(head, middle, "1" if ticking else "0")
 
@@ -189,20 +181,10 @@ def fen_from_style12(line: str) -> str:
     for row in rows:
         if len(row) != 8:
             raise Style12Error(f"bad rank {row!r}")
-        out, empty = [], 0
-        for ch in row:
-            if ch == "-":
-                empty += 1
-                continue
-            if ch not in "PNBRQKpnbrqk":
-                raise Style12Error(f"bad piece {ch!r}")
-            if empty:
-                out.append(str(empty))
-                empty = 0
-            out.append(ch)
-        if empty:
-            out.append(str(empty))
-        placement.append("".join(out))
+        bad = row.strip("PNBRQKpnbrqk-")
+        if bad:
+            raise Style12Error(f"bad piece {bad[0]!r}")
+        placement.append(compress_rank(row.replace("-", ".")))
     turn = fields[9]
     if turn not in ("W", "B"):
         raise Style12Error(f"bad side to move {turn!r}")
@@ -229,9 +211,8 @@ _MID = "\t|---+---+---+---+---+---+---+---|"
 _FILES = "\t  a   b   c   d   e   f   g   h"
 _FILES_FLIPPED = "\t  h   g   f   e   d   c   b   a"
 
-# The labels are Messages (so the catalogs see them); their translated
-# templates are looked up once per language and formatted directly, since a
-# diagram is rebuilt after every move.
+# The labels are Messages (so the catalogs see them), rendered per language
+# with their parameters (the games cache a diagram per move and language).
 _SIDE: dict[bool, Message] = {chess.WHITE: msg("White"), chess.BLACK: msg("Black")}
 _HEADER = msg("Game {number} ({white} vs. {black})")
 _MOVE_NUMBER = msg("Move # : {number} ({side})")
@@ -240,11 +221,6 @@ _BLACK_CLOCK = msg("Black Clock : {time}")
 _WHITE_CLOCK = msg("White Clock : {time}")
 _BLACK_STRENGTH = msg("Black Strength : {points}")
 _WHITE_STRENGTH = msg("White Strength : {points}")
-
-
-@lru_cache(maxsize=None)
-def _template(msgid: str, lang: str) -> str:
-    return translation(lang).gettext(msgid)
 
 
 # One style 1 cell per FEN character ('-' is an empty square after expansion).
@@ -274,10 +250,10 @@ def _style1(game: Any, flipped: bool, lang: str) -> str:
     to_move = board.turn
 
     def label(message: Message, **params: Any) -> str:
-        return _template(message.msgid, lang).format(**params)
+        return Message(message.msgid, params).render(lang)
 
     notes: list[str] = [
-        label(_MOVE_NUMBER, number=fields[5], side=_template(_SIDE[to_move].msgid, lang)),
+        label(_MOVE_NUMBER, number=fields[5], side=_SIDE[to_move]),
         "",
         "",
         label(_BLACK_CLOCK, time=format_clock(max(btime, 0))),
@@ -291,8 +267,8 @@ def _style1(game: Any, flipped: bool, lang: str) -> str:
         plies = last.number
         times = getattr(game, "move_times", None)
         took = times[plies - 1] if times and len(times) >= plies else 0
-        notes[1] = label(_LAST_MOVE, side=_template(_SIDE[last.color].msgid, lang),
-                         move="{:<7} ({})".format(last.san, _took(took)))
+        notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
+                         move="{:<7} ({})".format(last.san, format_move_time(took)))
     # Rows of the placement field, rank 8 first, '-' for empty squares.
     rows = fields[0].translate(_DIGITS).split("/")
     if flipped:

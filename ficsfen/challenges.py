@@ -20,7 +20,7 @@ from typing import Callable, Optional
 import chess
 
 from ficsfen.clock import TimeControl
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg
 
 __all__ = [
     "AmbiguousOffer",
@@ -46,15 +46,8 @@ MAX_INCREMENT = 999
 _COLOURS = {"white": chess.WHITE, "w": chess.WHITE, "black": chess.BLACK, "b": chess.BLACK}
 
 
-class ChallengeError(Exception):
+class ChallengeError(LocalizedError):
     """A refused match request; :attr:`message` says why, for the requester."""
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
-
-    def render(self, lang: str = "en") -> str:
-        return self.message.render(lang)
 
 
 class BadMatchArguments(ChallengeError):
@@ -269,20 +262,22 @@ class Challenges:
             notices += self.drop(handle)
         return challenge, notices
 
-    def decline(self, receiver: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+    def decline(self, receiver: str, name: Optional[str] = None) -> list[Notice]:
+        """Refuse an offer to ``receiver`` (from ``name``, or the only one); notices for both."""
         challenge = self._pick(self.to(receiver), name,
                                none=msg("You have no match offers to decline."), role="challenger")
         del self._offers[(challenge.challenger, challenge.receiver)]
-        return challenge, [
+        return [
             Notice(receiver, msg("You decline the match offer from {handle}.", handle=challenge.challenger)),
             Notice(challenge.challenger, msg("{handle} declines the match offer.", handle=receiver)),
         ]
 
-    def withdraw(self, challenger: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+    def withdraw(self, challenger: str, name: Optional[str] = None) -> list[Notice]:
+        """Take back an offer by ``challenger`` (to ``name``, or the only one); notices for both."""
         challenge = self._pick(self.by(challenger), name,
                                none=msg("You have no match offers to withdraw."), role="receiver")
         del self._offers[(challenge.challenger, challenge.receiver)]
-        return challenge, [
+        return [
             Notice(challenger, msg("You withdraw the match offer to {handle}.", handle=challenge.receiver)),
             Notice(challenge.receiver, msg("{handle} withdraws the match offer.", handle=challenger)),
         ]

@@ -18,6 +18,7 @@ from typing import NoReturn, Sequence, TextIO
 
 import chess
 
+from ficsfen import fenfile
 from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import Message, available_languages, language_from_environ, msg, resolve_language
 from ficsfen.pgn import PgnError, PgnGame, decode, read_games
@@ -164,17 +165,12 @@ def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO
         return EXIT_USAGE
     if words == ["-"]:
         status = EXIT_OK
-        for number, line in enumerate(sys.stdin, 1):
-            line = line.rstrip("\r\n")
-            if not line:
-                continue
-            try:
-                position = parse(line)
-            except FenError as exc:
-                err.write(msg("line {line}: {error}", line=number, error=exc.render(lang)).render(lang) + "\n")
+        for number, line, result in fenfile.iter_records(sys.stdin):
+            if isinstance(result, FenError):
+                err.write(fenfile.LineError(number, line, result).render(lang) + "\n")
                 status = EXIT_BAD_INPUT
-                continue
-            _print_position(position, board=board, out=out)
+            else:
+                _print_position(result, board=board, out=out)
         return status
     text = words[0] if len(words) == 1 else " ".join(words)
     try:
@@ -227,7 +223,6 @@ def write_fens(
     if progress is not None:
         progress.start(len(games))
     plies = bad = 0
-    write = sink.write
     for index, game in enumerate(games):
         try:
             fens = game.fens()
@@ -240,11 +235,7 @@ def write_fens(
             if progress is not None:
                 progress.update(index + 1)
         plies += len(fens) - 1
-        if output is None:
-            write("\n".join(fens))
-            write("\n")
-        else:
-            (output / game_file_name(game, source)).write_text("\n".join(fens) + "\n", encoding="utf-8")
+        fenfile.write(sink if output is None else output / game_file_name(game, source), fens)
     if progress is not None:
         progress.finish()
     return plies, bad

@@ -20,9 +20,7 @@ from typing import Callable, Optional
 import chess
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
-from ficsfen.i18n import Message, msg
-
-__all__ = ["ChessClock", "TimeControl", "format_clock"]
+__all__ = ["ChessClock", "TimeControl", "format_clock", "format_move_time", "round_seconds"]
 
 Color = chess.Color  # True for White, False for Black, as python-chess
 
@@ -67,22 +65,21 @@ class TimeControl:
             return "blitz"
         return "standard"
 
-    def category_name(self) -> Message:
-        """The category as a localizable word."""
-        return _CATEGORY_NAMES[self.category]
+
+def round_seconds(value: float) -> int:
+    """Whole seconds, halves away from zero (a clock at -0.5 s shows -1)."""
+    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
 
 
-_CATEGORY_NAMES: dict[str, Message] = {
-    "untimed": msg("untimed"),
-    "lightning": msg("lightning"),
-    "blitz": msg("blitz"),
-    "standard": msg("standard"),
-}
+def format_move_time(seconds: float) -> str:
+    """How long a move took, ``m:ss`` truncated to the second (FICS's ``(0:05)``)."""
+    whole = max(int(seconds), 0)
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def format_clock(seconds: float) -> str:
     """``m:ss`` (``h:mm:ss`` from one hour), rounded to the second, as FICS shows clocks."""
-    total = int(seconds + 0.5) if seconds >= 0 else -int(-seconds + 0.5)
+    total = round_seconds(seconds)
     sign = "-" if total < 0 else ""
     total = abs(total)
     hours, rest = divmod(total, 3600)
@@ -148,9 +145,6 @@ class ChessClock:
         if self._running is None:
             return 0.0
         return self._reactor.seconds() - self._started_at
-
-    def moves_made(self, color: Color) -> int:
-        return self._moves[color]
 
     # -- driving -----------------------------------------------------------
 

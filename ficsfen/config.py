@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, available_languages, msg
+from ficsfen.i18n import LocalizedError, Message, available_languages, msg
 
 __all__ = [
     "Config",
@@ -38,18 +38,8 @@ PACKAGE_HELP_DIR = Path(__file__).with_name("help")
 _HANDLE = re.compile(r"[A-Za-z]{3,17}")
 
 
-class ConfigError(ValueError):
+class ConfigError(LocalizedError, ValueError):
     """A configuration file that cannot be used; :meth:`render` says why."""
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
-
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        return self.message.render(lang)
-
-    def __str__(self) -> str:
-        return self.render(DEFAULT_LANGUAGE)
 
 
 @dataclass(frozen=True)

@@ -4,82 +4,79 @@ An :class:`ExaminedGame` provides :class:`ficsfen.interfaces.IGame`, so
 ``fen``, ``games`` and observers treat it like any other game.  Moves go
 through the game's :class:`ficsfen.tracker.Tracker`; ``backward`` keeps the
 undone moves so that ``forward`` can replay them, as on FICS.  ``bsetup``
-edits a :class:`SetupDraft` that becomes the new position only once
+edits a draft :class:`~ficsfen.fen.Position` that becomes the new position only once
 ``bsetup done`` finds it valid.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, Callable
 
+import chess
 from zope.interface import implementer
 
 from ficsfen.boards import Style12Frame
 from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.i18n import LocalizedError, msg
 from ficsfen.interfaces import IGame
-from ficsfen.tracker import Tracker
+from ficsfen.tracker import Ply, PlySubscribers, Tracker
 
-__all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "start_draft"]
+__all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "draft_with_castling",
+           "draft_with_fen", "start_draft"]
 
 EMPTY_PLACEMENT = "8/8/8/8/8/8/8/8"
 
 
-class GameStateError(ValueError):
+class GameStateError(LocalizedError, ValueError):
     """A request the game cannot take in its current state (localized)."""
 
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
 
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        return self.message.render(lang)
+#: What ``bsetup`` edits: a :class:`~ficsfen.fen.Position` built without
+#: checks (it may be invalid until ``bsetup done`` parses its record).
+SetupDraft = Position
 
-    def __str__(self) -> str:  # logs and tracebacks read the English text
-        return self.render()
+# Each castling right and the home squares its king and rook must stand on.
+_CASTLING_HOMES = {
+    "K": (chess.E1, chess.H1, chess.WHITE),
+    "Q": (chess.E1, chess.A1, chess.WHITE),
+    "k": (chess.E8, chess.H8, chess.BLACK),
+    "q": (chess.E8, chess.A8, chess.BLACK),
+}
 
 
-@dataclass(frozen=True)
-class SetupDraft:
-    """The six FEN fields while ``bsetup`` edits them; may be invalid until ``done``."""
+def draft_with_fen(draft: Position, text: str) -> Position:
+    """``draft`` with ``text`` applied: a full record, or a placement alone.
 
-    placement: str
-    turn: str = "w"
-    castling: str = "-"
-    ep: str = "-"
-    halfmove: int = 0
-    fullmove: int = 1
+    A placement alone keeps the side to move, clears the en passant square
+    and keeps only the castling rights whose king and rook still stand on
+    their home squares.
 
-    @classmethod
-    def of(cls, position: Position) -> "SetupDraft":
-        return cls(position.placement, position.turn, position.castling, position.ep,
-                   position.halfmove, position.fullmove)
+    :raises FenError: a full record that is not valid FEN, or a placement
+        that is not well-formed (a placement alone is only checked for
+        form: the position is checked by ``bsetup done``).
+    """
+    text = text.strip()
+    if " " in text:
+        return parse(text)
+    parse_syntax(f"{text} w - - 0 1")
+    board = chess.BaseBoard(text)
+    kept = "".join(
+        right for right in draft.castling if right in _CASTLING_HOMES
+        and board.piece_at(_CASTLING_HOMES[right][0]) == chess.Piece(chess.KING, _CASTLING_HOMES[right][2])
+        and board.piece_at(_CASTLING_HOMES[right][1]) == chess.Piece(chess.ROOK, _CASTLING_HOMES[right][2])
+    )
+    return replace(draft, placement=text, castling=kept or "-", ep="-")
 
-    def record(self) -> str:
-        return f"{self.placement} {self.turn} {self.castling} {self.ep} {self.halfmove} {self.fullmove}"
 
-    def with_fen(self, text: str) -> "SetupDraft":
-        """This draft with ``text`` applied: a full record, or a placement alone.
-
-        :raises FenError: a full record that is not valid FEN, or a placement
-            that is not well-formed (a placement alone is only checked for
-            form: the position is checked by ``bsetup done``).
-        """
-        text = text.strip()
-        if " " in text:
-            return SetupDraft.of(parse(text))
-        parse_syntax(f"{text} w - - 0 1")
-        return replace(self, placement=text, ep="-")
-
-    def with_castling(self, color: str, which: str) -> "SetupDraft":
-        """Set one side's castling rights (``none|kside|qside|both``)."""
-        letters = {"none": "", "kside": "K", "qside": "Q", "both": "KQ"}[which]
-        if color == "b":
-            letters = letters.lower()
-        keep = [c for c in self.castling if c != "-" and (c.isupper() != (color == "w"))]
-        merged = "".join(c for c in "KQkq" if c in letters or c in keep)
-        return replace(self, castling=merged or "-")
+def draft_with_castling(draft: Position, color: str, which: str) -> Position:
+    """Set one side's castling rights (``none|kside|qside|both``)."""
+    letters = {"none": "", "kside": "K", "qside": "Q", "both": "KQ"}[which]
+    if color == "b":
+        letters = letters.lower()
+    keep = [c for c in draft.castling if c != "-" and (c.isupper() != (color == "w"))]
+    merged = "".join(c for c in "KQkq" if c in letters or c in keep)
+    return replace(draft, castling=merged or "-")
 
 
 @implementer(IGame)
@@ -102,6 +99,11 @@ class ExaminedGame:
         self.listener: Any = None
         #: Who made the last move (several people may examine one game).
         self.last_mover: str | None = None
+        self._moved = PlySubscribers()
+
+    def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+        """Call ``callback(ply)`` after each move or ``forward`` step (any tracker it has)."""
+        return self._moved.add(callback)
 
     def __repr__(self) -> str:
         return f"<ExaminedGame {self.number} by {self.white!r} fen={self.tracker.fen!r}>"
@@ -141,6 +143,7 @@ class ExaminedGame:
         else:
             self._future.clear()
         self.last_mover = handle
+        self._moved.notify(ply)
         if self.listener is not None:
             self.listener.boardChanged(self)
         return []
@@ -161,7 +164,7 @@ class ExaminedGame:
         self._not_in_setup()
         done = 0
         while self._future and done < n:
-            self.tracker.push(self._future.pop(0))
+            self._moved.notify(self.tracker.push(self._future.pop(0)))
             done += 1
         return done
 
@@ -173,7 +176,7 @@ class ExaminedGame:
 
     def draft(self) -> SetupDraft:
         """The setup being edited, or a fresh one from the current position (not stored)."""
-        return self.setup if self.setup is not None else SetupDraft.of(parse(self.tracker.fen))
+        return self.setup if self.setup is not None else parse(self.tracker.fen)
 
     def start_setup(self) -> None:
         self.setup = self.draft()
@@ -185,8 +188,7 @@ class ExaminedGame:
         """
         if self.setup is None:
             raise GameStateError(msg("You are not setting up a position."))
-        record = self.setup.record()
-        position = parse(record)
+        position = parse(self.setup.fen())
         self.tracker = Tracker(position.fen())
         self.setup = None
         self._future.clear()
@@ -194,9 +196,9 @@ class ExaminedGame:
 
 
 def start_draft() -> SetupDraft:
-    return SetupDraft.of(parse(STARTING_FEN))
+    return parse(STARTING_FEN)
 
 
 def clear_draft() -> SetupDraft:
-    return SetupDraft(EMPTY_PLACEMENT)
+    return Position(EMPTY_PLACEMENT, "w", "-", "-", 0, 1)
 

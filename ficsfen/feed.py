@@ -20,8 +20,9 @@ event (``game``, ``fen``, ``ply``, ``clocks``): the host calls
 
 It is host-agnostic: the host calls :meth:`GameFeed.game_started` when a
 game (anything providing :class:`ficsfen.interfaces.IGame`) begins, which
-subscribes to the game's tracker, and :meth:`GameFeed.game_ended` when it
-ends.  Our own server does exactly that; so can any other.
+follows its moves (through the game's ``subscribe_moves`` when it has one,
+so clocks are read once the move is complete, else through its tracker's
+``subscribe``), and :meth:`GameFeed.game_ended` when it ends.  Our own server does exactly that; so can any other.
 
 A slow reader must never block the server or make it grow without bound.
 Each reader registers itself as a streaming producer on its transport, so
@@ -73,14 +74,11 @@ def _line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def clocks_of(game: Any, *, mover: chess.Color | None = None) -> dict[str, float] | None:
+def clocks_of(game: Any) -> dict[str, float] | None:
     """The game's clocks in seconds, ``None`` for a game without a clock.
 
-    Trackers call their subscribers while the move is being made, before the
-    game has stopped the mover's clock and added the increment; ``mover``
-    says whose move it was, so the value is the one the clock shows once the
-    move is complete (the increment is only added to a running clock, as
-    :class:`ficsfen.clock.ChessClock` does).
+    Move events are sent once the game has finished the move (see
+    :meth:`GameFeed.game_started`), so this is what the clock shows now.
     """
     clock = getattr(game, "clock", None)
     remaining = getattr(clock, "remaining", None)
@@ -89,12 +87,6 @@ def clocks_of(game: Any, *, mover: chess.Color | None = None) -> dict[str, float
     try:
         white = float(remaining(chess.WHITE))
         black = float(remaining(chess.BLACK))
-        if mover is not None and getattr(clock, "running", None) == mover:
-            increment = float(getattr(getattr(clock, "time_control", None), "increment", 0) or 0)
-            if mover == chess.WHITE:
-                white += increment
-            else:
-                black += increment
     except (TypeError, ValueError):
         return None
     return {"white": round(white, 3), "black": round(black, 3)}
@@ -275,7 +267,12 @@ class GameFeed:
                 _log.failure("feed reader {reader!r} failed", reader=reader)
 
     def game_started(self, game: Any) -> None:
-        """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves."""
+        """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves.
+
+        A game with ``subscribe_moves(callback)`` (played and examined games)
+        reports each move once it is complete, clocks included; any other
+        game is followed through its tracker's ``subscribe``.
+        """
         if id(game) in self._games:
             return
         self._follow(game)
@@ -283,7 +280,8 @@ class GameFeed:
 
     def _follow(self, game: Any) -> None:
         tracker = game.tracker
-        followed = _Followed(game, tracker, tracker.subscribe(lambda ply: self._moved(game, ply)),
+        subscribe = getattr(game, "subscribe_moves", None) or tracker.subscribe
+        followed = _Followed(game, tracker, subscribe(lambda ply: self._moved(game, ply)),
                              (tracker.ply, tracker.fen))
         self._games[id(game)] = followed
 
@@ -379,7 +377,7 @@ class GameFeed:
             "san": ply.san,
             "uci": ply.uci,
             "fen": ply.fen,
-            "clocks": clocks_of(game, mover=ply.color),
+            "clocks": clocks_of(game),
         })
 
 

@@ -21,7 +21,7 @@ from typing import Mapping
 
 import chess
 
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg, msgn
+from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, msgn
 
 __all__ = [
     "ERROR_CODES",
@@ -101,7 +101,7 @@ def _shown(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-class FenError(ValueError):
+class FenError(LocalizedError, ValueError):
     """A FEN record broke a rule.
 
     ``field`` is the field number (1-6, or 0 for the record as a whole),
@@ -121,11 +121,10 @@ class FenError(ValueError):
         *,
         suggestion: str | None = None,
     ) -> None:
-        super().__init__(field, code, text, message)
+        super().__init__(message, field, code, text)
         self.field = field
         self.code = code
         self.text = text
-        self.message = message
         self.suggestion = suggestion
 
     @property
@@ -146,9 +145,6 @@ class FenError(ValueError):
     def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
         """The full error for one reader, e.g. ``field 3 (castling): ...``."""
         return self.describe().render(lang)
-
-    def __str__(self) -> str:
-        return self.render(DEFAULT_LANGUAGE)
 
     def __repr__(self) -> str:
         extra = f", suggestion={self.suggestion!r}" if self.suggestion is not None else ""
@@ -214,10 +210,6 @@ class Position:
     def board(self) -> chess.Board:
         """A python-chess board for this position (its ``ep_square`` is kept)."""
         return chess.Board(self.fen())
-
-    @property
-    def white_to_move(self) -> bool:
-        return self.turn == "w"
 
 
 def emit(position: Position) -> str:
@@ -414,20 +406,8 @@ def _parse(text: str, validate: bool) -> Position:
         wk = K.bit_length() - 1
         bk = k.bit_length() - 1
         # Who attacks each king, from python-chess's precomputed attack tables.
-        diag, straight = b | q, r | q
-        w_checkers = (
-            (_KNIGHT[wk] & n) | (_KING[wk] & k) | (_PAWN_W[wk] & p)
-            | (_DIAG_ATT[wk][_DIAG_MASK[wk] & occ] & diag)
-            | ((_RANK_ATT[wk][_RANK_MASK[wk] & occ] | _FILE_ATT[wk][_FILE_MASK[wk] & occ])
-               & straight)
-        )
-        diag, straight = B | Q, R | Q
-        b_checkers = (
-            (_KNIGHT[bk] & N) | (_KING[bk] & K) | (_PAWN_B[bk] & P)
-            | (_DIAG_ATT[bk][_DIAG_MASK[bk] & occ] & diag)
-            | ((_RANK_ATT[bk][_RANK_MASK[bk] & occ] | _FILE_ATT[bk][_FILE_MASK[bk] & occ])
-               & straight)
-        )
+        w_checkers = _attackers(wk, occ, p, _PAWN_W, n, b | q, r | q, k)
+        b_checkers = _attackers(bk, occ, P, _PAWN_B, N, B | Q, R | Q, K)
         if w_checkers:
             _check_geometry(placement, _WHITE, wk, w_checkers)
         if b_checkers:

@@ -69,9 +69,14 @@ def write(path: str | os.PathLike[str] | TextIO, records: Tracker | Iterable[str
     Path(path).write_text(text, encoding="utf-8")  # type: ignore[arg-type]
 
 
-def iter_records(text: str) -> Iterator[tuple[int, str, Position | FenError]]:
-    """``(line number, line, Position or FenError)`` for every non-empty line."""
-    for number, line in enumerate(text.splitlines(), 1):
+def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position | FenError]]:
+    """``(line number, line, Position or FenError)`` for every non-empty line.
+
+    ``text`` is a file's whole text, or its lines (an open stream is then
+    checked as it is read, e.g. standard input).
+    """
+    lines = text.splitlines() if isinstance(text, str) else (line.rstrip("\r\n") for line in text)
+    for number, line in enumerate(lines, 1):
         if not line:
             continue
         try:

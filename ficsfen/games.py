@@ -20,18 +20,18 @@ The host's game directory numbers games and finds them by player;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import chess
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import Interface, implementer
 
-from ficsfen.boards import Style12Frame, _style1, flip_for, material
+from ficsfen.boards import Style12Frame, _style1, material
 from ficsfen.challenges import Notice
 from ficsfen.clock import ChessClock, TimeControl, format_clock
-from ficsfen.i18n import Message, msg, msgn
+from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import IGame
-from ficsfen.tracker import MoveError, Outcome, Termination, Tracker
+from ficsfen.tracker import MoveError, Outcome, Ply, PlySubscribers, Termination, Tracker
 
 __all__ = [
     "GameError",
@@ -53,18 +53,8 @@ __all__ = [
 # -- errors ------------------------------------------------------------------
 
 
-class GameError(Exception):
+class GameError(LocalizedError):
     """A refused game action; :attr:`message` tells the player why."""
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
-
-    def render(self, lang: str = "en") -> str:
-        return self.message.render(lang)
-
-    def __str__(self) -> str:  # logs and tracebacks read the English text
-        return self.render()
 
 
 class NotPlaying(GameError):
@@ -221,6 +211,15 @@ class PlayedGame:
         self._frame: Optional[tuple[int, Style12Frame]] = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
+        self._moved = PlySubscribers()
+
+    def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+        """Call ``callback(ply)`` once each move is complete (clocks as they now show).
+
+        The tracker's own subscribers hear a move while it is being made,
+        before the mover's clock stops; a feed that reports clocks uses this.
+        """
+        return self._moved.add(callback)
 
     def __repr__(self) -> str:
         return (f"<PlayedGame {self.number} {self.white} vs. {self.black} "
@@ -243,10 +242,6 @@ class PlayedGame:
 
     def opponent_of(self, handle: str) -> str:
         return self.black if handle == self.white else self.white
-
-    @property
-    def in_progress(self) -> bool:
-        return self.result is None
 
     @property
     def adjourned(self) -> bool:
@@ -277,9 +272,6 @@ class PlayedGame:
         if text is None:
             text = self._style1[key] = _style1(self, flipped, lang)
         return text
-
-    def flipped_for(self, viewer: str) -> bool:
-        return flip_for(self, viewer)
 
     def listing(self) -> str:
         """One ``games`` line: number, players, time control, clocks, material, move."""
@@ -314,7 +306,7 @@ class PlayedGame:
             self._time_out(color)  # the flag fell before the move arrived
             raise GameFinished(msg("Your time ran out before your move arrived."))
         try:
-            self.tracker.push(text)
+            ply = self.tracker.push(text)
         except MoveError as exc:
             raise MoveRefused(exc) from None
         now = self.reactor.seconds()
@@ -325,6 +317,7 @@ class PlayedGame:
         outcome = self.tracker.outcome()
         if outcome is not None:
             self.clock.stop()  # the last board already shows no clock running
+        self._moved.notify(ply)
         self._changed()
         self.listener.boardChanged(self)
         if outcome is not None:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, unique_prefix
 
 __all__ = [
     "AmbiguousTopic",
@@ -43,21 +43,10 @@ _TOPIC = re.compile(r"[a-z0-9_-]+")
 _LANG = re.compile(r"[a-z]{2,3}(?:_[A-Z]{2})?")
 
 
-class HelpError(LookupError):
+class HelpError(LocalizedError, LookupError):
     """A help request that cannot be answered; ``message`` says why, per language."""
 
     message: Message
-
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
-
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        """The explanation in the recipient's language."""
-        return self.message.render(lang)
-
-    def __str__(self) -> str:
-        return self.message.render(DEFAULT_LANGUAGE)
 
 
 class NoSuchTopic(HelpError):
@@ -251,14 +240,11 @@ class HelpCatalog:
         word = normalize_topic(topic)
         if not isinstance(lang, str) or not _LANG.fullmatch(lang):
             lang = self.reference
-        names = self._readable_in(lang)
-        if word in names:
-            return word
-        matches = [n for n in names if n.startswith(word)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            raise AmbiguousTopic(word, matches)
+        found = unique_prefix(word, self._readable_in(lang))
+        if isinstance(found, str):
+            return found
+        if found:
+            raise AmbiguousTopic(word, found)
         raise NoSuchTopic(word)
 
     def lookup(self, topic: str, lang: str = DEFAULT_LANGUAGE) -> HelpPage:

@@ -14,6 +14,7 @@ until it is rendered for one recipient with :meth:`Message.render`.
 from __future__ import annotations
 
 import gettext as _gettext
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,8 @@ __all__ = [
     "LocalizedError",
     "Message",
     "available_languages",
+    "language_from_environ",
+    "language_from_locale",
     "language_name",
     "msg",
     "msgn",
@@ -218,8 +221,6 @@ def language_from_environ(environ: Mapping[str, str] | None = None) -> str:
     catalog.  ``environ`` defaults to :data:`os.environ`.
     """
     if environ is None:
-        import os
-
         environ = os.environ
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(name)

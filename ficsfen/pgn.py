@@ -20,7 +20,7 @@ from typing import Iterator
 
 
 from ficsfen.fen import STARTING_FEN, FenError, parse
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.tracker import FenBuilder, MoveError, resolve
 
 __all__ = ["PgnError", "PgnGame", "decode", "read_file", "read_games"]
@@ -42,7 +42,7 @@ _LONGEST_MOVE = 24  # e.g. "exd8=Q+!?" is 9; anything much longer is not a move
 _SHOWN_LENGTH = 40  # longest token quoted in an error
 
 
-class PgnError(ValueError):
+class PgnError(LocalizedError, ValueError):
     """A game that cannot be read or replayed, located by game number and ply.
 
     ``ply`` is the 1-based half-move at fault (0 for the start position or
@@ -62,10 +62,7 @@ class PgnError(ValueError):
             self.message = msg("Game {game}, ply {ply}: {reason}", game=game, ply=ply, reason=reason)
         else:
             self.message = msg("Game {game}: {reason}", game=game, reason=reason)
-        super().__init__(self.message.render(DEFAULT_LANGUAGE))
-
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        return self.message.render(lang)
+        super().__init__(self.message)
 
 
 @dataclass
@@ -101,28 +98,15 @@ class PgnGame:
         fen = position.fen()
         yield fen
         board = position.board()
-        builder = FenBuilder(fen.split(" ", 1)[0])
-        apply = builder.apply
-        push = board.push
-        emit = builder.fen
+        step = FenBuilder(fen.split(" ", 1)[0]).push  # as the tracker plays a move
         ply = 0
         try:
             for ply, text in enumerate(self.moves, 1):
-                move = resolve(board, text)
-                apply(move)
-                push(move)
-                yield emit(board)
+                yield step(board, resolve(board, text))
         except MoveError as exc:
             raise PgnError(exc.message, game=self.number, ply=ply, move_text=text) from exc
         if self.syntax_error is not None:
             raise PgnError(self.syntax_error, game=self.number, ply=self.syntax_error_ply)
-
-    @property
-    def label(self) -> str:
-        """``White-Black`` from the tags, for file names and reports."""
-        white = self.headers.get("White", "?")
-        black = self.headers.get("Black", "?")
-        return f"{white}-{black}"
 
 
 def decode(data: bytes) -> str:

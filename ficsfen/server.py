@@ -18,7 +18,6 @@ sends every player and observer their board, built once per distinct view
 from __future__ import annotations
 
 import random
-import re
 import string
 from typing import Any, Callable
 
@@ -40,18 +39,9 @@ from ficsfen.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import Message, msg
 from ficsfen.session import Session
+from ficsfen.tracker import is_move_text
 
-__all__ = ["FicsServer", "MOVE_PATTERN", "build_command_table"]
-
-# A word shaped like a move (SAN, coordinates, castling): sent to the game,
-# never looked up as a command.  Command names have no digits, so they
-# cannot collide.
-MOVE_PATTERN = re.compile(
-    r"(?:[KQRBN]?[a-h]?[1-8]?[x:]?[a-h][1-8](?:=?[QRBNqrbn])?"
-    r"|[a-h][1-8][-x]?[a-h][1-8]=?[QRBNqrbn]?"
-    r"|[Oo0]-[Oo0](?:-[Oo0])?)[+#]?[!?]{0,2}"
-)
-
+__all__ = ["FicsServer", "build_command_table"]
 
 def build_command_table(server: "FicsServer") -> CommandTable:
     """Every command, with the FICS aliases."""
@@ -59,7 +49,8 @@ def build_command_table(server: "FicsServer") -> CommandTable:
     table = CommandTable()
     for command in (
         FenCommand(),
-        HelpCommand(server.catalog, pager=pager, command_names=lambda: table.names()),
+        HelpCommand(server.catalog, pager=pager, command_names=lambda: table.names(),
+                    exact_command=table.exact),
         NextCommand(pager),
         settings.SetCommand(),
         settings.StyleCommand(),
@@ -80,8 +71,8 @@ def build_command_table(server: "FicsServer") -> CommandTable:
     ):
         table.register(command)
         for word in (command.name, *getattr(command, "aliases", ())):
-            # execute() looks names up before trying MOVE_PATTERN.
-            assert not MOVE_PATTERN.fullmatch(word), word
+            # execute() looks names up before asking whether a word is a move.
+            assert not is_move_text(word), word
     return table
 
 
@@ -258,7 +249,7 @@ class FicsServer:
                 command = self.table.exact(word)
                 if command is not None:
                     command(session, rest, self.directory)
-                elif not rest and MOVE_PATTERN.fullmatch(word):
+                elif not rest and is_move_text(word):  # the tracker's own grammar
                     self.move(session, word)
                 else:
                     try:
@@ -439,12 +430,11 @@ class FicsServer:
         The session running the current command gets it as command output;
         everyone else gets it as an asynchronous message with a prompt.  A
         text is built once per distinct (style, relation, orientation,
-        language, showfen) and its bytes once per charset, so a thousand
-        observers cost a thousand writes of the same bytes, not a thousand
-        formattings.
+        language, showfen) and its bytes once per group of observers, so a
+        thousand observers cost a thousand writes of the same bytes, not a
+        thousand formattings.
         """
         texts: dict[tuple, str] = {}
-        payloads: dict[tuple, bytes] = {}
         prompt = self.config.prompt
         sessions = self._sessions
         current = self._current
@@ -486,7 +476,8 @@ class FicsServer:
             self._fanout[game.number] = (game, stamp, groups)
         else:
             groups = cached[2]
-        current_watches = current is not None and current.handle.casefold() in self.directory.observer_keys(game)
+        current_watches = (current is not None
+                           and current.handle.casefold() in self.directory.observer_keys(game))
         for (style, lang, showfen, charset), members in groups:
             key = (style, relation, False, lang if noted or style == 1 else "", showfen)
             text = text_for(members[0], key, noted)

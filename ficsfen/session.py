@@ -8,7 +8,9 @@ UTF-8 to one player and plain ASCII English to another.
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from operator import attrgetter
 from typing import TYPE_CHECKING, Callable
 
 from zope.interface import implementer
@@ -31,10 +33,17 @@ _ASCII_EXTRA = str.maketrans({
 })
 
 
+# French guillemets hold a (no-break) space on their inner side: « X »
+# becomes "X", not " X ".
+_GUILLEMETS = re.compile("\u00ab[\u00a0\u202f ]|[\u00a0\u202f ]\u00bb")
+
+
 def transliterate(text: str) -> str:
     """ASCII spelling of ``text``: accents dropped (é -> e), ligatures spelled out."""
     if text.isascii():
         return text
+    if "\u00ab" in text or "\u00bb" in text:
+        text = _GUILLEMETS.sub('"', text)
     text = text.translate(_ASCII_EXTRA)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).encode(
@@ -58,14 +67,12 @@ def _wire_setting(name: str) -> property:
     """A setting that decides the bytes a broadcast sends (see :attr:`Session.settings_epoch`)."""
     slot = "_" + name
 
-    def get(self: "Session") -> object:
-        return getattr(self, slot)
-
     def set(self: "Session", value: object) -> None:
         setattr(self, slot, value)
         Session.settings_epoch += 1
 
-    return property(get, set, doc=f"The session's {name} setting.")
+    # attrgetter: read on every command, a C getter costs less than a function.
+    return property(attrgetter(slot), set, doc=f"The session's {name} setting.")
 
 
 @implementer(ICaller)

@@ -118,6 +118,8 @@ class FicsTelnetTransport(TelnetTransport):
         state = self.state
         if not data:
             return
+        if state == "subnegotiation-discard" and b"\xff" not in data:
+            return  # the tail of an overlong subnegotiation: no IAC SE in it yet
         if b"\xff" not in data and (state == "data" or state == "cr"):
             if state == "cr":
                 self.state = "data"
@@ -182,8 +184,8 @@ class FicsTelnetTransport(TelnetTransport):
                     self.state = "subnegotiation-escaped"
                 elif len(self.commands) < self._MAX_SUBNEGOTIATION_LENGTH:
                     self.commands.append(b)
-                else:  # runaway subnegotiation: give up on it, keep the connection
-                    self.state = "data"
+                else:  # runaway subnegotiation: drop it up to its IAC SE, keep the connection
+                    self.state = "subnegotiation-discard"
                     del self.commands
             elif state == "subnegotiation-escaped":
                 if b == SE:
@@ -195,6 +197,16 @@ class FicsTelnetTransport(TelnetTransport):
                 else:
                     self.state = "subnegotiation"
                     self.commands.append(b)
+            elif state == "subnegotiation-discard":
+                # Its bytes are option data, never typed input: skip to the next IAC.
+                k = data.find(b"\xff", i - 1)
+                if k < 0:
+                    break
+                i = k + 1
+                self.state = "subnegotiation-discard-escaped"
+            elif state == "subnegotiation-discard-escaped":
+                # IAC SE ends it; IAC IAC (an escaped 255) or anything else does not.
+                self.state = "data" if b == SE else "subnegotiation-discard"
             else:  # pragma: no cover - states are ours
                 self.state = "data"
         self._flush(app)
@@ -213,32 +225,15 @@ class FicsTelnetTransport(TelnetTransport):
         """Write the same ``data`` to many connections (a board to its observers).
 
         IAC bytes are doubled once for all, and each plain TCP connection
-        with nothing queued gets the bytes from one ``send``: the checks of
-        :func:`_send_now`, inlined because this loop runs once per observer
-        and every Python call in it costs about as much as the ``send``.
+        with nothing queued gets the bytes from one ``send`` (:func:`_send_now`).
         """
         if b"\xff" in data:
             data = data.replace(b"\xff", b"\xff\xff")
-        size = len(data)
+        send_now = _send_now
         for telnet in connections:
             transport = telnet.transport
-            if telnet._direct:
-                try:
-                    if (transport.dataBuffer or transport._tempDataBuffer
-                            or transport.producer is not None or not transport.connected
-                            or transport.disconnecting or transport.TLS
-                            or transport._writeDisconnecting or transport._writeDisconnected):
-                        sent = -1
-                    else:
-                        sent = transport.socket.send(data)
-                except (AttributeError, OSError):
-                    sent = -1
-                if sent == size:
-                    continue
-                if sent >= 0:
-                    transport.write(data[sent:])
-                    continue
-            transport.write(data)
+            if not (telnet._direct and send_now(transport, data)):
+                transport.write(data)
 
     def _flush(self, app: list[bytes]) -> None:
         if app:

@@ -23,7 +23,7 @@ import chess
 from twisted.logger import Logger
 
 from ficsfen.fen import STARTING_FEN, parse
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg, msgn
+from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, msgn
 
 __all__ = [
     "AmbiguousMove",
@@ -40,6 +40,7 @@ __all__ = [
     "Tracker",
     "TrackerError",
     "PlyHistory",
+    "PlySubscribers",
     "is_move_text",
     "resolve",
 ]
@@ -52,22 +53,15 @@ _log = Logger(namespace="ficsfen.tracker")
 # --------------------------------------------------------------------------
 
 
-class TrackerError(ValueError):
+class TrackerError(LocalizedError, ValueError):
     """Base of the tracker's errors: a localizable :class:`Message`."""
 
     code = "tracker-error"
 
-    def __init__(self, message: Message) -> None:
-        self.message = message
-        super().__init__(message.render(DEFAULT_LANGUAGE))
-
     @property
     def text(self) -> str:
         """The English text (what ``str()`` gives)."""
-        return self.message.render(DEFAULT_LANGUAGE)
-
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        return self.message.render(lang)
+        return self.render(DEFAULT_LANGUAGE)
 
 
 class MoveError(TrackerError):
@@ -170,16 +164,6 @@ _TERMINATION_TEXT = {
     Termination.THREEFOLD_REPETITION: msg("threefold repetition"),
 }
 
-_PYCHESS_TERMINATION = {
-    chess.Termination.CHECKMATE: Termination.CHECKMATE,
-    chess.Termination.STALEMATE: Termination.STALEMATE,
-    chess.Termination.INSUFFICIENT_MATERIAL: Termination.INSUFFICIENT_MATERIAL,
-    chess.Termination.SEVENTYFIVE_MOVES: Termination.SEVENTYFIVE_MOVES,
-    chess.Termination.FIVEFOLD_REPETITION: Termination.FIVEFOLD_REPETITION,
-    chess.Termination.FIFTY_MOVES: Termination.FIFTY_MOVES,
-    chess.Termination.THREEFOLD_REPETITION: Termination.THREEFOLD_REPETITION,
-}
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -246,6 +230,41 @@ class PlyHistory(Sequence[Ply]):
         return f"PlyHistory({self._plies!r})"
 
 
+class PlySubscribers:
+    """Callbacks told of each ply; one that raises is logged and skipped.
+
+    The tracker keeps one (told as a move is made); games keep another
+    (told once they have finished the move: clocks stopped, increment added).
+    """
+
+    __slots__ = ("_callbacks",)
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[Ply], None]] = []
+
+    def __len__(self) -> int:
+        return len(self._callbacks)
+
+    def add(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+        """Call ``callback(ply)`` from now on; returns an unsubscriber."""
+        self._callbacks.append(callback)
+
+        def unsubscribe() -> None:
+            try:
+                self._callbacks.remove(callback)
+            except ValueError:
+                pass
+
+        return unsubscribe
+
+    def notify(self, ply: Ply) -> None:
+        for callback in tuple(self._callbacks):
+            try:
+                callback(ply)
+            except Exception:
+                _log.failure("FEN subscriber {subscriber!r} raised on ply {ply}", subscriber=callback, ply=ply.number)
+
+
 # --------------------------------------------------------------------------
 # Incremental FEN
 # --------------------------------------------------------------------------
@@ -256,8 +275,11 @@ _ROW_CACHE: dict[str, str] = {}
 _ROW_CACHE_LIMIT = 1 << 16
 
 
-def _compress(row: str) -> str:
-    """``'rnb..k.r'`` -> ``'rnb2k1r'``, cached (ranks recur, within and across games)."""
+def compress_rank(row: str) -> str:
+    """``'rnb..k.r'`` -> ``'rnb2k1r'``: a rank (``.`` for empty squares) as FEN writes it.
+
+    Cached, since ranks recur within and across games.
+    """
     out = _ROW_CACHE.get(row)
     if out is None:
         out = row
@@ -295,8 +317,9 @@ _EP_FIELD = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
 class FenBuilder:
     """The placement field kept as eight rank strings, updated per move.
 
-    Call :meth:`apply` with a legal move *before* pushing it on the board,
-    then :meth:`fen` with the board after the push.
+    :meth:`push` plays a legal move on both and returns the FEN after it
+    (or call :meth:`apply` *before* pushing the move on the board, then
+    :meth:`fen` with the board after the push).
     """
 
     __slots__ = ("_rows", "_fields")
@@ -335,9 +358,15 @@ class FenBuilder:
         row = rows[tr]
         rows[tr] = row[:tf] + piece + row[tf + 1 :]
         fields = self._fields
-        fields[7 - fr] = _compress(rows[fr])
+        fields[7 - fr] = compress_rank(rows[fr])
         if tr != fr:
-            fields[7 - tr] = _compress(rows[tr])
+            fields[7 - tr] = compress_rank(rows[tr])
+
+    def push(self, board: chess.Board, move: chess.Move) -> str:
+        """Play the legal ``move`` here and on ``board``; the strict FEN after it."""
+        self.apply(move)
+        board.push(move)
+        return self.fen(board)
 
     def fen(self, board: chess.Board) -> str:
         return (
@@ -747,7 +776,7 @@ class Tracker:
         self._history: list[Ply] = []
         self._view = PlyHistory(self._history)
         self._outcome: Outcome | None | object = _UNKNOWN  # cached per ply by outcome()
-        self._subscribers: list[Callable[[Ply], None]] = []
+        self._subscribers = PlySubscribers()
         # dead position (insufficient material): only a capture can make one
         self._dead = self._board.is_insufficient_material()
 
@@ -830,18 +859,14 @@ class Tracker:
         color = board.turn
         move_number = board.fullmove_number
         capture = board.occupied_co[not color] & _BB[move.to_square] or move.promotion or move.to_square == board.ep_square
-        self._builder.apply(move)
-        board.push(move)
+        fen = self._builder.push(board, move)
         if capture:
             self._dead = board.is_insufficient_material()
-        ply = Ply(len(self._history) + 1, san, move.uci(), self._builder.fen(board), move, color, move_number)
+        ply = Ply(len(self._history) + 1, san, move.uci(), fen, move, color, move_number)
         self._history.append(ply)
         self._outcome = _UNKNOWN
-        for callback in tuple(self._subscribers):
-            try:
-                callback(ply)
-            except Exception:
-                _log.failure("FEN subscriber {subscriber!r} raised on ply {ply}", subscriber=callback, ply=ply.number)
+        if self._subscribers:
+            self._subscribers.notify(ply)
         return ply
 
     def _refuse_if_over(self, text: str, *, full: bool = False) -> None:
@@ -886,29 +911,35 @@ class Tracker:
 
     def subscribe(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
         """Call ``callback(ply)`` after every accepted move; returns an unsubscriber."""
-        self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            try:
-                self._subscribers.remove(callback)
-            except ValueError:
-                pass
-
-        return unsubscribe
+        return self._subscribers.add(callback)
 
     # -- end of game ----------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
         """The automatic end of the game, if it has ended (no claims).
 
-        Computed once per ply (python-chess's legal-move generation and
-        repetition count) and kept until the next move or takeback, so a
-        game asking after each move and the next move's check share it.
+        Computed once per ply and kept until the next move or takeback, so
+        a game asking after each move and the next move's check share it.
+        The tests are python-chess's, in the order of ``Board.outcome``;
+        the material test is the one the tracker keeps per capture, and
+        the repetition count runs only once five repetitions are possible.
         """
         outcome = self._outcome
         if outcome is _UNKNOWN:
-            result = self._board.outcome(claim_draw=False)
-            outcome = None if result is None else Outcome(_PYCHESS_TERMINATION[result.termination], result.winner)
+            board = self._board
+            if not any(board.generate_legal_moves()):
+                if board.is_check():
+                    outcome = Outcome(Termination.CHECKMATE, not board.turn)
+                else:
+                    outcome = Outcome(Termination.INSUFFICIENT_MATERIAL if self._dead else Termination.STALEMATE)
+            elif self._dead:
+                outcome = Outcome(Termination.INSUFFICIENT_MATERIAL)
+            elif board.halfmove_clock >= 150:
+                outcome = Outcome(Termination.SEVENTYFIVE_MOVES)
+            elif board.halfmove_clock >= 16 and board.is_fivefold_repetition():
+                outcome = Outcome(Termination.FIVEFOLD_REPETITION)
+            else:
+                outcome = None
             self._outcome = outcome
         return outcome  # type: ignore[return-value]
 

@@ -137,11 +137,11 @@ def test_decline_withdraw_and_pending():
     lines = [m.render("en") for m in ch.pending("alice")]
     assert lines == ["Offers to other players:", "  alice (----) bob (----) unrated blitz 2 12.",
                      "Offers from other players:", "  carol (----) alice (----) unrated lightning 1 0."]
-    _, notices = ch.decline("bob")
+    notices = ch.decline("bob")
     assert said(notices, "alice") == ["bob declines the match offer."]
     with pytest.raises(NoSuchOffer):
         ch.withdraw("alice")
-    _, notices = ch.withdraw("carol", "alice")
+    notices = ch.withdraw("carol", "alice")
     assert said(notices, "alice") == ["carol withdraws the match offer."]
     assert [m.render("en") for m in ch.pending("alice")] == [
         "There are no offers pending to other players.", "There are no offers pending from other players."]

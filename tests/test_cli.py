@@ -152,7 +152,7 @@ def test_serve_usage_error_exits_2(capsys):
     assert code == 2 and "--no-such-option" in err
 
 
-def test_serve_reports_a_bad_endpoint(capsys, tmp_path):
+def test_serve_reports_a_bad_endpoint(capsys):
     code, _, err = run(capsys, "serve", "--listen", "nonsense:1")
     assert code == 2 and 'Bad endpoint "nonsense:1"' in err
 
@@ -250,3 +250,17 @@ def test_python_dash_m_runs_the_same_cli():
         input="1. e4 e5 2. Ke3 *", capture_output=True, text=True, env=env, cwd=REPO,
     )
     assert proc.returncode == 1 and "Game 1, ply 3" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_make_service_raises_one_localized_endpoint_error():
+    from twisted.internet.testing import MemoryReactorClock
+
+    from ficsfen.config import Config
+    from ficsfen.i18n import LocalizedError
+    from ficsfen.serve import EndpointError, make_service
+
+    with pytest.raises(EndpointError) as info:
+        make_service(Config(listen=("nonsense:1",)), reactor=MemoryReactorClock())
+    assert isinstance(info.value, LocalizedError) and info.value.endpoint == "nonsense:1"
+    assert info.value.render("en").startswith('Bad endpoint "nonsense:1": ')
+    assert info.value.render("fr") != info.value.render("en")

@@ -321,3 +321,26 @@ def test_our_server_feeds_its_games_through_the_same_hooks():
     assert (got[6]["ply"], got[6]["san"]) == (1, "d6")
     assert {e["game"] for e in got} == {got[0]["game"]}
     assert feed.following() == 0
+
+
+def test_examined_moves_and_forward_steps_are_reported_once():
+    """Moves reach the feed once each, however often the host says the position changed."""
+    from ficsfen.examined import ExaminedGame
+
+    feed = GameFeed()
+    reader, transport = connect_reader(feed)
+    game = ExaminedGame("alice")
+    game.number = 4
+    feed.game_started(game)
+    game.move("alice", "e4")
+    feed.position_changed(game)
+    game.move("alice", "c5")
+    game.backward(2)
+    feed.position_changed(game)
+    game.forward(2)
+    feed.position_changed(game)
+    feed.position_changed(game)
+    got = events(transport)[2:]
+    assert [(e["type"], e["ply"], e["fen"]) for e in got] == [
+        ("move", 1, AFTER_E4), ("move", 2, AFTER_C5), ("position", 0, START),
+        ("move", 1, AFTER_E4), ("move", 2, AFTER_C5)]

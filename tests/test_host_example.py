@@ -178,5 +178,12 @@ def test_bad_bytes_and_overlong_lines_leave_the_connection_working(host):
         assert out.count("That line is too long; it was ignored.") == 1, out
         assert "You played e4." in out
         assert player.fen() == AFTER_E4
+        # an overlong line and the next one in one packet: the next one is read at once
+        player.sock.sendall(b"y" * 5000 + b"\r\nc5\r\n")
+        out = player.read()
+        if "You played c5." not in out:
+            out += player.read()
+        assert out.count("That line is too long; it was ignored.") == 1, out
+        assert "You played c5." in out
     finally:
         player.close()

@@ -288,6 +288,8 @@ def test_disconnect_adjourns_and_resume_continues_from_the_same_fen(table):
     table.clock.advance(500)  # no clock runs while adjourned
     assert "You have no adjourned games." in table.carol.command("resume")
     assert "bob is not logged in." in table.alice.command("resume")
+    assert "bob is not logged in." in table.alice.command("resume BO")
+    assert "You have no adjourned game with carol." in table.alice.command("resume carol")
     bob = connect(table.server)
     bob.send("bob")
     bob.output()

@@ -9,6 +9,7 @@ import pytest
 from ficsfen.boards import fen_from_style12
 from ficsfen.helpcatalog import lookup
 from ficsfen.testing import connect, make_server
+from ficsfen.tracker import is_move_text
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -122,6 +123,24 @@ def test_bad_moves_change_nothing(server):
     assert text.strip() and "Game" not in text
 
 
+def test_annotated_moves_reach_the_game(server):
+    a = login(server)
+    a.command("examine")
+    for move in ("e4!?", "c5?!", "Nf3!!"):
+        assert "Command not found" not in a.command(move), move
+    assert fen_of(a) == AFTER_NF3
+
+
+@pytest.mark.parametrize("word", ["Nxe4??!!", "Nxe4?!", "e4+!?", "O-O-O#?", "e7e8=Q!", "g1-f3", "xyzzy", "Z9"])
+def test_a_word_goes_to_the_game_exactly_when_the_tracker_reads_it_as_a_move(server, word):
+    # The server and the tracker share one grammar (tracker.is_move_text):
+    # a move the tracker would read never comes back as "Command not found".
+    a = login(server)
+    a.command("examine")
+    text = a.command(word)
+    assert ("Command not found" in text) == (not is_move_text(word)), text
+
+
 def test_forward_backward_revert(server):
     a = login(server)
     a.command("examine")
@@ -212,6 +231,22 @@ def test_bsetup_placement_alone_and_field_commands(server):
     assert fen_of(a) == START
 
 
+def test_bsetup_placement_alone_drops_castling_rights_the_board_no_longer_allows(server):
+    a = login(server)
+    a.command("examine")
+    a.command("bsetup start")
+    assert "Setup position: 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1" in a.command("bsetup fen 4k3/8/8/8/8/8/4P3/4K3")
+    assert "set up a position" in a.command("bsetup done")
+    assert fen_of(a) == "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    a.command("bsetup start")
+    # White's king and h1 rook and Black's king and a8 rook are home: K and q stay
+    assert "Setup position: r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1" in a.command("bsetup fen r3k3/8/8/8/8/8/8/4K2R")
+    # a right once dropped does not come back by itself
+    assert "Setup position: r3k3/8/8/8/8/8/8/R3K2R w Kq - 0 1" in a.command("bsetup fen r3k3/8/8/8/8/8/8/R3K2R")
+    a.command("bsetup done")
+    assert fen_of(a) == "r3k3/8/8/8/8/8/8/R3K2R w Kq - 0 1"
+
+
 @pytest.mark.parametrize("lang, record, expected", [
     ("en", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QK - 0 1", "field 3 (castling)"),
     ("fr", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QK - 0 1", "champ 3 (roques)"),
@@ -284,6 +319,16 @@ def test_variables_shows_own_and_others(server):
     text = a.command("variables bob")
     assert "Variable settings of bob:" in text and "style=12" in text and "language=English" in text
     assert 'No player named "zed"' in a.command("variables zed")
+    # "ſ" folds to "s": a non-ASCII word names nobody, it never reaches a handle by folding
+    login(server, "sam")
+    assert 'No player named "ſ"' in a.command("variables ſ")
+    assert "Variable settings of sam:" in a.command("variables SA")
+
+
+def test_value_spellings_of_one_value_are_not_ambiguous(server):
+    a = login(server)
+    assert "Output charset set to utf8." in a.command("set charset utf")  # utf8 and utf-8
+    assert 'Bad value "o" for showfen' in a.command("set showfen o")  # on and off
 
 
 # -- help ----------------------------------------------------------------------------
@@ -322,6 +367,19 @@ def test_help_index_commands_and_errors(server):
     assert 'No help available on "zzz".' in a.command("help zzz")
     assert "Ambiguous help topic" in a.command("help s")
     assert 'No help available on "../etc/passwd"' in a.command("help ../etc/passwd")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_help_on_an_alias_shows_its_command_page(server, lang):
+    a = login(server)
+    a.command(f"set lang {lang}")
+    quit_page = a.command("help quit")
+    assert quit_page.startswith("quit\n") and ("USAGE" in quit_page or "UTILISATION" in quit_page)
+    assert a.command("help bye") == quit_page
+    assert a.command("help exit") == quit_page
+    assert a.command("help BYE") == quit_page
+    assert a.command("help re") == a.command("help refresh")
+    assert a.connected  # "help bye" shows a page, it does not log out
 
 
 def test_who_lists_everyone(server):

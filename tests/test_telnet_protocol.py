@@ -217,6 +217,23 @@ def test_iac_noise_never_kills_the_session(server):
     assert client.connected
 
 
+@pytest.mark.parametrize("split", [None, 3, 4100, 4104])
+def test_overlong_subnegotiation_is_discarded_up_to_iac_se(server, split):
+    # Past the subnegotiation limit, the rest of it is still option data: the
+    # "quit" inside must not run, and input after IAC SE must.
+    client = logged_in(server)
+    body = SB + b"\x18" + b"A" * 4097 + b"\rquit\r" + IAC + IAC + b"B\r\n" + IAC + SE
+    data = IAC + body + b"examine\r\nfen\r\n"
+    chunks = [data] if split is None else [data[:split], data[split:]]
+    for chunk in chunks:
+        client.send_bytes(chunk)
+    text = client.output()
+    assert client.connected
+    assert "Command not found" not in text
+    assert START_FEN in text
+    assert text.count(PROMPT) == 2  # examine and fen, nothing else
+
+
 def test_doubled_iac_is_a_literal_byte_and_decodes_as_latin1(server):
     client = logged_in(server)
     client.send_bytes(b"fen caf" + IAC + IAC + b"\r\n")
@@ -274,7 +291,10 @@ def test_overlong_line_before_login(server):
 # -- output charsets -----------------------------------------------------------
 
 def test_transliteration():
-    assert transliterate("Français « ça » œuvre") == 'Francais " ca " oeuvre'
+    assert transliterate("Français « ça » œuvre") == 'Francais "ca" oeuvre'
+    # French typography puts a no-break space (U+00A0 or U+202F) inside guillemets.
+    assert transliterate("\u00ab\u00a0w\u00a0\u00bb, \u00ab\u202fb\u202f\u00bb") == '"w", "b"'
+    assert transliterate("«x»\u00a0: 1\u202f000") == '"x" : 1 000'
     assert encode_text("é€", "latin1") == b"\xe9EUR"
     assert encode_text("é", "utf8") == "é".encode()
 
@@ -289,6 +309,11 @@ def test_set_charset_changes_what_reaches_the_client(server):
     raw = client.raw_output()
     assert raw.isascii()
     assert b"Vous ne jouez, n'examinez ni n'observez aucune partie." in raw
+    client.send("help fen")
+    raw = client.raw_output()
+    assert raw.isascii()
+    assert b'l\'extension ".fen".' in raw
+    assert b'" .fen "' not in raw
     client.command("set charset latin1")
     client.send("set lang Fran\xe7ais")
     assert "Langue : Français.".encode("latin-1") in client.raw_output()

@@ -26,7 +26,7 @@ from zope.interface import implementer
 from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import ICommand
 
-__all__ = ["Command", "UsageError", "parse_args"]
+__all__ = ["Command", "UsageError", "find_player", "parse_args"]
 
 _CODES = frozenset("woipSs")
 _INTEGER = re.compile(r"-?[0-9]+")  # ASCII digits only, at most one sign
@@ -69,6 +69,18 @@ def parse_args(spec: str, line: str) -> list[Any]:
     if pos < len(words):
         raise UsageError(line)
     return out
+
+
+def find_player(word: str, directory: Any) -> str | Message:
+    """The logged-in handle ``word`` names (exact, else unique prefix), or why not.
+
+    Handles are ASCII letters, so any other word names nobody: checked
+    here, before case folding could turn, say, ``ſ`` into ``s``.
+    """
+    from ficsfen.commands.fen import find_handle  # fen.py builds on this module
+
+    handles = directory.handles() if word.isascii() and word.isalpha() else ()
+    return find_handle(word, handles)
 
 
 @implementer(ICommand)

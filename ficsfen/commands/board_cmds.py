@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ficsfen.clock import format_move_time
 from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand
 from ficsfen.fen import STARTING_FEN
@@ -26,11 +27,6 @@ class RefreshCommand(Command):
         caller.server.send_board(caller, game)
 
 
-def _took(seconds: float) -> str:
-    whole = max(int(seconds), 0)
-    return f"({whole // 60}:{whole % 60:02d})"
-
-
 def move_list(game: Any, lang: str) -> str:
     """The ``moves`` text of ``game`` in ``lang``."""
     tracker = game.tracker
@@ -49,7 +45,7 @@ def move_list(game: Any, lang: str) -> str:
               f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
     row = ""
     for i, ply in enumerate(history):
-        cell = f"{ply.san:<8}{_took(times[i] if i < len(times) else 0):<16}"
+        cell = f"{ply.san:<8}{'(' + format_move_time(times[i] if i < len(times) else 0) + ')':<16}"
         if ply.color:  # White
             if row:
                 lines.append(row.rstrip())

@@ -11,9 +11,10 @@ from dataclasses import replace
 from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.examined import ExaminedGame, GameStateError, SetupDraft, clear_draft, start_draft
+from ficsfen.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft, draft_with_castling,
+                              draft_with_fen, start_draft)
 from ficsfen.fen import FenError
-from ficsfen.i18n import Message, msg, msgn
+from ficsfen.i18n import Message, msg, msgn, unique_prefix
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -77,8 +78,7 @@ class _Step(Command):
         if not moved:
             caller.send(self.nothing)
             return
-        if self.name != "forward":  # forward replays moves: the tracker reports them
-            directory.position_changed(game)
+        directory.position_changed(game)  # listeners skip what they already heard (forward's moves)
         caller.server.show_position(game, note=self.note(game, caller.handle, moved))
 
     nothing: Message
@@ -139,11 +139,9 @@ _CASTLE_WORDS = ("none", "kside", "qside", "both")
 
 
 def _unique(word: str, choices: tuple[str, ...]) -> str | None:
-    key = word.casefold()
-    if key in choices:
-        return key
-    found = [c for c in choices if c.startswith(key)]
-    return found[0] if len(found) == 1 else None
+    """The choice ``word`` names (unique prefix, any case); ``None`` for none or several."""
+    found = unique_prefix(word, choices)
+    return found if isinstance(found, str) else None
 
 
 # Each ``bsetup`` edit: (draft, argument) -> the new draft.  ``ValueError``
@@ -154,7 +152,7 @@ def _unique(word: str, choices: tuple[str, ...]) -> str | None:
 def _setup_fen(draft: SetupDraft, arg: str) -> SetupDraft:
     if not arg:
         raise ValueError(arg)
-    return draft.with_fen(arg)
+    return draft_with_fen(draft, arg)
 
 
 def _setup_start(draft: SetupDraft, arg: str) -> SetupDraft:
@@ -180,7 +178,7 @@ def _setup_castle(color: str):
         which = _unique(arg, _CASTLE_WORDS) if arg else None
         if which is None:
             raise ValueError(arg)
-        return draft.with_castling(color, which)
+        return draft_with_castling(draft, color, which)
     return edit
 
 
@@ -244,7 +242,7 @@ class BsetupCommand(Command):
             self.send_usage(caller)
             return
         game.setup = draft
-        caller.send(msg("Setup position: {fen}", fen=draft.record()))
+        caller.send(msg("Setup position: {fen}", fen=draft.fen()))
 
     @staticmethod
     def done(caller: Any, game: ExaminedGame) -> None:

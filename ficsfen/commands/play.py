@@ -13,10 +13,9 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ficsfen.challenges import ChallengeError, parse_match
-from ficsfen.commands.base import Command
-from ficsfen.commands.fen import find_handle
-from ficsfen.games import GameError, PlayedGame
-from ficsfen.i18n import Message, msg
+from ficsfen.commands.base import Command, find_player
+from ficsfen.games import PlayedGame
+from ficsfen.i18n import LocalizedError, Message, msg, unique_prefix
 
 __all__ = ["COMMANDS", "played_game"]
 
@@ -35,11 +34,9 @@ def _run(caller: Any, action: Callable[[], Any]) -> None:
     """Run an engine action; deliver its notices, or show the caller why it was refused."""
     try:
         notices = action()
-    except (GameError, ChallengeError) as e:
-        caller.send(e.message)
+    except LocalizedError as e:  # a refusal (GameError, ChallengeError...): its reason
+        caller.send(e.render(caller.lang))
         return
-    if isinstance(notices, tuple):  # Challenges actions return (challenge, notices)
-        notices = notices[1]
     caller.server.deliver(notices)
 
 
@@ -54,9 +51,7 @@ class MatchCommand(Command):
         except ChallengeError as e:
             caller.send(e.message)
             return
-        name = request.opponent
-        found = find_handle(name, directory.handles()) if name.isascii() and name.isalpha() else \
-            msg("No player named \"{name}\" is logged in.", name=name)
+        found = find_player(request.opponent, directory)
         if isinstance(found, Message):
             caller.send(found)
             return
@@ -74,15 +69,15 @@ class MatchCommand(Command):
             caller.send(msg("You have an adjourned game with {handle}: resuming it.", handle=found))
             server.resume_game(adjourned)
             return
-        _run(caller, lambda: server.challenges.offer(caller.handle, replace(request, opponent=found)))
+        _run(caller, lambda: server.challenges.offer(caller.handle, replace(request, opponent=found))[1])
 
 
-def _offer_name(caller: Any, name: str | None) -> str | None:
+def _offer_name(name: str | None, directory: Any) -> str | None:
     """``name`` as a logged-in handle when it names one (else as typed: the engine says why)."""
-    if name is None or not (name.isascii() and name.isalpha()):
-        return name
-    found = caller.server.resolve_handle(name)
-    return found or name
+    if name is None:
+        return None
+    found = find_player(name, directory)
+    return name if isinstance(found, Message) else found
 
 
 class AcceptCommand(Command):
@@ -100,7 +95,7 @@ class AcceptCommand(Command):
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
             return
         try:
-            challenge, notices = server.challenges.accept(caller.handle, _offer_name(caller, name))
+            challenge, notices = server.challenges.accept(caller.handle, _offer_name(name, directory))
         except ChallengeError as e:
             caller.send(e.message)
             return
@@ -118,7 +113,7 @@ class DeclineCommand(Command):
         if game is not None and game.offers_to(caller.handle) and name is None:
             _run(caller, lambda: game.decline(caller.handle))
             return
-        _run(caller, lambda: caller.server.challenges.decline(caller.handle, _offer_name(caller, name)))
+        _run(caller, lambda: caller.server.challenges.decline(caller.handle, _offer_name(name, directory)))
 
 
 class WithdrawCommand(Command):
@@ -131,7 +126,7 @@ class WithdrawCommand(Command):
         if game is not None and game.offers_by(caller.handle) and name is None:
             _run(caller, lambda: game.withdraw(caller.handle))
             return
-        _run(caller, lambda: caller.server.challenges.withdraw(caller.handle, _offer_name(caller, name)))
+        _run(caller, lambda: caller.server.challenges.withdraw(caller.handle, _offer_name(name, directory)))
 
 
 class PendingCommand(Command):
@@ -213,11 +208,13 @@ class ResumeCommand(Command):
             return game.black if game.white.casefold() == me else game.white
 
         if name is not None:
-            key = name.casefold()
-            games = [g for g in games if opponent(g).casefold().startswith(key)]
-            if not games:
+            found = unique_prefix(name, {opponent(g) for g in games})
+            if found is None:
                 caller.send(msg("You have no adjourned game with {name}.", name=name))
                 return
+            # Several opponents start with it: those present are named below.
+            named = {found} if isinstance(found, str) else set(found)
+            games = [g for g in games if opponent(g) in named]
         present = [g for g in games if server.session(opponent(g)) is not None]
         if not present:
             caller.send(msg("{handle} is not logged in.", handle=opponent(games[0])) if len(games) == 1

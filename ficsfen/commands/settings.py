@@ -11,29 +11,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ficsfen.commands.base import Command
-from ficsfen.commands.fen import find_handle
-from ficsfen.i18n import Message, available_languages, language_name, msg, resolve_language
+from ficsfen.commands.base import Command, find_player
+from ficsfen.i18n import (LocalizedError, Message, available_languages, language_name, msg,
+                          resolve_language, unique_prefix)
 from ficsfen.session import CHARSETS
 
 __all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
            "resolve_variable"]
 
 
-class BadValue(ValueError):
-    def __init__(self, message: Message) -> None:
-        super().__init__(message.msgid)
-        self.message = message
+class BadValue(LocalizedError, ValueError):
+    """A value a variable cannot take; :attr:`message` says which ones it can."""
 
 
 def _choice(word: str, choices: dict[str, Any], what: Message) -> Any:
     """The value of the unique choice ``word`` starts (any case)."""
-    key = word.casefold()
-    if key in choices:
-        return choices[key]
-    matches = {v for k, v in choices.items() if k.startswith(key)}
-    if len(matches) == 1:
-        return matches.pop()
+    found = unique_prefix(word, choices)
+    if isinstance(found, tuple) and len({choices[k] for k in found}) == 1:
+        found = found[0]  # several spellings of one value: "utf" is utf8 and utf-8
+    if isinstance(found, str):
+        return choices[found]
     raise BadValue(msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
                        value=word, what=what, choices=" ".join(dict.fromkeys(choices))))
 
@@ -123,15 +120,12 @@ assert set(_CHARSET_WORDS.values()) == set(CHARSETS)
 
 def resolve_variable(word: str) -> Variable | Message:
     """The variable ``word`` names (unique prefix allowed), or why not."""
-    key = word.casefold()
-    if key in VARIABLES:
-        return VARIABLES[key]
-    matches = [name for name in VARIABLES if name.startswith(key)]
-    if len(matches) == 1:
-        return VARIABLES[matches[0]]
-    if matches:
+    found = unique_prefix(word, VARIABLES)
+    if isinstance(found, str):
+        return VARIABLES[found]
+    if found:
         return msg("Ambiguous variable \"{name}\". Matches: {matches}",
-                   name=word, matches=" ".join(matches))
+                   name=word, matches=" ".join(found))
     return msg("No such variable \"{name}\".", name=word)
 
 
@@ -184,8 +178,7 @@ class VariablesCommand(Command):
     def run(self, caller: Any, who: str | None, *, directory: Any) -> None:
         target = caller
         if who is not None:
-            handle = find_handle(who, directory.handles()) if who.isalpha() else \
-                msg("No player named \"{name}\" is logged in.", name=who)
+            handle = find_player(who, directory)
             if isinstance(handle, Message):
                 caller.send(handle)
                 return
