@@ -21,7 +21,13 @@ from typing import Any
 from twisted.application.service import MultiService
 
 from ficsfen.config import Config, ConfigError, hash_password, load
-from ficsfen.i18n import LocalizedError, language_from_environ, msg
+from ficsfen.i18n import (
+    LocalizedError,
+    available_languages,
+    language_from_environ,
+    msg,
+    resolve_language,
+)
 
 __all__ = ["CONFIG_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE", "EndpointError",
            "FicsService", "main", "make_service", "run"]
@@ -50,6 +56,9 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ficsfen serve",
         description=msg("Run the FICS-style telnet server.").render(lang))
+    parser.add_argument("--lang", metavar="LANG", help=msg(
+        "language of messages ({choices}); default from the locale",
+        choices=", ".join(available_languages())).render(lang))
     parser.add_argument("--config", metavar="FILE", help=CONFIG_OPTION_HELP.render(lang))
     parser.add_argument("--listen", metavar="ENDPOINT", action="append", default=[],
                         help=LISTEN_OPTION_HELP.render(lang))
@@ -65,8 +74,14 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     ``lang`` is the operator's language (``ficsfen --lang``); by default the
     locale's.
     """
-    lang = lang or language_from_environ()
-    args = _parser(lang).parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # ``ficsfen serve --lang fr`` as well as ``ficsfen --lang fr serve``:
+    # the language must be known before the parser's own messages are built.
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--lang")
+    chosen = resolve_language(early.parse_known_args(argv)[0].lang or "")
+    lang = chosen if isinstance(chosen, str) else lang or language_from_environ()
+    args = _parser(lang).parse_args(argv)
     if args.hash_password:
         password = getpass.getpass() if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
         print(hash_password(password))

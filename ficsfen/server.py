@@ -37,7 +37,7 @@ from ficsfen.config import Config, verify_password
 from ficsfen.directory import GameDirectory
 from ficsfen.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.helpcatalog import HelpCatalog
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.session import Session
 from ficsfen.tracker import is_move_text
 
@@ -283,12 +283,10 @@ class FicsServer:
         self._moving = game
         try:
             notices = game.move(session.handle, text)
-        except Exception as e:
+        except LocalizedError as e:
             # Refusals (illegal move, not your turn, setup mode...) carry
             # their localized reason; anything else is a bug, logged by execute.
-            if not callable(getattr(e, "render", None)):
-                raise
-            session.send(e.render(session.lang))
+            session.send(e.message)
             return
         finally:
             self._moving = None
@@ -323,9 +321,11 @@ class FicsServer:
         if game is not self._moving:  # a move reaches listeners through the tracker already
             self.directory.position_changed(game)
         note = None
-        if getattr(game, "examined", False) and game.last_mover and game.tracker.history:
-            note = msg("Game {number}: {handle} moves: {san}", number=game.number,
-                       handle=game.last_mover, san=game.tracker.history[-1].san)
+        if getattr(game, "examined", False) and game.last_mover:
+            last = game.tracker.last_ply
+            if last is not None:
+                note = msg("Game {number}: {handle} moves: {san}", number=game.number,
+                           handle=game.last_mover, san=last.san)
         self.show_position(game, note=note, note_to_caller=False)
 
     def gameEnded(self, game: Any, result: Any) -> None:

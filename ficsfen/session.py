@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from zope.interface import implementer
 
-from ficsfen.i18n import Message
+from ficsfen.i18n import Message, render
 from ficsfen.interfaces import ICaller
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,7 +121,8 @@ class Session:
         return self.handle if self.registered else f"{self.handle}(U)"
 
     def render(self, message: Message | str) -> str:
-        return message.render(self.lang) if isinstance(message, Message) else message
+        """``message`` in this session's language (a plain string passes through)."""
+        return render(message, self.lang)
 
     def send(self, message: Message | str) -> None:
         """Write ``message`` (possibly several lines) in the caller's language."""
@@ -131,14 +132,14 @@ class Session:
         """Write already rendered lines, each ended with CR LF."""
         if "\n" in text:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        self._emit(encode_text(text + "\r\n", self.charset))
+        self.emit(encode_text(text + "\r\n", self.charset))
 
     def prompt(self) -> None:
-        self._emit(encode_text(self.server.config.prompt, self.charset))
+        self.emit(encode_text(self.server.config.prompt, self.charset))
 
     def notify(self, message: Message | str) -> None:
         """An asynchronous message: on a fresh line, followed by the prompt."""
-        self._emit(self.notification(self.render(message), self.charset, self.server.config.prompt))
+        self.emit(self.notification(self.render(message), self.charset, self.server.config.prompt))
 
     @staticmethod
     def notification(text: str, charset: str, prompt: str) -> bytes:
@@ -175,12 +176,6 @@ class Session:
             kinds = {type(sink) for sink in sinks}
             for kind in kinds:
                 kind.write_all(sinks if len(kinds) == 1 else [s for s in sinks if type(s) is kind], data)
-
-    def _emit(self, data: bytes) -> None:
-        if self._held is not None:
-            self._held.append(data)
-        else:
-            self._write(data)
 
     def hold(self) -> None:
         """Collect output until :meth:`release`: a command's answer leaves in one write."""

@@ -60,6 +60,10 @@ _NEGOTIATION = frozenset((WILL, WONT, DO, DONT))
 # such as TLS may do more in write), whose socket we may write to at once.
 _DIRECT_TRANSPORTS = frozenset({tcp.Server})
 
+# What the login dialogue asks for, by FicsProtocol.state (FICS's own words:
+# clients and scripts wait for them, so they are never translated).
+_PROMPTS = {"login": b"login: ", "password": b"password: "}
+
 
 def _send_now(transport: Any, data: bytes) -> bool:
     """Put ``data`` on ``transport``'s socket now when nothing is queued before it.
@@ -302,7 +306,7 @@ class FicsProtocol(TelnetProtocol):
             "If you are not a registered player, enter the login name \"{guest}\".\n"
             "Once logged in, type \"help fen\" to learn about FEN.",
             guest=self.config.guest_login))
-        self.write(b"\r\nlogin: ")
+        self._reprompt(fresh_line=True)
         if self.config.login_timeout:
             self._timer = self.server.clock.callLater(self.config.login_timeout, self._login_timeout)
 
@@ -413,11 +417,11 @@ class FicsProtocol(TelnetProtocol):
             self.say(note)
             self._reprompt()
 
-    def _reprompt(self) -> None:
-        if self.state == "login":
-            self.write(b"login: ")
-        elif self.state == "password":
-            self.write(b"password: ")
+    def _reprompt(self, *, fresh_line: bool = False) -> None:
+        """The prompt of the login dialogue's current step, if it has one."""
+        prompt = _PROMPTS.get(self.state)
+        if prompt is not None:
+            self.write(b"\r\n" + prompt if fresh_line else prompt)
 
     def lineReceived(self, line: str) -> None:
         handler = getattr(self, "line_" + self.state, None)
@@ -427,7 +431,7 @@ class FicsProtocol(TelnetProtocol):
     def line_login(self, line: str) -> None:
         name = line.strip()
         if not name:
-            self.write(b"login: ")
+            self._reprompt()
             return
         name = name.split()[0]
         server = self.server
@@ -441,18 +445,18 @@ class FicsProtocol(TelnetProtocol):
         if server.is_registered(name):
             if server.in_use(name):
                 self.say(msg("Sorry, {name} is already logged in. Try another name.", name=name))
-                self.write(b"login: ")
+                self._reprompt()
                 return
             self.pending_name = name
             server.reserve(name)
             self.state = "password"
             self._echo(False)
-            self.write(b"password: ")
+            self._reprompt()
             return
         reason = server.check_name(name)
         if reason is not None:
             self.say(reason)
-            self.write(b"login: ")
+            self._reprompt()
             return
         server.reserve(name)
         self.pending_name = name
@@ -485,7 +489,7 @@ class FicsProtocol(TelnetProtocol):
         self.pending_name = ""
         self.state = "login"
         self.say(msg("**** Invalid password! ****"))
-        self.write(b"\r\nlogin: ")
+        self._reprompt(fresh_line=True)
 
     def line_confirm(self, line: str) -> None:
         self._enter(registered=False)

@@ -135,6 +135,9 @@ def test_serve_reports_a_missing_configuration_in_the_operators_language(capsys,
     code, _, err = run(capsys, "--lang", "fr", "serve", "--config", "/nonexistent.toml")
     assert code == 2
     assert "/nonexistent.toml : impossible de lire la configuration" in err
+    code, _, err = run(capsys, "serve", "--lang", "fr", "--config", "/nonexistent.toml")
+    assert code == 2
+    assert "/nonexistent.toml : impossible de lire la configuration" in err
     monkeypatch.setenv("LANG", "fr_FR.UTF-8")
     code, _, err = run(capsys, "serve", "--config", "/nonexistent.toml")
     assert code == 2 and "impossible de lire la configuration" in err

@@ -10,6 +10,7 @@ from ficsfen.command_table import AmbiguousCommand, CommandTable, UnknownCommand
 from ficsfen.commands.base import UsageError, parse_args
 from ficsfen.commands.settings import VARIABLES
 from ficsfen.helpcatalog import HelpCatalog
+from ficsfen.i18n import LocalizedError
 from ficsfen.testing import make_server
 
 
@@ -45,6 +46,42 @@ def test_unknown_word_is_localized(table):
         table.resolve("xyz")
     assert info.value.render("en") == "xyz: Command not found."
     assert info.value.render("fr") == "xyz : commande introuvable."
+
+
+def test_exact_lookup_ignores_case_and_finds_aliases(table):
+    assert table.exact("FEN") is table.exact("fen") is table.resolve("Fen")
+    assert table.exact("BYE") is table.exact("quit")
+    assert table.exact("he") is None  # a prefix is not an exact name
+    assert "fen" in table and "FEN" in table and "bye" not in table  # aliases are not names
+
+
+def test_a_name_wins_over_an_alias_whatever_the_order():
+    from ficsfen.commands.base import Command
+
+    class Alpha(Command):
+        name = "alpha"
+        aliases = ("beta", "go")
+
+    class Beta(Command):
+        name = "beta"
+
+    for order in ((Alpha(), Beta()), (Beta(), Alpha())):
+        t = CommandTable(order)
+        assert t.resolve("beta").name == "beta" and t.resolve("go").name == "alpha"
+        t.alias("beta", "alpha")  # a host alias never hides a name either
+        assert t.resolve("beta").name == "beta"
+        assert t.names() == ["alpha", "beta"] and len(t) == 2
+        assert [c.name for c in t] == ["alpha", "beta"]
+    with pytest.raises(KeyError):
+        t.alias("x", "nosuchcommand")
+
+
+def test_resolution_errors_are_localized_errors(table):
+    with pytest.raises(LocalizedError) as info:
+        table.resolve("zz")
+    assert isinstance(info.value, UnknownCommand) and isinstance(info.value, LookupError)
+    assert info.value.message.render("fr") == info.value.render("fr") == "zz : commande introuvable."
+    assert str(info.value) == "zz: Command not found."
 
 
 def test_register_refuses_objects_without_ICommand():

@@ -217,14 +217,15 @@ def test_iac_noise_never_kills_the_session(server):
     assert client.connected
 
 
-@pytest.mark.parametrize("split", [None, 3, 4100, 4104])
-def test_overlong_subnegotiation_is_discarded_up_to_iac_se(server, split):
+@pytest.mark.parametrize("cuts", [(), (3,), (4100,), (4104,), (4101, 4105), (4107,)])
+def test_overlong_subnegotiation_is_discarded_up_to_iac_se(server, cuts):
     # Past the subnegotiation limit, the rest of it is still option data: the
     # "quit" inside must not run, and input after IAC SE must.
     client = logged_in(server)
     body = SB + b"\x18" + b"A" * 4097 + b"\rquit\r" + IAC + IAC + b"B\r\n" + IAC + SE
     data = IAC + body + b"examine\r\nfen\r\n"
-    chunks = [data] if split is None else [data[:split], data[split:]]
+    bounds = [0, *cuts, len(data)]
+    chunks = [data[a:b] for a, b in zip(bounds, bounds[1:])]  # (4101, 4105): "quit" alone
     for chunk in chunks:
         client.send_bytes(chunk)
     text = client.output()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import Message, msg, unique_prefix
 from ficsfen.interfaces import ICaller, IGame, IGameDirectory
 
 __all__ = ["FenCommand", "find_handle", "game_header"]
@@ -31,19 +31,12 @@ def find_handle(word: str, handles: Any) -> str | Message:
 
     Returns the handle, or the localized reason why there is none.
     """
-    key = word.casefold()
-    matches = []
-    for handle in handles:
-        folded = handle.casefold()
-        if folded == key:
-            return handle
-        if folded.startswith(key):
-            matches.append(handle)
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
+    found = unique_prefix(word, handles)
+    if isinstance(found, str):
+        return found
+    if found:
         return msg("Ambiguous handle \"{name}\". Matches: {matches}",
-                   name=word, matches=" ".join(sorted(matches)))
+                   name=word, matches=" ".join(found))
     return msg("No player named \"{name}\" is logged in.", name=word)
 
 
