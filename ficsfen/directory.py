@@ -42,6 +42,11 @@ class GameDirectory:
         self._observing: dict[str, list[Any]] = {}
         # Observers of each game by folded handle, in the order they started.
         self._observers: dict[int, dict[str, str]] = {}
+        # The position listeners last heard of per game: (tracker, ply, FEN),
+        # kept up to date by each game's moves, so that position_changed
+        # after a move (already reported as a move) tells nobody.
+        self._known: dict[int, tuple[Any, int, str]] = {}
+        self._unfollow: dict[int, Callable[[], None]] = {}
         #: Bumped on every change of who plays, examines or observes what.
         self.version = 0
 
@@ -86,6 +91,7 @@ class GameDirectory:
         self.version += 1
         self._games[number] = game
         self._observers[number] = {}
+        self._follow(game)
         for handle in game.players():
             self._playing[handle.casefold()] = game
         self._tell("game_started", game)
@@ -99,6 +105,8 @@ class GameDirectory:
         self._tell("game_ended", game, result)
         self.version += 1
         del self._games[number]
+        self._known.pop(number, None)
+        self._unfollow.pop(number, lambda: None)()
         heapq.heappush(self._free, number)
         for key, g in list(self._playing.items()):
             if g is game:
@@ -107,8 +115,31 @@ class GameDirectory:
             self._drop_observed(key, game)
 
     def position_changed(self, game: Any) -> None:
-        """Tell listeners ``game`` changed position other than by a move (backward, bsetup)."""
+        """Tell listeners ``game``'s position changed (backward, bsetup, takeback...).
+
+        Safe to call after any change: a position listeners already know
+        (one a move reached) is not reported again.
+        """
+        tracker = game.tracker
+        number = game.number
+        if self._known.get(number) == (tracker, tracker.ply, tracker.fen):
+            return
+        if number in self._known and self._known[number][0] is not tracker:
+            self._unfollow.pop(number, lambda: None)()
+            self._follow(game)
+        self._known[number] = (tracker, tracker.ply, tracker.fen)
         self._tell("position_changed", game)
+
+    def _follow(self, game: Any) -> None:
+        tracker = game.tracker
+        number = game.number
+        self._known[number] = (tracker, tracker.ply, tracker.fen)
+        subscribe = getattr(game, "subscribe_moves", None) or tracker.subscribe
+
+        def moved(ply: Any) -> None:
+            self._known[number] = (game.tracker, ply.number, ply.fen)
+
+        self._unfollow[number] = subscribe(moved)
 
     def _tell(self, event: str, *args: Any) -> None:
         for listener in tuple(self.listeners):

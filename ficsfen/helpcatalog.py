@@ -117,10 +117,6 @@ class HelpPage:
     fallback: bool = False
     notice: Message | None = None
 
-    def lines(self) -> list[str]:
-        """The text split into lines, without line ends (for paging)."""
-        return self.text.splitlines()
-
 
 def normalize_topic(topic: str) -> str:
     """The canonical form of a typed topic name, or :class:`InvalidTopic`.

@@ -106,7 +106,6 @@ class FicsServer:
         self.table = build_command_table(self)
         self.logout_hooks: list[Callable[[Session], None]] = []
         self._current: Session | None = None
-        self._moving: Any = None  # the game a move is being made in, while it is
         self._logins = 0  # bumped by every login and logout (observer groups, below)
         # Observers of each game grouped by the bytes they get, by game number:
         # (game, stamp, groups); rebuilt when the stamp says anything changed.
@@ -280,7 +279,6 @@ class FicsServer:
         if game is None:
             session.send(msg("You are not playing or examining a game."))
             return
-        self._moving = game
         try:
             notices = game.move(session.handle, text)
         except LocalizedError as e:
@@ -288,8 +286,6 @@ class FicsServer:
             # their localized reason; anything else is a bug, logged by execute.
             session.send(e.message)
             return
-        finally:
-            self._moving = None
         self.deliver(notices)
 
     # -- messages to people ----------------------------------------------
@@ -318,8 +314,7 @@ class FicsServer:
 
     def boardChanged(self, game: Any) -> None:
         """A move, takeback or resumption: feed listeners, then everyone's board."""
-        if game is not self._moving:  # a move reaches listeners through the tracker already
-            self.directory.position_changed(game)
+        self.directory.position_changed(game)  # a position listeners already know is skipped
         note = None
         if getattr(game, "examined", False) and game.last_mover:
             last = game.tracker.last_ply
