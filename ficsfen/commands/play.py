@@ -103,30 +103,36 @@ class AcceptCommand(Command):
         server.start_game(challenge)
 
 
-class DeclineCommand(Command):
-    name = "decline"
+class _OfferAnswer(Command):
+    """``decline``/``withdraw``: an in-game offer when there is one, else a match offer.
+
+    Subclasses name the :class:`PlayedGame` method that lists the offers
+    concerned (``offers``) and the method, on the game and on the server's
+    :class:`~ficsfen.challenges.Challenges`, that answers them (``name``).
+    """
+
     spec = "o"
+    offers: str
+
+    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
+        game = played_game(caller, directory, tell=False)
+        if game is not None and name is None and getattr(game, self.offers)(caller.handle):
+            _run(caller, lambda: getattr(game, self.name)(caller.handle))
+            return
+        answer = getattr(caller.server.challenges, self.name)
+        _run(caller, lambda: answer(caller.handle, _offer_name(name, directory)))
+
+
+class DeclineCommand(_OfferAnswer):
+    name = "decline"
+    offers = "offers_to"
     usage = msg("decline [HANDLE]")
 
-    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
-        game = played_game(caller, directory, tell=False)
-        if game is not None and game.offers_to(caller.handle) and name is None:
-            _run(caller, lambda: game.decline(caller.handle))
-            return
-        _run(caller, lambda: caller.server.challenges.decline(caller.handle, _offer_name(name, directory)))
 
-
-class WithdrawCommand(Command):
+class WithdrawCommand(_OfferAnswer):
     name = "withdraw"
-    spec = "o"
+    offers = "offers_by"
     usage = msg("withdraw [HANDLE]")
-
-    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
-        game = played_game(caller, directory, tell=False)
-        if game is not None and game.offers_by(caller.handle) and name is None:
-            _run(caller, lambda: game.withdraw(caller.handle))
-            return
-        _run(caller, lambda: caller.server.challenges.withdraw(caller.handle, _offer_name(name, directory)))
 
 
 class PendingCommand(Command):
