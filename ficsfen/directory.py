@@ -47,8 +47,6 @@ class GameDirectory:
         # after a move (already reported as a move) tells nobody.
         self._known: dict[int, tuple[Any, int, str]] = {}
         self._unfollow: dict[int, Callable[[], None]] = {}
-        #: Bumped on every change of who plays, examines or observes what.
-        self.version = 0
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -88,7 +86,6 @@ class GameDirectory:
         if number == self._next:
             self._next += 1
         game.number = number
-        self.version += 1
         self._games[number] = game
         self._observers[number] = {}
         self._follow(game)
@@ -103,7 +100,6 @@ class GameDirectory:
         if self._games.get(number) is not game:
             return
         self._tell("game_ended", game, result)
-        self.version += 1
         del self._games[number]
         self._known.pop(number, None)
         self._unfollow.pop(number, lambda: None)()
@@ -151,12 +147,10 @@ class GameDirectory:
 
     def join(self, handle: str, game: Any) -> None:
         """Record that ``handle`` plays or examines ``game``."""
-        self.version += 1
         self._playing[handle.casefold()] = game
 
     def leave(self, handle: str) -> Any:
         """``handle`` stops playing or examining; returns the game it left."""
-        self.version += 1
         return self._playing.pop(handle.casefold(), None)
 
     def observe(self, handle: str, game: Any) -> bool:
@@ -166,7 +160,6 @@ class GameDirectory:
         if key in observers:
             return False
         observers[key] = handle
-        self.version += 1
         self._observing.setdefault(key, []).append(game)
         return True
 
@@ -177,7 +170,6 @@ class GameDirectory:
         if key not in observers:
             return False
         del observers[key]
-        self.version += 1
         self._drop_observed(key, game)
         return True
 

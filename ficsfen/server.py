@@ -106,10 +106,6 @@ class FicsServer:
         self.table = build_command_table(self)
         self.logout_hooks: list[Callable[[Session], None]] = []
         self._current: Session | None = None
-        self._logins = 0  # bumped by every login and logout (observer groups, below)
-        # Observers of each game grouped by the bytes they get, by game number:
-        # (game, stamp, groups); rebuilt when the stamp says anything changed.
-        self._fanout: dict[int, tuple[Any, tuple, list[tuple[tuple, list[Session]]]]] = {}
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -197,7 +193,6 @@ class FicsServer:
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         self._sessions[handle.casefold()] = session
-        self._logins += 1
         self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
         return session
 
@@ -207,7 +202,6 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
-        self._logins += 1
         for hook in self.logout_hooks:
             try:
                 hook(session)
@@ -327,7 +321,6 @@ class FicsServer:
         """Announce the end (or adjournment) to players and observers, free the number."""
         audience = self.watchers(game)
         self.directory.remove(game, result)
-        self._fanout.pop(game.number, None)
         if result.adjourned:
             self.adjourned.keep(game)
         announcement = result.announcement(game)
@@ -458,19 +451,11 @@ class FicsServer:
             else:
                 session.notify(text)
         # Observers all see the same relation and orientation: what differs
-        # between them is style, language, showfen and charset only.  They are
-        # kept grouped by those, per game, until a login, a logout, a change of
-        # who watches what or of anyone's settings; each group's bytes are
-        # built once and written to every member.
+        # between them is style, language, showfen and charset only, so each
+        # group's bytes are built once and written to every member.
         relation = boards.relation_for(game, "")
         noted = note is not None
-        stamp = (Session.settings_epoch, self.directory.version, self._logins, tuple(players))
-        cached = self._fanout.get(game.number)
-        if cached is None or cached[0] is not game or cached[1] != stamp:
-            groups = self._observer_groups(game, players)
-            self._fanout[game.number] = (game, stamp, groups)
-        else:
-            groups = cached[2]
+        groups = self._observer_groups(game, players)
         current_watches = (current is not None
                            and current.handle.casefold() in self.directory.observer_keys(game))
         for (style, lang, showfen, charset), members in groups:
@@ -510,7 +495,6 @@ class FicsServer:
             note = msg("Game {number} has no examiners left and is over.", number=game.number)
             targets = self.directory.observers(game)
             self.directory.remove(game)
-            self._fanout.pop(game.number, None)
         for other in targets:
             s = self.session(other)
             if s is not None and s is not session:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from operator import attrgetter
 from typing import TYPE_CHECKING, Callable
 
 from zope.interface import implementer
@@ -63,31 +62,9 @@ def encode_text(text: str, charset: str) -> bytes:
     return transliterate(text).encode("ascii", "replace")
 
 
-def _wire_setting(name: str) -> property:
-    """A setting that decides the bytes a broadcast sends (see :attr:`Session.settings_epoch`)."""
-    slot = "_" + name
-
-    def set(self: "Session", value: object) -> None:
-        setattr(self, slot, value)
-        Session.settings_epoch += 1
-
-    # attrgetter: read on every command, a C getter costs less than a function.
-    return property(attrgetter(slot), set, doc=f"The session's {name} setting.")
-
-
 @implementer(ICaller)
 class Session:
     """One player's session; ``write`` puts bytes on their connection."""
-
-    #: Bumped whenever any session's style, language, showfen or charset
-    #: changes, so that a server may keep observers grouped by those settings
-    #: (:meth:`ficsfen.server.FicsServer.show_position`) and know when to regroup.
-    settings_epoch = 0
-
-    style = _wire_setting("style")
-    lang = _wire_setting("lang")
-    showfen = _wire_setting("showfen")
-    charset = _wire_setting("charset")
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
