@@ -13,6 +13,15 @@ from ficsfen.i18n import Message, msg
 __all__ = ["MovesCommand", "RefreshCommand", "move_list"]
 
 
+def _game_or_tell(caller: Any, target: str | None, directory: Any) -> Any:
+    """The game ``target`` names, as ``fen`` finds it; else tell the caller why not."""
+    game = FenCommand.find(caller, target, directory)
+    if isinstance(game, Message):
+        caller.send(game)
+        return None
+    return game
+
+
 class RefreshCommand(Command):
     name = "refresh"
     aliases = ("re",)
@@ -20,11 +29,9 @@ class RefreshCommand(Command):
     usage = msg("refresh [game number | handle]")
 
     def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
-        game = FenCommand.find(caller, target, directory)
-        if isinstance(game, Message):
-            caller.send(game)
-            return
-        caller.server.send_board(caller, game)
+        game = _game_or_tell(caller, target, directory)
+        if game is not None:
+            caller.server.send_board(caller, game)
 
 
 def move_list(game: Any, lang: str) -> str:
@@ -75,8 +82,6 @@ class MovesCommand(Command):
     usage = msg("moves [game number | handle]")
 
     def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
-        game = FenCommand.find(caller, target, directory)
-        if isinstance(game, Message):
-            caller.send(game)
-            return
-        caller.send(move_list(game, caller.lang))
+        game = _game_or_tell(caller, target, directory)
+        if game is not None:
+            caller.send(move_list(game, caller.lang))
