@@ -81,7 +81,7 @@ _EXPORTS: dict[str, str] = {
     "NextCommand": "ficsfen.commands.help",
     "Pager": "ficsfen.commands.help",
     # game-event feed
-    "GameFeed": "ficsfen.feed",
+    "GameFeed": "ficsfen.server.feed",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -106,7 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ficsfen.epd import Epd, EpdError, emit_epd, parse_epd
     from ficsfen.fen import (STARTING_FEN, FenError, FenSyntaxError, InvalidPositionError,
                              Position, emit, is_valid, parse, parse_syntax)
-    from ficsfen.feed import GameFeed
+    from ficsfen.server.feed import GameFeed
     from ficsfen.helpcatalog import (AmbiguousTopic, HelpCatalog, HelpError, HelpPage,
                                      InvalidTopic, NoSuchTopic, lookup, topics)
     from ficsfen.i18n import Message, available_languages, msg, msgn, render

@@ -324,7 +324,7 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
 
 def _serve(argv: list[str], lang: str) -> int:
     # Imported here, not at the top: `check` and `fens` need no Twisted.
-    from ficsfen import serve
+    from ficsfen.server import serve
 
     try:
         return int(serve.main(argv, lang=lang) or 0)

@@ -93,8 +93,8 @@ def test_import_is_cheap_and_the_core_never_loads_the_telnet_server():
         "import sys, ficsfen\n"
         "print(sorted(m for m in ('chess', 'twisted.internet.reactor') if m in sys.modules))\n"
         "for name in ficsfen.__all__: getattr(ficsfen, name)\n"
-        "print(sorted(m for m in sys.modules if m in ('ficsfen.server', 'ficsfen.telnet',"
-        " 'ficsfen.session', 'ficsfen.serve', 'ficsfen.config', 'twisted.internet.reactor')))\n")
+        "print(sorted(m for m in sys.modules if m in ('ficsfen.server.server', 'ficsfen.server.telnet',"
+        " 'ficsfen.server.session', 'ficsfen.server.serve', 'ficsfen.server.config', 'twisted.internet.reactor')))\n")
     assert out.splitlines() == ["[]", "[]"]
 
 
@@ -249,15 +249,15 @@ def test_codec_tracker_and_messages_through_the_facade():
 
 
 def test_our_server_implements_the_same_interfaces():
-    from ficsfen.directory import GameDirectory
-    from ficsfen.session import Session
+    from ficsfen.server.directory import GameDirectory
+    from ficsfen.server.session import Session
 
     verifyClass(ICaller, Session)
     verifyClass(IGameDirectory, GameDirectory)
 
 
 def test_help_on_an_alias_shows_its_commands_page():
-    from ficsfen.command_table import CommandTable
+    from ficsfen.server.command_table import CommandTable
 
     table = CommandTable([FenCommand(), HelpCommand()])
     table.alias("position", "fen")  # a host's own alias for our fen command

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.internet.task import Clock
 
-from ficsfen.boards import (
+from ficsfen.server.boards import (
     Style12Error,
     Style12Frame,
     fen_from_style12,
@@ -20,8 +20,8 @@ from ficsfen.boards import (
     style12,
     verbose_move,
 )
-from ficsfen.clock import TimeControl
-from ficsfen.games import PlayedGame
+from ficsfen.server.clock import TimeControl
+from ficsfen.server.games import PlayedGame
 
 
 def new_game(minutes=5, increment=0, fen=None):

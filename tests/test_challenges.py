@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ficsfen.challenges import (
+from ficsfen.server.challenges import (
     AmbiguousOffer,
     BadMatchArguments,
     Challenge,
@@ -22,7 +22,7 @@ from ficsfen.challenges import (
     UnknownPlayer,
     parse_match,
 )
-from ficsfen.clock import TimeControl
+from ficsfen.server.clock import TimeControl
 
 ONLINE = ["alice", "bob", "carol", "dave"]
 

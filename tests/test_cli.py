@@ -258,9 +258,9 @@ def test_python_dash_m_runs_the_same_cli():
 def test_make_service_raises_one_localized_endpoint_error():
     from twisted.internet.testing import MemoryReactorClock
 
-    from ficsfen.config import Config
+    from ficsfen.server.config import Config
     from ficsfen.i18n import LocalizedError
-    from ficsfen.serve import EndpointError, make_service
+    from ficsfen.server.serve import EndpointError, make_service
 
     with pytest.raises(EndpointError) as info:
         make_service(Config(listen=("nonsense:1",)), reactor=MemoryReactorClock())

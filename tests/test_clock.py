@@ -6,7 +6,7 @@ import chess
 import pytest
 from twisted.internet.task import Clock
 
-from ficsfen.clock import ChessClock, TimeControl, format_clock
+from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 
 
 def make(minutes=5, increment=0):

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ficsfen.command_table import AmbiguousCommand, CommandTable, UnknownCommand
+from ficsfen.server.command_table import AmbiguousCommand, CommandTable, UnknownCommand
 from ficsfen.commands.base import UsageError, parse_args
-from ficsfen.commands.settings import VARIABLES
+from ficsfen.server.commands.settings import VARIABLES
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError
-from ficsfen.testing import make_server
+from ficsfen.server.testing import make_server
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ficsfen import config
-from ficsfen.config import Config, ConfigError, from_mapping, hash_password, load, verify_password
+from ficsfen.server import config
+from ficsfen.server.config import Config, ConfigError, from_mapping, hash_password, load, verify_password
 
 REPO = Path(__file__).resolve().parents[1]
 

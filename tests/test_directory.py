@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ficsfen.directory import GameDirectory
-from ficsfen.examined import ExaminedGame
+from ficsfen.server.directory import GameDirectory
+from ficsfen.server.examined import ExaminedGame
 from ficsfen.interfaces import IGameDirectory
-from ficsfen.testing import connect, make_server
+from ficsfen.server.testing import connect, make_server
 
 
 class Recorder:

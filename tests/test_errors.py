@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ficsfen.challenges import ChallengeError
-from ficsfen.commands.settings import BadValue
-from ficsfen.config import ConfigError
-from ficsfen.examined import GameStateError
+from ficsfen.server.challenges import ChallengeError
+from ficsfen.server.commands.settings import BadValue
+from ficsfen.server.config import ConfigError
+from ficsfen.server.examined import GameStateError
 from ficsfen.fen import FenError, FenSyntaxError
-from ficsfen.games import GameError
+from ficsfen.server.games import GameError
 from ficsfen.helpcatalog import HelpError
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.pgn import PgnError
-from ficsfen.serve import EndpointError
+from ficsfen.server.serve import EndpointError
 from ficsfen.tracker import PlyRangeError, TrackerError
 
 

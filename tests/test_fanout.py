@@ -6,9 +6,9 @@ import socket
 
 from twisted.internet.task import Clock
 
-from ficsfen.boards import fen_from_style12
-from ficsfen.telnet import _send_now
-from ficsfen.testing import connect, make_server
+from ficsfen.server.boards import fen_from_style12
+from ficsfen.server.telnet import _send_now
+from ficsfen.server.testing import connect, make_server
 
 
 def test_a_move_is_formatted_once_per_style_language_and_showfen_not_per_observer():

@@ -16,9 +16,9 @@ from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
 from twisted.internet.testing import MemoryReactor
 
-from ficsfen.boards import fen_from_style12
-from ficsfen.telnet import FicsTelnetTransport
-from ficsfen.testing import connect, make_server
+from ficsfen.server.boards import fen_from_style12
+from ficsfen.server.telnet import FicsTelnetTransport
+from ficsfen.server.testing import connect, make_server
 
 PROMPT = "fics% "
 

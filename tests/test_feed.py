@@ -20,8 +20,8 @@ from twisted.internet.testing import StringTransport
 from zope.interface import implementer
 
 from ficsfen import GameFeed, IGame, Tracker
-from ficsfen.clock import TimeControl
-from ficsfen.games import PlayedGame
+from ficsfen.server.clock import TimeControl
+from ficsfen.server.games import PlayedGame
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -294,7 +294,7 @@ def test_slow_tcp_reader_stays_bounded_and_fast_reader_gets_everything(shared_pg
 
 
 def test_our_server_feeds_its_games_through_the_same_hooks():
-    from ficsfen.testing import connect, make_server
+    from ficsfen.server.testing import connect, make_server
 
     server = make_server()
     if not hasattr(server, "game_hooks"):
@@ -325,7 +325,7 @@ def test_our_server_feeds_its_games_through_the_same_hooks():
 
 def test_examined_moves_and_forward_steps_are_reported_once():
     """Moves reach the feed once each, however often the host says the position changed."""
-    from ficsfen.examined import ExaminedGame
+    from ficsfen.server.examined import ExaminedGame
 
     feed = GameFeed()
     reader, transport = connect_reader(feed)

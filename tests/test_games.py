@@ -8,9 +8,9 @@ from twisted.internet.task import Clock
 from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
-from ficsfen.boards import fen_from_style12, style12
-from ficsfen.clock import TimeControl
-from ficsfen.games import (
+from ficsfen.server.boards import fen_from_style12, style12
+from ficsfen.server.clock import TimeControl
+from ficsfen.server.games import (
     AdjournedGames,
     GameError,
     IGameListener,

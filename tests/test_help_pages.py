@@ -229,5 +229,5 @@ def test_every_server_command_and_variable_has_a_page(lang: str) -> None:
     assert commands, "no command classes found"
     missing = sorted({c.topic for c in commands} - pages)
     assert not missing, f"{lang}: no help page for {missing}"
-    settings = pytest.importorskip("ficsfen.commands.settings")
+    settings = pytest.importorskip("ficsfen.server.commands.settings")
     assert sorted(v.topic for v in settings.VARIABLES.values() if v.topic not in pages) == []

@@ -14,10 +14,10 @@ import re
 import pytest
 from twisted.internet.task import Clock
 
-from ficsfen.boards import fen_from_style12
+from ficsfen.server.boards import fen_from_style12
 from ficsfen.fen import STARTING_FEN
 from ficsfen.pgn import read_file
-from ficsfen.testing import connect, make_server
+from ficsfen.server.testing import connect, make_server
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 FOOLS_MATE = ["f3", "e5", "g4", "Qh4#"]

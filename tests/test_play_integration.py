@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from ficsfen.boards import fen_from_style12
+from ficsfen.server.boards import fen_from_style12
 from ficsfen.pgn import read_file
-from ficsfen.testing import ServerProcess
+from ficsfen.server.testing import ServerProcess
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ import sys
 import pytest
 from twisted.conch.telnet import AYT, DO, ECHO, IAC, NAWS, SB, SE, WILL, WONT
 
-from ficsfen.config import hash_password
-from ficsfen.testing import ServerProcess
+from ficsfen.server.config import hash_password
+from ficsfen.server.testing import ServerProcess
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 AFTER_C5 = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2"
@@ -94,7 +94,7 @@ def test_garbage_iac_noise_and_a_100_kb_line_leave_everything_working(served):
 def test_bad_config_is_reported_in_the_operators_language(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[limits]\nline_length = -3\n")
-    code = ("import sys; from ficsfen.serve import main; sys.exit(main(sys.argv[1:]))")
+    code = ("import sys; from ficsfen.server.serve import main; sys.exit(main(sys.argv[1:]))")
     for lang, expected in (("C", "setting limits.line_length: expected a positive integer"),
                            ("fr_FR.UTF-8", "réglage limits.line_length : un entier positif attendu")):
         done = subprocess.run([sys.executable, "-c", code, "--config", str(bad)],
@@ -120,7 +120,7 @@ def test_sigint_and_sigterm_shut_down_cleanly():
 
 
 def test_bad_endpoint_exits_2():
-    code = "import sys; from ficsfen.serve import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from ficsfen.server.serve import main; sys.exit(main(sys.argv[1:]))"
     done = subprocess.run([sys.executable, "-c", code, "--listen", "nonsense:1"],
                           capture_output=True, text=True, timeout=60, env={"LC_ALL": "C", "PATH": ""})
     assert done.returncode == 2

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from ficsfen.boards import fen_from_style12
+from ficsfen.server.boards import fen_from_style12
 from ficsfen.helpcatalog import lookup
-from ficsfen.testing import connect, make_server
+from ficsfen.server.testing import connect, make_server
 from ficsfen.tracker import is_move_text
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"

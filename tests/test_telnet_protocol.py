@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from twisted.conch.telnet import AYT, DO, ECHO, IAC, NAWS, SB, SE, WILL, WONT
 from twisted.internet.task import Clock
 
-from ficsfen.config import hash_password
-from ficsfen.session import encode_text, transliterate
-from ficsfen.telnet import decode_line
-from ficsfen.testing import connect, make_server
+from ficsfen.server.config import hash_password
+from ficsfen.server.session import encode_text, transliterate
+from ficsfen.server.telnet import decode_line
+from ficsfen.server.testing import connect, make_server
 
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 PROMPT = "fics% "

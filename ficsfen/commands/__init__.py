@@ -1,7 +1,5 @@
-"""Commands, one module per family.
+"""The commands a host server mounts: ``fen``, ``help`` and ``next``.
 
-:mod:`ficsfen.commands.fen` and :mod:`ficsfen.commands.help` see their host
-only through :mod:`ficsfen.interfaces`; they are the objects a host server
-mounts.  The other modules are commands of our own telnet server and may
-use its session objects.
+They see their host only through :mod:`ficsfen.interfaces`.  The commands
+of our own telnet server are in :mod:`ficsfen.server.commands`.
 """

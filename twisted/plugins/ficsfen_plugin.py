@@ -4,7 +4,7 @@
     twistd -n ficsfen ...
 
 Runs the same server as ``ficsfen serve``: the service comes from
-:func:`ficsfen.serve.make_service`, the builder ``ficsfen serve`` itself
+:func:`ficsfen.server.serve.make_service`, the builder ``ficsfen serve`` itself
 runs (same configuration file, same ``--listen`` endpoints, same feed, same
 shutdown), with ``twist``'s own logging and reactor selection.  Twisted
 imports every plugin file whenever it looks for plugins, so this module
@@ -25,9 +25,9 @@ from twisted.python import usage
 from zope.interface import implementer
 
 # The very option help texts of `ficsfen serve` (light modules: no server yet).
-from ficsfen.feed import FEED_OPTION_HELP
+from ficsfen.server.feed import FEED_OPTION_HELP
 from ficsfen.i18n import language_from_environ
-from ficsfen.serve import CONFIG_OPTION_HELP, LISTEN_OPTION_HELP
+from ficsfen.server.serve import CONFIG_OPTION_HELP, LISTEN_OPTION_HELP
 
 
 def _help(message: Any) -> str:
@@ -56,7 +56,7 @@ class Options(usage.Options):
     opt_l = opt_listen
 
     def postOptions(self) -> None:
-        from ficsfen.config import ConfigError, load
+        from ficsfen.server.config import ConfigError, load
 
         try:
             config = load(self["config"])
@@ -78,7 +78,7 @@ class FicsfenServiceMaker:
     def makeService(self, options: Options) -> Any:
         from twisted.internet import reactor
 
-        from ficsfen import serve
+        from ficsfen.server import serve
 
         # The very builder `ficsfen serve` runs: one server, two ways to start it.
         try:

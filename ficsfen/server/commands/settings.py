@@ -14,7 +14,7 @@ from typing import Any, Callable
 from ficsfen.commands.base import Command, find_player
 from ficsfen.i18n import (LocalizedError, Message, available_languages, language_name, msg,
                           resolve_language, unique_prefix)
-from ficsfen.session import CHARSETS
+from ficsfen.server.session import CHARSETS
 
 __all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
            "resolve_variable"]

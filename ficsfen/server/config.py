@@ -2,7 +2,7 @@
 
 The defaults live in two places that must agree: the :class:`Config`
 dataclass (so a partial file, or none at all, still yields a full
-configuration) and ``ficsfen/config/ficsfen.toml`` (the shipped file, where
+configuration) and ``ficsfen/server/ficsfen.toml`` (the shipped file, where
 every setting is documented).  A test checks that they agree.
 
 Mistakes in a file are reported as :class:`ConfigError` values naming the
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ficsfen.i18n import LocalizedError, Message, available_languages, msg
+from ficsfen.helpcatalog import HELP_DIR
 
 __all__ = [
     "Config",
@@ -32,8 +33,8 @@ __all__ = [
     "verify_password",
 ]
 
-DEFAULT_CONFIG = Path(__file__).with_name("config") / "ficsfen.toml"
-PACKAGE_HELP_DIR = Path(__file__).with_name("help")
+DEFAULT_CONFIG = Path(__file__).with_name("ficsfen.toml")
+PACKAGE_HELP_DIR = HELP_DIR  # the library's pages
 
 _HANDLE = re.compile(r"[A-Za-z]{3,17}")
 

@@ -18,7 +18,7 @@ from ficsfen.i18n import Message, render
 from ficsfen.interfaces import ICaller
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ficsfen.server import FicsServer
+    from ficsfen.server.server import FicsServer
 
 __all__ = ["CHARSETS", "Session", "encode_text", "transliterate"]
 
@@ -82,7 +82,7 @@ class Session:
         self._held: list[bytes] | None = None
         #: Optional: the connection object, whose class has a static
         #: ``write_all(sinks, data)`` writing the same bytes to many at once
-        #: (:meth:`ficsfen.telnet.FicsTelnetTransport.write_all`); used by
+        #: (:meth:`ficsfen.server.telnet.FicsTelnetTransport.write_all`); used by
         #: :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
         self.sink: object | None = None
 

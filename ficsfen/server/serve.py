@@ -20,7 +20,7 @@ from typing import Any
 
 from twisted.application.service import MultiService
 
-from ficsfen.config import Config, ConfigError, hash_password, load
+from ficsfen.server.config import Config, ConfigError, hash_password, load
 from ficsfen.i18n import (
     LocalizedError,
     available_languages,
@@ -51,7 +51,7 @@ class EndpointError(LocalizedError, ValueError):
 
 
 def _parser(lang: str) -> argparse.ArgumentParser:
-    from ficsfen.feed import FEED_OPTION_HELP
+    from ficsfen.server.feed import FEED_OPTION_HELP
 
     parser = argparse.ArgumentParser(
         prog="ficsfen serve",
@@ -123,7 +123,7 @@ class FicsService(MultiService):
         from twisted.logger import Logger
 
         super().startService()
-        log = Logger(namespace="ficsfen.serve")
+        log = Logger(namespace="ficsfen.server.serve")
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
             listeners.append((*self.feed_endpoint, self.feed.factory()))
@@ -151,7 +151,7 @@ class FicsService(MultiService):
         from twisted.internet.task import deferLater
         from twisted.logger import Logger
 
-        Logger(namespace="ficsfen.serve").info("Shutting down")
+        Logger(namespace="ficsfen.server.serve").info("Shutting down")
         self.server.shutdown()
         if self.feed is not None:
             self.feed.disconnect_all()
@@ -175,9 +175,9 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
     """
     from twisted.internet.endpoints import serverFromString
 
-    from ficsfen.feed import GameFeed
-    from ficsfen.server import FicsServer
-    from ficsfen.telnet import FicsFactory
+    from ficsfen.server.feed import GameFeed
+    from ficsfen.server.server import FicsServer
+    from ficsfen.server.telnet import FicsFactory
 
     def endpoint(description: str) -> tuple[str, Any]:
         try:

@@ -7,7 +7,7 @@ relation code and the flip flag) is spliced in by :meth:`Style12Frame.line`,
 which memoizes the at most twelve distinct lines.  Style 1 depends on the
 viewer only through orientation and language, so :func:`style1` results are
 cached the same way by the games that support it (see
-:meth:`ficsfen.games.PlayedGame.style1`).
+:meth:`ficsfen.server.games.PlayedGame.style1`).
 
 The functions accept any :class:`ficsfen.interfaces.IGame`; clocks, time
 control and move times are read when the game has them (``clock``,
@@ -22,7 +22,7 @@ from typing import Any
 
 import chess
 
-from ficsfen.clock import format_clock, format_move_time, round_seconds
+from ficsfen.server.clock import format_clock, format_move_time, round_seconds
 from ficsfen.i18n import Message, msg
 from ficsfen.tracker import compress_rank
 
@@ -237,7 +237,7 @@ def style1(game: Any, *, viewer: str, lang: str) -> str:
     """The FICS style 1 diagram of ``game`` from ``viewer``'s side, in ``lang``.
 
     Returns several lines joined by ``\\n`` (no trailing newline).  Clocks
-    are read now; :meth:`ficsfen.games.PlayedGame.style1` caches per move.
+    are read now; :meth:`ficsfen.server.games.PlayedGame.style1` caches per move.
     """
     return _style1(game, flip_for(game, viewer), lang)
 

@@ -5,7 +5,7 @@ Observers are kept by the host's game directory alone (one source of truth).
 :class:`PlayedGame` is host-agnostic: it never writes to a socket.  Actions
 (:meth:`~PlayedGame.move`, :meth:`~PlayedGame.draw`, ...) raise a
 :class:`GameError` carrying the localized reason when refused (and then
-change nothing), and return the :class:`~ficsfen.challenges.Notice` values
+change nothing), and return the :class:`~ficsfen.server.challenges.Notice` values
 meant for particular people when accepted.  What every watcher must see goes
 to an :class:`IGameListener`: ``boardChanged`` after each move, takeback or
 resumption (the host sends each player and observer their board, built from
@@ -26,9 +26,9 @@ import chess
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import Interface, implementer
 
-from ficsfen.boards import Style12Frame, _style1, material
-from ficsfen.challenges import Notice
-from ficsfen.clock import ChessClock, TimeControl, format_clock
+from ficsfen.server.boards import Style12Frame, _style1, material
+from ficsfen.server.challenges import Notice
+from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import IGame
 from ficsfen.tracker import MoveError, Outcome, Ply, PlySubscribers, Termination, Tracker
@@ -576,7 +576,7 @@ class AdjournedGames:
     """Adjourned games kept by their pair of players until they ``resume``.
 
     Current games are numbered and found by the host's game directory
-    (:class:`ficsfen.directory.GameDirectory`); an adjourned game leaves it
+    (:class:`ficsfen.server.directory.GameDirectory`); an adjourned game leaves it
     (its number is freed) and waits here with its history and clocks.
     """
 

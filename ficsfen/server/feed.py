@@ -67,7 +67,7 @@ DEFAULT_MAX_BUFFER = 256 * 1024
 FEED_OPTION_HELP = msg("serve newline-delimited JSON game events on this Twisted endpoint "
                        "(off by default)")
 
-_log = Logger(namespace="ficsfen.feed")
+_log = Logger(namespace="ficsfen.server.feed")
 
 
 def _line(event: dict[str, Any]) -> bytes:

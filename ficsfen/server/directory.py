@@ -33,7 +33,7 @@ class GameDirectory:
         self._handles = handles
         #: Objects told about game starts, ends and position changes (duck-typed:
         #: ``game_started(game)``, ``game_ended(game, result)``,
-        #: ``position_changed(game)``), e.g. :class:`ficsfen.feed.GameFeed`.
+        #: ``position_changed(game)``), e.g. :class:`ficsfen.server.feed.GameFeed`.
         self.listeners: list[Any] = []
         self._games: dict[int, Any] = {}
         self._free: list[int] = []

@@ -1,6 +1,6 @@
 """Examine mode: ``examine``, ``unexamine``, ``forward``, ``backward``, ``revert``, ``bsetup``.
 
-The game logic is :class:`ficsfen.examined.ExaminedGame`; these commands
+The game logic is :class:`ficsfen.server.examined.ExaminedGame`; these commands
 check who may do what, and tell the examiners and observers through the
 server (``show_position``), which sends each one the board in their style.
 """
@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft, draft_with_castling,
+from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft, draft_with_castling,
                               draft_with_fen, start_draft)
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn, unique_prefix

@@ -1,16 +1,16 @@
 """The chess service behind the telnet protocol: sessions, games, commands.
 
 :class:`FicsServer` knows nothing about bytes or telnet: the protocol
-(:mod:`ficsfen.telnet`) hands it decoded lines, and it answers through
-:class:`ficsfen.session.Session` objects.  Commands reach games only through
+(:mod:`ficsfen.server.telnet`) hands it decoded lines, and it answers through
+:class:`ficsfen.server.session.Session` objects.  Commands reach games only through
 the :class:`ficsfen.interfaces.IGameDirectory` it owns, exactly as in a host
 server.  Time comes from an injected ``IReactorTime`` (a
 :class:`twisted.internet.task.Clock` in tests): game clocks and flag fall
 run on it.
 
-Played games (:class:`ficsfen.games.PlayedGame`) and examined ones share
+Played games (:class:`ficsfen.server.games.PlayedGame`) and examined ones share
 one move entry point, ``game.move(handle, text)``; both tell the server
-(their :class:`ficsfen.games.IGameListener`) when the board changed, and it
+(their :class:`ficsfen.server.games.IGameListener`) when the board changed, and it
 sends every player and observer their board, built once per distinct view
 (:meth:`FicsServer.show_position`).
 """
@@ -27,18 +27,18 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen import boards
-from ficsfen.challenges import Challenges
-from ficsfen.command_table import CommandError, CommandTable
-from ficsfen.commands import board_cmds, examine, observe, play, session_cmds, settings
+from ficsfen.server import boards
+from ficsfen.server.challenges import Challenges
+from ficsfen.server.command_table import CommandError, CommandTable
+from ficsfen.server.commands import board_cmds, examine, observe, play, session_cmds, settings
 from ficsfen.commands.fen import FenCommand, find_handle
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
-from ficsfen.config import Config, verify_password
-from ficsfen.directory import GameDirectory
-from ficsfen.games import AdjournedGames, IGameListener, PlayedGame
+from ficsfen.server.config import Config, verify_password
+from ficsfen.server.directory import GameDirectory
+from ficsfen.server.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg
-from ficsfen.session import Session
+from ficsfen.server.session import Session
 from ficsfen.tracker import is_move_text
 
 __all__ = ["FicsServer", "build_command_table"]
@@ -80,7 +80,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
 class FicsServer:
     """Sessions by handle, the game directory and the command table.
 
-    It is the :class:`ficsfen.games.IGameListener` of every game it hosts:
+    It is the :class:`ficsfen.server.games.IGameListener` of every game it hosts:
     games tell it when their position changes or they end, and it sends the
     boards and announcements.
     """
@@ -295,7 +295,7 @@ class FicsServer:
             session.notify(message)
 
     def deliver(self, notices: Any) -> None:
-        """Send :class:`ficsfen.challenges.Notice` values, one notification per person."""
+        """Send :class:`ficsfen.server.challenges.Notice` values, one notification per person."""
         grouped: dict[str, list[Message]] = {}
         for notice in notices:
             grouped.setdefault(notice.handle, []).append(notice.message)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ficsfen.clock import format_move_time
+from ficsfen.server.clock import format_move_time
 from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand
 from ficsfen.fen import STARTING_FEN

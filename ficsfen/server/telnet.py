@@ -5,7 +5,7 @@ negotiation and all) with a tolerant byte parser: a bare CR, CR LF, CR NUL
 and LF each end a line at once, and an unknown or malformed IAC sequence is
 skipped instead of raising (the stock parser raises ``ValueError`` and the
 connection drops).  :class:`FicsProtocol` turns lines into the FICS login
-dialogue and then into commands for :class:`ficsfen.server.FicsServer`.
+dialogue and then into commands for :class:`ficsfen.server.server.FicsServer`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
 
 from ficsfen.i18n import Message, msg
-from ficsfen.session import Session, encode_text
+from ficsfen.server.session import Session, encode_text
 
 __all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "decode_line"]
 

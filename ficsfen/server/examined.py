@@ -16,7 +16,7 @@ from typing import Any, Callable
 import chess
 from zope.interface import implementer
 
-from ficsfen.boards import Style12Frame
+from ficsfen.server.boards import Style12Frame
 from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.interfaces import IGame
@@ -95,7 +95,7 @@ class ExaminedGame:
         self.setup: SetupDraft | None = None
         self._future: list[str] = []
         self._frame: tuple[int, str, Style12Frame] | None = None
-        #: Told ``boardChanged(game)`` after each move (an :class:`ficsfen.games.IGameListener`).
+        #: Told ``boardChanged(game)`` after each move (an :class:`ficsfen.server.games.IGameListener`).
         self.listener: Any = None
         #: Who made the last move (several people may examine one game).
         self.last_mover: str | None = None
@@ -131,7 +131,7 @@ class ExaminedGame:
             raise GameStateError(msg('You are setting up a position; type "bsetup done" first.'))
 
     def move(self, handle: str, text: str) -> list:
-        """Play ``text`` for ``handle``, as :meth:`ficsfen.games.PlayedGame.move` does.
+        """Play ``text`` for ``handle``, as :meth:`ficsfen.server.games.PlayedGame.move` does.
 
         Raises the tracker's MoveError unchanged (nothing changes); tells the
         listener ``boardChanged``; returns the notices to deliver (none here).

@@ -1,7 +1,7 @@
 """Playing: ``match``, ``accept``, ``decline``, ``withdraw``, ``pending``, in-game offers and ends.
 
-The rules live in :mod:`ficsfen.challenges` (match offers) and
-:mod:`ficsfen.games` (a game in progress); these commands find the caller's
+The rules live in :mod:`ficsfen.server.challenges` (match offers) and
+:mod:`ficsfen.server.games` (a game in progress); these commands find the caller's
 game, call the engine, and hand the resulting notices to the server, which
 delivers them.  A refusal arrives as an exception carrying its localized
 message, and is shown to the caller alone.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from ficsfen.challenges import ChallengeError, parse_match
+from ficsfen.server.challenges import ChallengeError, parse_match
 from ficsfen.commands.base import Command, find_player
-from ficsfen.games import PlayedGame
+from ficsfen.server.games import PlayedGame
 from ficsfen.i18n import LocalizedError, Message, msg, unique_prefix
 
 __all__ = ["COMMANDS", "played_game"]
@@ -108,7 +108,7 @@ class _OfferAnswer(Command):
 
     Subclasses name the :class:`PlayedGame` method that lists the offers
     concerned (``offers``) and the method, on the game and on the server's
-    :class:`~ficsfen.challenges.Challenges`, that answers them (``name``).
+    :class:`~ficsfen.server.challenges.Challenges`, that answers them (``name``).
     """
 
     spec = "o"

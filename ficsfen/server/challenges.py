@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 import chess
 
-from ficsfen.clock import TimeControl
+from ficsfen.server.clock import TimeControl
 from ficsfen.i18n import LocalizedError, Message, msg
 
 __all__ = [

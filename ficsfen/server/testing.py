@@ -33,9 +33,9 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
-from ficsfen.config import Config
-from ficsfen.server import FicsServer
-from ficsfen.telnet import FicsFactory
+from ficsfen.server.config import Config
+from ficsfen.server.server import FicsServer
+from ficsfen.server.telnet import FicsFactory
 
 __all__ = ["FakeClient", "ServerProcess", "TelnetClient", "connect", "make_server"]
 
@@ -117,11 +117,11 @@ def connect(server: FicsServer) -> FakeClient:
 
 
 def _serve_command() -> list[str]:
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     if (package / "__main__.py").exists():
         return [sys.executable, "-m", "ficsfen", "serve"]
     return [sys.executable, "-c",
-            "import sys; from ficsfen.serve import main; sys.exit(main(sys.argv[1:]))"]
+            "import sys; from ficsfen.server.serve import main; sys.exit(main(sys.argv[1:]))"]
 
 
 class ServerProcess:
@@ -154,7 +154,7 @@ class ServerProcess:
 
     def start(self) -> None:
         env = dict(os.environ if self.env is None else self.env)
-        root = str(Path(__file__).resolve().parent.parent)
+        root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *self.args]
         self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

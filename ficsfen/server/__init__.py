@@ -1,0 +1,20 @@
+"""The FICS-style telnet server built on the ficsfen library.
+
+Everything here may use Twisted; nothing in the library above imports it.
+The server reaches the library only through the names an embedding host
+uses (:mod:`ficsfen`), plus the codec and tracker modules themselves.
+
+- :mod:`~ficsfen.server.serve`: ``ficsfen serve`` (endpoints, config, logging)
+- :mod:`~ficsfen.server.config`: the TOML configuration (``ficsfen.toml`` beside it)
+- :mod:`~ficsfen.server.telnet`: bytes, telnet options and the login dialogue
+- :mod:`~ficsfen.server.session`: one logged-in user (:class:`ICaller`)
+- :mod:`~ficsfen.server.server`: the service that ties sessions, games and commands
+- :mod:`~ficsfen.server.command_table`: names, aliases and unique prefixes
+- :mod:`~ficsfen.server.commands`: the server's own commands
+- :mod:`~ficsfen.server.directory`, :mod:`~ficsfen.server.games`,
+  :mod:`~ficsfen.server.challenges`, :mod:`~ficsfen.server.clock`,
+  :mod:`~ficsfen.server.examined`: games, offers and clocks
+- :mod:`~ficsfen.server.boards`: style 1 and style 12 boards
+- :mod:`~ficsfen.server.feed`: the JSON game-event feed
+- :mod:`~ficsfen.server.testing`: helpers for tests of the server and of hosts
+"""
