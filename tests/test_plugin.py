@@ -87,6 +87,22 @@ def test_plugin_is_discovered_from_the_installed_wheel(installed):
     assert options == "Options"
 
 
+def test_the_wheel_ships_py_typed_and_its_license_and_bounds(installed):
+    from email.parser import Parser
+
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    assert (installed / "ficsfen" / "py.typed").is_file()  # PEP 561: the hints are for users too
+    (metadata,) = installed.glob("ficsfen-*.dist-info/METADATA")
+    fields = Parser().parsestr(metadata.read_text(encoding="utf-8"))
+    assert fields["License-Expression"] == "GPL-3.0-or-later"
+    assert fields.get_all("License-File") == ["LICENSE"]
+    requires = {r.name: r.specifier for r in map(Requirement, fields.get_all("Requires-Dist"))
+                if r.marker is None}
+    assert requires["chess"] == SpecifierSet(">=1.10,<2")  # we read python-chess's private tables
+
+
 def test_twist_ficsfen_help_in_english_and_french(installed):
     result = _python(installed, "-m", "twisted", "ficsfen", "--help")
     assert result.returncode == 0, result.stderr
