@@ -2,12 +2,15 @@
 
 This module is the public API: everything a host chess server needs to
 mount ficsfen is importable from here, and only what is listed in
-``__all__`` is promised to stay.  The private modules behind it may move.
+``__all__`` is promised to stay (with the exception names of before the
+``Error`` suffix, kept as aliases).  The private modules behind it may move.
 
 - FEN codec: :func:`parse`, :func:`emit`, :class:`Position`, the EPD
   variants and their errors (:class:`FenError` names the field at fault).
 - Tracker: :class:`Tracker` plays moves and hands a :class:`Ply` (SAN, UCI,
-  FEN) to every callback given to :meth:`Tracker.subscribe`.
+  FEN) to every callback given to :meth:`Tracker.subscribe`; the end of a
+  game is python-chess's :class:`chess.Outcome` (:func:`outcome_message`
+  puts it into words).
 - Help catalog: :func:`topics`, :func:`lookup` and :class:`HelpCatalog`,
   with the same resolution and English fallback as our server.
 - Messages: :func:`msg` builds a lazy :class:`Message`; :func:`render` turns
@@ -47,21 +50,22 @@ _EXPORTS: dict[str, str] = {
     # tracker and its per-move FEN events
     "Tracker": "ficsfen.tracker",
     "Ply": "ficsfen.tracker",
-    "Outcome": "ficsfen.tracker",
-    "Termination": "ficsfen.tracker",
+    "Outcome": "ficsfen.tracker",  # python-chess's chess.Outcome
+    "Termination": "ficsfen.tracker",  # python-chess's chess.Termination
+    "outcome_message": "ficsfen.tracker",
     "TrackerError": "ficsfen.tracker",
     "MoveError": "ficsfen.tracker",
-    "MalformedMove": "ficsfen.tracker",
-    "IllegalMove": "ficsfen.tracker",
-    "AmbiguousMove": "ficsfen.tracker",
+    "MalformedMoveError": "ficsfen.tracker",
+    "IllegalMoveError": "ficsfen.tracker",
+    "AmbiguousMoveError": "ficsfen.tracker",
     "GameOverError": "ficsfen.tracker",
     # help catalog
     "HelpCatalog": "ficsfen.helpcatalog",
     "HelpPage": "ficsfen.helpcatalog",
     "HelpError": "ficsfen.helpcatalog",
-    "NoSuchTopic": "ficsfen.helpcatalog",
-    "AmbiguousTopic": "ficsfen.helpcatalog",
-    "InvalidTopic": "ficsfen.helpcatalog",
+    "NoSuchTopicError": "ficsfen.helpcatalog",
+    "AmbiguousTopicError": "ficsfen.helpcatalog",
+    "InvalidTopicError": "ficsfen.helpcatalog",
     "topics": "ficsfen.helpcatalog",
     "lookup": "ficsfen.helpcatalog",
     # messages
@@ -84,14 +88,26 @@ _EXPORTS: dict[str, str] = {
     "GameFeed": "ficsfen.server.feed",
 }
 
+# The exception names from before they ended in ``Error``: the very same
+# classes, kept so that hosts written against them go on working.
+_OLD_NAMES: dict[str, str] = {
+    "MalformedMove": "MalformedMoveError",
+    "IllegalMove": "IllegalMoveError",
+    "AmbiguousMove": "AmbiguousMoveError",
+    "NoSuchTopic": "NoSuchTopicError",
+    "AmbiguousTopic": "AmbiguousTopicError",
+    "InvalidTopic": "InvalidTopicError",
+}
+
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    current = _OLD_NAMES.get(name, name)
+    module = _EXPORTS.get(current)
     if module is None:
         raise AttributeError(f"module 'ficsfen' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), current)
     globals()[name] = value  # later lookups skip this function
     return value
 
@@ -107,9 +123,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ficsfen.fen import (STARTING_FEN, FenError, FenSyntaxError, InvalidPositionError,
                              Position, emit, is_valid, parse, parse_syntax)
     from ficsfen.server.feed import GameFeed
-    from ficsfen.helpcatalog import (AmbiguousTopic, HelpCatalog, HelpError, HelpPage,
-                                     InvalidTopic, NoSuchTopic, lookup, topics)
+    from ficsfen.helpcatalog import (AmbiguousTopicError, HelpCatalog, HelpError, HelpPage,
+                                     InvalidTopicError, NoSuchTopicError, lookup, topics)
     from ficsfen.i18n import Message, available_languages, msg, msgn, render
     from ficsfen.interfaces import ICaller, ICommand, IGame, IGameDirectory
-    from ficsfen.tracker import (AmbiguousMove, GameOverError, IllegalMove, MalformedMove,
-                                 MoveError, Outcome, Ply, Termination, Tracker, TrackerError)
+    from ficsfen.tracker import (AmbiguousMoveError, GameOverError, IllegalMoveError,
+                                 MalformedMoveError, MoveError, Outcome, Ply, Termination,
+                                 Tracker, TrackerError, outcome_message)
+
+    MalformedMove = MalformedMoveError
+    IllegalMove = IllegalMoveError
+    AmbiguousMove = AmbiguousMoveError
+    NoSuchTopic = NoSuchTopicError
+    AmbiguousTopic = AmbiguousTopicError
+    InvalidTopic = InvalidTopicError

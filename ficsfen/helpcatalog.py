@@ -22,14 +22,14 @@ from pathlib import Path
 from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, unique_prefix
 
 __all__ = [
-    "AmbiguousTopic",
+    "AmbiguousTopicError",
     "HELP_DIR",
     "HelpCatalog",
     "HelpError",
     "HelpPage",
-    "InvalidTopic",
+    "InvalidTopicError",
     "MAX_TOPIC_LENGTH",
-    "NoSuchTopic",
+    "NoSuchTopicError",
     "default_catalog",
     "index",
     "lookup",
@@ -49,7 +49,7 @@ class HelpError(LocalizedError, LookupError):
     message: Message
 
 
-class NoSuchTopic(HelpError):
+class NoSuchTopicError(HelpError):
     """No page has this name or starts with it."""
 
     def __init__(self, topic: str) -> None:
@@ -60,10 +60,10 @@ class NoSuchTopic(HelpError):
         return f"{type(self).__name__}({self.topic!r})"
 
 
-class InvalidTopic(NoSuchTopic):
+class InvalidTopicError(NoSuchTopicError):
     """The name cannot be a topic at all (bad characters, too long).
 
-    A subclass of :class:`NoSuchTopic` so callers treat both alike; the
+    A subclass of :class:`NoSuchTopicError` so callers treat both alike; the
     name it carries is made printable and shortened for display.
     """
 
@@ -78,7 +78,7 @@ class InvalidTopic(NoSuchTopic):
         return f"{type(self).__name__}({self.raw!r})"
 
 
-class AmbiguousTopic(HelpError):
+class AmbiguousTopicError(HelpError):
     """Several pages start with the name; ``matches`` lists them, sorted."""
 
     def __init__(self, topic: str, matches: list[str] | tuple[str, ...]) -> None:
@@ -119,13 +119,13 @@ class HelpPage:
 
 
 def normalize_topic(topic: str) -> str:
-    """The canonical form of a typed topic name, or :class:`InvalidTopic`.
+    """The canonical form of a typed topic name, or :class:`InvalidTopicError`.
 
     Case is folded (only for ASCII, so no exotic letter can fold into an
     ASCII one); only ``[a-z0-9_-]`` up to :data:`MAX_TOPIC_LENGTH` pass.
     """
     if not isinstance(topic, str):
-        raise InvalidTopic(repr(topic))
+        raise InvalidTopicError(repr(topic))
     word = topic.strip()
     if (
         not word
@@ -133,7 +133,7 @@ def normalize_topic(topic: str) -> str:
         or not word.isascii()
         or not _TOPIC.fullmatch(word.lower())
     ):
-        raise InvalidTopic(topic)
+        raise InvalidTopicError(topic)
     return word.lower()
 
 
@@ -229,9 +229,9 @@ class HelpCatalog:
     def resolve(self, topic: str, lang: str | None = None) -> str:
         """The full topic name: exact, else unique prefix.
 
-        :raises InvalidTopic: bad characters or too long (nothing opened).
-        :raises AmbiguousTopic: several topics start with ``topic``.
-        :raises NoSuchTopic: nothing matches.
+        :raises InvalidTopicError: bad characters or too long (nothing opened).
+        :raises AmbiguousTopicError: several topics start with ``topic``.
+        :raises NoSuchTopicError: nothing matches.
         """
         word = normalize_topic(topic)
         if not isinstance(lang, str) or not _LANG.fullmatch(lang):
@@ -240,8 +240,8 @@ class HelpCatalog:
         if isinstance(found, str):
             return found
         if found:
-            raise AmbiguousTopic(word, found)
-        raise NoSuchTopic(word)
+            raise AmbiguousTopicError(word, found)
+        raise NoSuchTopicError(word)
 
     def lookup(self, topic: str, lang: str = DEFAULT_LANGUAGE) -> HelpPage:
         """The page for ``topic`` in ``lang``, falling back to the reference language."""
@@ -278,7 +278,7 @@ class HelpCatalog:
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
-                raise NoSuchTopic(name) from None
+                raise NoSuchTopicError(name) from None
             text = text.removeprefix("\ufeff")
             self._text[key] = text
         return text

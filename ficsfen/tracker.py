@@ -14,23 +14,23 @@ board's counters.  Emitting a FEN is therefore a string join, not a walk over
 
 from __future__ import annotations
 
-import enum
+import logging
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence, overload
 
 import chess
-from twisted.logger import Logger
+from chess import Outcome, Termination
 
 from ficsfen.fen import STARTING_FEN, parse
 from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, msgn
 
 __all__ = [
-    "AmbiguousMove",
+    "AmbiguousMoveError",
     "FenBuilder",
     "GameOverError",
-    "IllegalMove",
-    "MalformedMove",
+    "IllegalMoveError",
+    "MalformedMoveError",
     "MoveError",
     "Outcome",
     "Ply",
@@ -42,10 +42,14 @@ __all__ = [
     "PlyHistory",
     "PlySubscribers",
     "is_move_text",
+    "outcome_message",
     "resolve",
+    "termination_message",
 ]
 
-_log = Logger(namespace="ficsfen.tracker")
+# Standard logging, not Twisted's: the library runs without Twisted; the
+# server forwards the "ficsfen" loggers into its Twisted log.
+_log = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------
@@ -76,19 +80,19 @@ class MoveError(TrackerError):
         super().__init__(message)
 
 
-class MalformedMove(MoveError):
+class MalformedMoveError(MoveError, chess.InvalidMoveError):
     """The text is not a move in any notation we read."""
 
     code = "malformed"
 
 
-class IllegalMove(MoveError):
+class IllegalMoveError(MoveError, chess.IllegalMoveError):
     """A well-formed move that the rules do not allow here."""
 
     code = "illegal"
 
 
-class AmbiguousMove(MoveError):
+class AmbiguousMoveError(MoveError, chess.AmbiguousMoveError):
     """SAN that fits more than one legal move; ``candidates`` are their origins."""
 
     code = "ambiguous"
@@ -138,22 +142,8 @@ class Ply:
         return f"{self.move_number}{dots} {self.san}"
 
 
-class Termination(enum.Enum):
-    """Why a game ended (automatically) or may be claimed drawn."""
-
-    CHECKMATE = "checkmate"
-    STALEMATE = "stalemate"
-    INSUFFICIENT_MATERIAL = "insufficient-material"
-    SEVENTYFIVE_MOVES = "seventy-five-moves"
-    FIVEFOLD_REPETITION = "fivefold-repetition"
-    FIFTY_MOVES = "fifty-moves"
-    THREEFOLD_REPETITION = "threefold-repetition"
-
-    @property
-    def message(self) -> Message:
-        return _TERMINATION_TEXT[self]
-
-
+# Outcomes are python-chess's own :class:`chess.Outcome` and
+# :class:`chess.Termination`; what is ours is their text in the players' languages.
 _TERMINATION_TEXT = {
     Termination.CHECKMATE: msg("checkmate"),
     Termination.STALEMATE: msg("stalemate"),
@@ -164,31 +154,22 @@ _TERMINATION_TEXT = {
     Termination.THREEFOLD_REPETITION: msg("threefold repetition"),
 }
 
+# winner -> the sentence (functions, so that each text is a literal the catalogs extract)
+_OUTCOME_TEXT: dict[chess.Color | None, Callable[[Message], Message]] = {
+    None: lambda reason: msg("Draw by {reason}.", reason=reason),
+    chess.WHITE: lambda reason: msg("White wins by {reason}.", reason=reason),
+    chess.BLACK: lambda reason: msg("Black wins by {reason}.", reason=reason),
+}
 
-@dataclass(frozen=True)
-class Outcome:
-    """How a game ended: the termination and the winner (``None`` for a draw)."""
 
-    termination: Termination
-    winner: chess.Color | None = None
+def termination_message(termination: Termination) -> Message:
+    """Why a game ended, as a localizable phrase (``checkmate``, ``fifty-move rule``)."""
+    return _TERMINATION_TEXT[termination]
 
-    @property
-    def result(self) -> str:
-        """The PGN result string: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        if self.winner is None:
-            return "1/2-1/2"
-        return "1-0" if self.winner else "0-1"
 
-    @property
-    def message(self) -> Message:
-        if self.winner is None:
-            return msg("Draw by {reason}.", reason=self.termination.message)
-        if self.winner:
-            return msg("White wins by {reason}.", reason=self.termination.message)
-        return msg("Black wins by {reason}.", reason=self.termination.message)
-
-    def render(self, lang: str = DEFAULT_LANGUAGE) -> str:
-        return self.message.render(lang)
+def outcome_message(outcome: Outcome) -> Message:
+    """``White wins by checkmate.``, ``Draw by stalemate.``: an outcome as a sentence."""
+    return _OUTCOME_TEXT[outcome.winner](_TERMINATION_TEXT[outcome.termination])
 
 
 class PlyHistory(Sequence[Ply]):
@@ -262,7 +243,7 @@ class PlySubscribers:
             try:
                 callback(ply)
             except Exception:
-                _log.failure("FEN subscriber {subscriber!r} raised on ply {ply}", subscriber=callback, ply=ply.number)
+                _log.exception("FEN subscriber %r raised on ply %d", callback, ply.number)
 
 
 # --------------------------------------------------------------------------
@@ -469,10 +450,10 @@ def resolve(board: chess.Board, text: str) -> chess.Move:
     if letter == "O":
         return _castle(board, text, queenside=to == 2)
     if promo is not None:
-        raise IllegalMove(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
+        raise IllegalMoveError(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
     piece_type = _PIECE_FROM_LETTER[letter]
     if board.occupied_co[turn] & _BB[to]:
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: {square} is occupied by one of your own pieces.", square=chess.SQUARE_NAMES[to]),
             move_text=text,
             code="own-piece",
@@ -500,7 +481,7 @@ def resolve(board: chess.Board, text: str) -> chess.Move:
     if not legal:
         raise _into_check(board, text, _Move(_scan(cands)[0], to), piece_type)
     names = [chess.SQUARE_NAMES[sq] for sq in legal]
-    raise AmbiguousMove(
+    raise AmbiguousMoveError(
         msg(
             'Ambiguous move "{move}": {pieces} on {squares} can go there.',
             move=text,
@@ -529,10 +510,10 @@ def is_move_text(text: str) -> bool:
 
 
 def _parse(text: str) -> tuple[str | None, str | None, str | None, int, str | None]:
-    """The parts of a move's text; :class:`MalformedMove` if it is none."""
+    """The parts of a move's text; :class:`MalformedMoveError` if it is none."""
     parts = _parts(text)
     if parts is None:
-        raise MalformedMove(_malformed(text), move_text=text)
+        raise MalformedMoveError(_malformed(text), move_text=text)
     return parts
 
 
@@ -570,7 +551,7 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
         back = -8 if turn else 8
         frm = to + back
         if board.occupied & _BB[to]:
-            raise IllegalMove(
+            raise IllegalMoveError(
                 msg("Illegal move: no pawn can advance to {square}, it is occupied.", square=chess.SQUARE_NAMES[to]),
                 move_text=text,
                 code="pawn-blocked",
@@ -580,7 +561,7 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
             if tr == (3 if turn else 4) and pawns & _BB[frm2] and not board.occupied & _BB[frm]:
                 frm = frm2
             else:
-                raise IllegalMove(
+                raise IllegalMoveError(
                     msg("Illegal move: no pawn can reach {square}.", square=chess.SQUARE_NAMES[to]),
                     move_text=text,
                     code="no-piece",
@@ -589,20 +570,20 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
         ff = ord(file_) - 97
         tf = to & 7
         if abs(ff - tf) != 1:
-            raise IllegalMove(
+            raise IllegalMoveError(
                 msg("Illegal move: a pawn on the {file} file cannot capture on {square}.", file=file_, square=chess.SQUARE_NAMES[to]),
                 move_text=text,
                 code="pawn-capture",
             )
         frm = to + (-8 if turn else 8) + (ff - tf)
         if not 0 <= frm < 64 or not pawns & _BB[frm]:
-            raise IllegalMove(
+            raise IllegalMoveError(
                 msg("Illegal move: no pawn can reach {square}.", square=chess.SQUARE_NAMES[to]),
                 move_text=text,
                 code="no-piece",
             )
         if not board.occupied_co[not turn] & _BB[to] and to != board.ep_square:
-            raise IllegalMove(
+            raise IllegalMoveError(
                 msg("Illegal move: there is nothing to capture on {square}.", square=chess.SQUARE_NAMES[to]),
                 move_text=text,
                 code="nothing-to-capture",
@@ -610,7 +591,7 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
     promotion = None
     if tr == last:
         if promo is None:
-            raise IllegalMove(
+            raise IllegalMoveError(
                 msg("Illegal move: a pawn reaching {square} must promote; write {example}.",
                     square=chess.SQUARE_NAMES[to], example=text.rstrip("+#!?") + "=Q"),
                 move_text=text,
@@ -618,7 +599,7 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
             )
         promotion = _PROMOTION[promo]
     elif promo is not None:
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: a pawn promotes only on the last rank."),
             move_text=text,
             code="promotion-rank",
@@ -634,15 +615,15 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
     piece = board.piece_at(frm)
     origin = chess.SQUARE_NAMES[frm]
     if piece is None:
-        raise IllegalMove(msg("Illegal move: there is no piece on {square}.", square=origin), move_text=text, code="empty-square")
+        raise IllegalMoveError(msg("Illegal move: there is no piece on {square}.", square=origin), move_text=text, code="empty-square")
     if piece.color != turn:
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: the piece on {square} is not yours.", square=origin), move_text=text, code="not-yours"
         )
     promotion = _PROMOTION[promo] if promo is not None else None
     if piece.piece_type == chess.PAWN and to >> 3 == (7 if turn else 0) and promotion is None:
         example = origin + chess.SQUARE_NAMES[to] + "q"
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: a pawn reaching {square} must promote; write {example}.",
                 square=chess.SQUARE_NAMES[to], example=example),
             move_text=text,
@@ -652,20 +633,20 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
     if board.is_legal(move):
         return _standard_castling(board, move)
     if promotion is not None and piece.piece_type != chess.PAWN:
-        raise IllegalMove(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
+        raise IllegalMoveError(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
     if promotion is not None and to >> 3 != (7 if turn else 0):
-        raise IllegalMove(msg("Illegal move: a pawn promotes only on the last rank."), move_text=text, code="promotion-rank")
+        raise IllegalMoveError(msg("Illegal move: a pawn promotes only on the last rank."), move_text=text, code="promotion-rank")
     if board.is_pseudo_legal(move):
         raise _into_check(board, text, move, piece.piece_type)
     if board.occupied_co[turn] & _BB[to]:
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: {square} is occupied by one of your own pieces.", square=chess.SQUARE_NAMES[to]),
             move_text=text,
             code="own-piece",
         )
     if piece.piece_type == chess.KING and frm >> 3 == to >> 3 and abs((frm & 7) - (to & 7)) == 2:
         return _castle(board, text, queenside=(to & 7) < (frm & 7))
-    raise IllegalMove(
+    raise IllegalMoveError(
         msg("Illegal move: {piece} on {origin} cannot reach {square}.",
             piece=_THE_PIECE[piece.piece_type], origin=origin, square=chess.SQUARE_NAMES[to]),
         move_text=text,
@@ -692,31 +673,31 @@ def _castle(board: chess.Board, text: str, *, queenside: bool) -> chess.Move:
         if board.is_legal(move):
             return move
     if king != chess.square(4, rank) or not board.castling_rights & _BB[rook_home]:
-        raise IllegalMove(
+        raise IllegalMoveError(
             msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
         )
     if board.is_check():
-        raise IllegalMove(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
-    raise IllegalMove(
+        raise IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
+    raise IllegalMoveError(
         msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
         move_text=text,
         code="castling-blocked",
     )
 
 
-def _into_check(board: chess.Board, text: str, move: chess.Move, piece_type: int) -> IllegalMove:
+def _into_check(board: chess.Board, text: str, move: chess.Move, piece_type: int) -> IllegalMoveError:
     square = chess.SQUARE_NAMES[move.to_square]
     if piece_type == chess.KING:
-        return IllegalMove(
+        return IllegalMoveError(
             msg("Illegal move: your king would be in check on {square}.", square=square), move_text=text, code="king-into-check"
         )
     if board.is_check():
-        return IllegalMove(
+        return IllegalMoveError(
             msg('Illegal move: you are in check and "{move}" does not get you out of it.', move=text),
             move_text=text,
             code="in-check",
         )
-    return IllegalMove(
+    return IllegalMoveError(
         msg("Illegal move: moving {piece} on {origin} would expose your king.",
             piece=_THE_PIECE[piece_type], origin=chess.SQUARE_NAMES[move.from_square]),
         move_text=text,
@@ -726,7 +707,7 @@ def _into_check(board: chess.Board, text: str, move: chess.Move, piece_type: int
 
 def _unreachable(
     board: chess.Board, text: str, piece_type: int, to: int, ours: int, file_: str | None, rank_: str | None
-) -> IllegalMove:
+) -> IllegalMoveError:
     square = chess.SQUARE_NAMES[to]
     if file_ is not None:
         ours &= _BB_FILES[ord(file_) - 97]
@@ -735,21 +716,21 @@ def _unreachable(
     squares = _scan(ours)
     if not squares:
         if file_ is None and rank_ is None:
-            return IllegalMove(msg("Illegal move: you have no {pieces}.", pieces=_PIECES[piece_type]), move_text=text, code="no-piece")
-        return IllegalMove(
+            return IllegalMoveError(msg("Illegal move: you have no {pieces}.", pieces=_PIECES[piece_type]), move_text=text, code="no-piece")
+        return IllegalMoveError(
             msg("Illegal move: there is no {piece} of yours on {where}.",
                 piece=_THE_PIECE[piece_type], where=(file_ or "") + (rank_ or "")),
             move_text=text,
             code="no-piece",
         )
     if len(squares) == 1:
-        return IllegalMove(
+        return IllegalMoveError(
             msg("Illegal move: {piece} on {origin} cannot reach {square}.",
                 piece=_THE_PIECE[piece_type], origin=chess.SQUARE_NAMES[squares[0]], square=square),
             move_text=text,
             code="cannot-reach",
         )
-    return IllegalMove(
+    return IllegalMoveError(
         msg("Illegal move: none of your {pieces} can reach {square}.", pieces=_PIECES[piece_type], square=square),
         move_text=text,
         code="cannot-reach",
@@ -882,7 +863,7 @@ class Tracker:
             outcome = self.outcome()
         if outcome is not None:
             raise GameOverError(
-                msg("The game is over: {outcome}", outcome=outcome.message), move_text=text
+                msg("The game is over: {outcome}", outcome=outcome_message(outcome)), move_text=text
             )
 
     def takeback(self, n: int = 1) -> None:
@@ -931,13 +912,13 @@ class Tracker:
                 if board.is_check():
                     outcome = Outcome(Termination.CHECKMATE, not board.turn)
                 else:
-                    outcome = Outcome(Termination.INSUFFICIENT_MATERIAL if self._dead else Termination.STALEMATE)
+                    outcome = Outcome(Termination.INSUFFICIENT_MATERIAL if self._dead else Termination.STALEMATE, None)
             elif self._dead:
-                outcome = Outcome(Termination.INSUFFICIENT_MATERIAL)
+                outcome = Outcome(Termination.INSUFFICIENT_MATERIAL, None)
             elif board.halfmove_clock >= 150:
-                outcome = Outcome(Termination.SEVENTYFIVE_MOVES)
+                outcome = Outcome(Termination.SEVENTYFIVE_MOVES, None)
             elif board.halfmove_clock >= 16 and board.is_fivefold_repetition():
-                outcome = Outcome(Termination.FIVEFOLD_REPETITION)
+                outcome = Outcome(Termination.FIVEFOLD_REPETITION, None)
             else:
                 outcome = None
             self._outcome = outcome
@@ -947,7 +928,7 @@ class Tracker:
         """A draw the side to move may claim now (fifty moves, threefold), if any."""
         board = self._board
         if board.is_fifty_moves():
-            return Outcome(Termination.FIFTY_MOVES)
+            return Outcome(Termination.FIFTY_MOVES, None)
         if board.is_repetition(3):
-            return Outcome(Termination.THREEFOLD_REPETITION)
+            return Outcome(Termination.THREEFOLD_REPETITION, None)
         return None

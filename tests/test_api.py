@@ -27,7 +27,7 @@ from ficsfen import (
     IGame,
     IGameDirectory,
     NextCommand,
-    NoSuchTopic,
+    NoSuchTopicError,
     Pager,
     Tracker,
     lookup,
@@ -41,14 +41,14 @@ REPO = Path(__file__).resolve().parents[1]
 INTEGRATION_DOC = REPO / "docs" / "integration.md"
 
 PUBLIC = [
-    "AmbiguousMove", "AmbiguousTopic", "Epd", "EpdError", "FenCommand", "FenError",
+    "AmbiguousMoveError", "AmbiguousTopicError", "Epd", "EpdError", "FenCommand", "FenError",
     "FenSyntaxError", "GameFeed", "GameOverError", "HelpCatalog", "HelpCommand", "HelpError",
-    "HelpPage", "ICaller", "ICommand", "IGame", "IGameDirectory", "IllegalMove",
-    "InvalidPositionError", "InvalidTopic", "MalformedMove", "Message", "MoveError",
-    "NextCommand", "NoSuchTopic", "Outcome", "Pager", "Ply", "Position", "STARTING_FEN",
+    "HelpPage", "ICaller", "ICommand", "IGame", "IGameDirectory", "IllegalMoveError",
+    "InvalidPositionError", "InvalidTopicError", "MalformedMoveError", "Message", "MoveError",
+    "NextCommand", "NoSuchTopicError", "Outcome", "Pager", "Ply", "Position", "STARTING_FEN",
     "Termination", "Tracker", "TrackerError", "available_languages", "emit", "emit_epd",
-    "is_valid", "lookup", "msg", "msgn", "parse", "parse_epd", "parse_syntax", "render",
-    "topics",
+    "is_valid", "lookup", "msg", "msgn", "outcome_message", "parse", "parse_epd", "parse_syntax",
+    "render", "topics",
 ]
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
@@ -79,6 +79,35 @@ def test_star_import_and_dir_match_all():
     assert set(PUBLIC) <= set(dir(ficsfen))
     with pytest.raises(AttributeError):
         ficsfen.no_such_name  # noqa: B018
+
+
+OLD_NAMES = {
+    "MalformedMove": "MalformedMoveError", "IllegalMove": "IllegalMoveError",
+    "AmbiguousMove": "AmbiguousMoveError", "NoSuchTopic": "NoSuchTopicError",
+    "AmbiguousTopic": "AmbiguousTopicError", "InvalidTopic": "InvalidTopicError",
+}
+
+
+@pytest.mark.parametrize("old, new", sorted(OLD_NAMES.items()))
+def test_exception_names_of_before_the_error_suffix_still_work(old, new):
+    namespace: dict = {}
+    exec(f"from ficsfen import {old}", namespace)
+    assert namespace[old] is getattr(ficsfen, new) is getattr(ficsfen, old)
+    assert new.endswith("Error") and old not in ficsfen.__all__
+    assert f"`{old}`" in INTEGRATION_DOC.read_text(encoding="utf-8"), old
+
+
+def test_outcome_and_termination_are_python_chess_own():
+    import chess
+
+    assert ficsfen.Outcome is chess.Outcome and ficsfen.Termination is chess.Termination
+    tracker = Tracker("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1")
+    tracker.push("Qg7#")
+    assert tracker.outcome() == ficsfen.Outcome(ficsfen.Termination.CHECKMATE, chess.WHITE)
+    assert ficsfen.outcome_message(tracker.outcome()).render("fr") == "Les Blancs gagnent par échec et mat."
+    assert issubclass(ficsfen.IllegalMoveError, chess.IllegalMoveError)
+    assert issubclass(ficsfen.AmbiguousMoveError, chess.AmbiguousMoveError)
+    assert issubclass(ficsfen.MalformedMoveError, chess.InvalidMoveError)
 
 
 def _fresh_python(code: str) -> str:
@@ -190,7 +219,7 @@ def test_help_command_with_only_the_interfaces():
         assert "\n".join(caller.lines) == lookup("fen", lang).text.rstrip("\n")
     caller = Caller("alice", "fr")
     help_(caller, "nosuchtopic", Directory())
-    assert caller.lines == [NoSuchTopic("nosuchtopic").render("fr")]
+    assert caller.lines == [NoSuchTopicError("nosuchtopic").render("fr")]
     caller = Caller("alice")
     help_(caller, "", Directory())
     assert all(t in "\n".join(caller.lines) for t in ("fen", "pgn"))
@@ -220,9 +249,9 @@ def test_help_catalog_resolution_and_fallback(tmp_path):
     assert (page.topic, page.lang, page.fallback) == ("castling", "en", True)
     assert page.notice is not None and page.notice.render("fr") != page.notice.render("en")
     assert catalog.lookup("cheat", "fr").text == "Non.\n"
-    with pytest.raises(ficsfen.AmbiguousTopic):
+    with pytest.raises(ficsfen.AmbiguousTopicError):
         catalog.lookup("c", "en")
-    with pytest.raises(ficsfen.InvalidTopic):
+    with pytest.raises(ficsfen.InvalidTopicError):
         catalog.lookup("../en/cheat", "en")
     assert "fen" in topics() and lookup("fe", "en").topic == "fen"
 
@@ -241,7 +270,7 @@ def test_codec_tracker_and_messages_through_the_facade():
         parse("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQqk - 0 1")
     assert error.value.field == 3
     assert error.value.render("en") != error.value.render("fr")
-    with pytest.raises(ficsfen.IllegalMove):
+    with pytest.raises(ficsfen.IllegalMoveError):
         tracker.push("Ke3")
     assert render(msg("Goodbye."), "fr") == "Au revoir."
     assert render("plain text", "fr") == "plain text"
@@ -268,7 +297,7 @@ def test_help_on_an_alias_shows_its_commands_page():
         assert "\n".join(caller.lines) == lookup("fen", lang).text.rstrip("\n")
     caller = Caller("alice")
     help_(caller, "nosuchtopic", Directory())  # neither a topic nor a command
-    assert caller.lines == [NoSuchTopic("nosuchtopic").render("en")]
+    assert caller.lines == [NoSuchTopicError("nosuchtopic").render("en")]
     caller = Caller("alice")
     HelpCommand()(caller, "position", Directory())  # without the hook: no such topic
-    assert caller.lines == [NoSuchTopic("position").render("en")]
+    assert caller.lines == [NoSuchTopicError("position").render("en")]

@@ -10,16 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ficsfen.server.challenges import (
-    AmbiguousOffer,
-    BadMatchArguments,
+    AmbiguousOfferError,
+    BadMatchArgumentsError,
     Challenge,
     Challenges,
     DEFAULT_TIME_CONTROL,
-    DuplicateChallenge,
-    NoSuchOffer,
-    PlayerBusy,
-    SelfChallenge,
-    UnknownPlayer,
+    DuplicateChallengeError,
+    NoSuchOfferError,
+    PlayerBusyError,
+    SelfChallengeError,
+    UnknownPlayerError,
     parse_match,
 )
 from ficsfen.server.clock import TimeControl
@@ -59,7 +59,7 @@ def test_parse_match(args, tc, colour):
 @pytest.mark.parametrize("args", ["", "bob 1 2 3", "bob white black", "bob rated", "bob fast",
                                   "bob 0 5", "bob 1000 0", "bob ５"])
 def test_parse_match_errors(args):
-    with pytest.raises(BadMatchArguments) as err:
+    with pytest.raises(BadMatchArgumentsError) as err:
         parse_match(args)
     assert err.value.render("fr") != err.value.render("en")
 
@@ -68,7 +68,7 @@ def test_parse_match_errors(args):
 def test_parse_match_never_crashes(text):
     try:
         request = parse_match(text)
-    except BadMatchArguments as exc:
+    except BadMatchArgumentsError as exc:
         assert exc.render("en")
     else:
         assert request.opponent == text.split()[0]
@@ -96,17 +96,17 @@ def test_offer_notices_both_players():
 
 def test_validation_errors():
     ch = registry(busy={"dave"})
-    with pytest.raises(SelfChallenge):
+    with pytest.raises(SelfChallengeError):
         ch.offer("alice", parse_match("alice"))
-    with pytest.raises(UnknownPlayer) as err:
+    with pytest.raises(UnknownPlayerError) as err:
         ch.offer("alice", parse_match("zed"))
     assert "zed" in err.value.render("fr")
-    with pytest.raises(PlayerBusy):
+    with pytest.raises(PlayerBusyError):
         ch.offer("alice", parse_match("dave"))
-    with pytest.raises(PlayerBusy):
+    with pytest.raises(PlayerBusyError):
         ch.offer("dave", parse_match("alice"))
     ch.offer("alice", parse_match("bob 5 0"))
-    with pytest.raises(DuplicateChallenge):
+    with pytest.raises(DuplicateChallengeError):
         ch.offer("alice", parse_match("bob 5 0"))
     _, notices = ch.offer("alice", parse_match("bob 3 0"))
     assert said(notices, "alice")[0] == "Updating the offer already made to bob."
@@ -118,7 +118,7 @@ def test_accept_removes_other_offers_of_both_players():
     ch.offer("alice", parse_match("bob 5 0 black"))
     ch.offer("carol", parse_match("bob 2 12"))
     ch.offer("alice", parse_match("dave"))
-    with pytest.raises(AmbiguousOffer):
+    with pytest.raises(AmbiguousOfferError):
         ch.accept("bob")
     challenge, notices = ch.accept("bob", "al")
     assert challenge.colours(random.Random(0)) == ("bob", "alice")
@@ -130,7 +130,7 @@ def test_accept_removes_other_offers_of_both_players():
 
 def test_decline_withdraw_and_pending():
     ch = registry()
-    with pytest.raises(NoSuchOffer):
+    with pytest.raises(NoSuchOfferError):
         ch.decline("bob")
     ch.offer("alice", parse_match("bob"))
     ch.offer("carol", parse_match("alice 1 0"))
@@ -139,7 +139,7 @@ def test_decline_withdraw_and_pending():
                      "Offers from other players:", "  carol (----) alice (----) unrated lightning 1 0."]
     notices = ch.decline("bob")
     assert said(notices, "alice") == ["bob declines the match offer."]
-    with pytest.raises(NoSuchOffer):
+    with pytest.raises(NoSuchOfferError):
         ch.withdraw("alice")
     notices = ch.withdraw("carol", "alice")
     assert said(notices, "alice") == ["carol withdraws the match offer."]

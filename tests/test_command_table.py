@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ficsfen.server.command_table import AmbiguousCommand, CommandTable, UnknownCommand
+from ficsfen.server.command_table import AmbiguousCommandError, CommandTable, UnknownCommandError
 from ficsfen.commands.base import UsageError, parse_args
 from ficsfen.server.commands.settings import VARIABLES
 from ficsfen.helpcatalog import HelpCatalog
@@ -34,7 +34,7 @@ def test_fics_aliases_beat_prefixes(table, alias, name):
 
 
 def test_ambiguous_prefix_lists_the_matches(table):
-    with pytest.raises(AmbiguousCommand) as info:
+    with pytest.raises(AmbiguousCommandError) as info:
         table.resolve("b")
     assert info.value.matches == ("backward", "bsetup")
     assert info.value.render("en") == 'Ambiguous command "b". Matches: backward bsetup'
@@ -42,7 +42,7 @@ def test_ambiguous_prefix_lists_the_matches(table):
 
 
 def test_unknown_word_is_localized(table):
-    with pytest.raises(UnknownCommand) as info:
+    with pytest.raises(UnknownCommandError) as info:
         table.resolve("xyz")
     assert info.value.render("en") == "xyz: Command not found."
     assert info.value.render("fr") == "xyz : commande introuvable."
@@ -79,7 +79,7 @@ def test_a_name_wins_over_an_alias_whatever_the_order():
 def test_resolution_errors_are_localized_errors(table):
     with pytest.raises(LocalizedError) as info:
         table.resolve("zz")
-    assert isinstance(info.value, UnknownCommand) and isinstance(info.value, LookupError)
+    assert isinstance(info.value, UnknownCommandError) and isinstance(info.value, LookupError)
     assert info.value.message.render("fr") == info.value.render("fr") == "zz : commande introuvable."
     assert str(info.value) == "zz: Command not found."
 

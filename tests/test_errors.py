@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ficsfen.server.challenges import ChallengeError
-from ficsfen.server.commands.settings import BadValue
+from ficsfen.server.commands.settings import BadValueError
 from ficsfen.server.config import ConfigError
 from ficsfen.server.examined import GameStateError
 from ficsfen.fen import FenError, FenSyntaxError
@@ -19,7 +19,7 @@ from ficsfen.tracker import PlyRangeError, TrackerError
 
 @pytest.mark.parametrize("cls, old_base", [
     (GameError, Exception), (ChallengeError, Exception), (GameStateError, ValueError),
-    (BadValue, ValueError), (ConfigError, ValueError), (HelpError, LookupError),
+    (BadValueError, ValueError), (ConfigError, ValueError), (HelpError, LookupError),
     (TrackerError, ValueError), (FenError, ValueError), (PgnError, ValueError),
     (EndpointError, ValueError),
 ])
@@ -27,7 +27,7 @@ def test_error_bases_are_localized_and_keep_their_old_base(cls, old_base):
     assert issubclass(cls, LocalizedError) and issubclass(cls, old_base)
 
 
-@pytest.mark.parametrize("cls", [GameError, ChallengeError, GameStateError, BadValue,
+@pytest.mark.parametrize("cls", [GameError, ChallengeError, GameStateError, BadValueError,
                                  ConfigError, HelpError, TrackerError])
 def test_one_message_renders_per_language(cls):
     error = cls(msg("Bad value \"{value}\" for {what}. Try one of: {choices}",

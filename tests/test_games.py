@@ -14,11 +14,11 @@ from ficsfen.server.games import (
     AdjournedGames,
     GameError,
     IGameListener,
-    MoveRefused,
-    NoOffer,
-    NotPlaying,
-    NotYourMove,
-    OfferPending,
+    MoveRefusedError,
+    NoOfferError,
+    NotPlayingError,
+    NotYourMoveError,
+    OfferPendingError,
     PlayedGame,
 )
 from ficsfen.interfaces import IGame
@@ -95,20 +95,20 @@ def test_insufficient_material_ends_the_game():
 def test_out_of_turn_illegal_and_ambiguous_moves_change_nothing():
     _, game, rec = new_game()
     fen = game.tracker.fen
-    with pytest.raises(NotYourMove) as err:
+    with pytest.raises(NotYourMoveError) as err:
         game.move("bob", "e5")
     assert err.value.render("fr") == "Ce n’est pas à vous de jouer."
-    with pytest.raises(NotPlaying):
+    with pytest.raises(NotPlayingError):
         game.move("carol", "e4")
-    with pytest.raises(MoveRefused) as err:
+    with pytest.raises(MoveRefusedError) as err:
         game.move("alice", "e5")
     assert "e5" in err.value.render("en")
-    with pytest.raises(MoveRefused):
+    with pytest.raises(MoveRefusedError):
         game.move("alice", "garbage!")
     assert game.tracker.fen == fen and rec.boards == [] and game.move_times == []
     play(game, "e4", "a6", "Nc3", "a5")
     fen = game.tracker.fen
-    with pytest.raises(MoveRefused) as err:
+    with pytest.raises(MoveRefusedError) as err:
         game.move("alice", "Ne2")
     assert "mbiguous" in err.value.render("en")
     assert game.tracker.fen == fen
@@ -128,7 +128,7 @@ def test_draw_offer_accepted_by_the_opponents_draw():
     play(game, "e4", "e5")
     notices = game.draw("alice")
     assert texts(notices, "bob") == ["alice offers you a draw.", 'Type "draw" to accept or "decline" to refuse.']
-    with pytest.raises(OfferPending):
+    with pytest.raises(OfferPendingError):
         game.draw("alice")
     game.draw("bob")
     assert rec.results == ["{Game 12 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2"]
@@ -151,7 +151,7 @@ def test_decline_and_accept_commands():
     game.draw("alice")
     notices = game.decline("bob")
     assert texts(notices, "alice") == ["bob declines the draw offer."]
-    with pytest.raises(NoOffer):
+    with pytest.raises(NoOfferError):
         game.accept("bob")
     game.draw("alice")
     game.accept("bob")

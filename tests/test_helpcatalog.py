@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 
 from ficsfen import helpcatalog
 from ficsfen.helpcatalog import (
-    AmbiguousTopic,
+    AmbiguousTopicError,
     HelpCatalog,
     HelpError,
     HelpPage,
-    InvalidTopic,
-    NoSuchTopic,
+    InvalidTopicError,
+    NoSuchTopicError,
 )
 from ficsfen.i18n import Message
 
@@ -76,7 +76,7 @@ def test_languages_reference_first(catalog: HelpCatalog) -> None:
 def test_missing_root_gives_no_topics(tmp_path: Path) -> None:
     empty = HelpCatalog(tmp_path / "nowhere")
     assert empty.topics() == []
-    with pytest.raises(NoSuchTopic):
+    with pytest.raises(NoSuchTopicError):
         empty.lookup("fen", "en")
 
 
@@ -105,7 +105,7 @@ def test_case_and_surrounding_blanks_are_ignored(catalog: HelpCatalog) -> None:
 
 
 def test_ambiguous_prefix_lists_sorted_matches(catalog: HelpCatalog) -> None:
-    with pytest.raises(AmbiguousTopic) as info:
+    with pytest.raises(AmbiguousTopicError) as info:
         catalog.lookup("b", "en")
     err = info.value
     assert err.topic == "b"
@@ -116,7 +116,7 @@ def test_ambiguous_prefix_lists_sorted_matches(catalog: HelpCatalog) -> None:
 
 
 def test_no_such_topic_names_it(catalog: HelpCatalog) -> None:
-    with pytest.raises(NoSuchTopic) as info:
+    with pytest.raises(NoSuchTopicError) as info:
         catalog.lookup("zebra", "en")
     assert info.value.topic == "zebra"
     assert info.value.render("en") == 'No help available on "zebra".'
@@ -126,9 +126,9 @@ def test_no_such_topic_names_it(catalog: HelpCatalog) -> None:
 
 
 def test_errors_share_a_base_class() -> None:
-    for cls in (NoSuchTopic, InvalidTopic, AmbiguousTopic):
+    for cls in (NoSuchTopicError, InvalidTopicError, AmbiguousTopicError):
         assert issubclass(cls, HelpError)
-    assert issubclass(InvalidTopic, NoSuchTopic)
+    assert issubclass(InvalidTopicError, NoSuchTopicError)
 
 
 @pytest.mark.parametrize(
@@ -158,7 +158,7 @@ def test_errors_share_a_base_class() -> None:
     ],
 )
 def test_invalid_names_are_refused(catalog: HelpCatalog, name: str) -> None:
-    with pytest.raises(InvalidTopic) as info:
+    with pytest.raises(InvalidTopicError) as info:
         catalog.lookup(name, "en")
     shown = info.value.render("en")
     assert "secret" not in shown or name.endswith("secret")
@@ -178,7 +178,7 @@ def test_invalid_names_are_refused_before_any_file_is_touched(
     monkeypatch.setattr(Path, "read_text", forbidden)
     monkeypatch.setattr(Path, "open", forbidden)
     for name in ("../secret", "/etc/passwd", "fen\x00", "a" * 1000, "fé"):
-        with pytest.raises(InvalidTopic):
+        with pytest.raises(InvalidTopicError):
             catalog.lookup(name, "fr")
 
 
@@ -359,7 +359,7 @@ def test_default_catalog_module_functions() -> None:
     page = helpcatalog.lookup("fen", "fr")
     assert (page.topic, page.lang, page.fallback) == ("fen", "fr", False)
     assert helpcatalog.lookup("bs", "en").topic == "bsetup"
-    with pytest.raises(AmbiguousTopic) as info:
+    with pytest.raises(AmbiguousTopicError) as info:
         helpcatalog.lookup("sty", "en")
     assert info.value.matches == ("style", "style12")
     assert helpcatalog.lookup("style", "en").topic == "style"
@@ -369,5 +369,5 @@ def test_default_catalog_module_functions() -> None:
 def test_repr() -> None:
     catalog = HelpCatalog("/some/where")
     assert repr(catalog) == "HelpCatalog('/some/where', reference='en')"
-    assert repr(AmbiguousTopic("b", ["bravo", "beta"])) == "AmbiguousTopic('b', ['beta', 'bravo'])"
-    assert repr(NoSuchTopic("zebra")) == "NoSuchTopic('zebra')"
+    assert repr(AmbiguousTopicError("b", ["bravo", "beta"])) == "AmbiguousTopicError('b', ['beta', 'bravo'])"
+    assert repr(NoSuchTopicError("zebra")) == "NoSuchTopicError('zebra')"

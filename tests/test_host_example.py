@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ficsfen import IllegalMove, Tracker, lookup, msg
+from ficsfen import IllegalMoveError, Tracker, lookup, msg
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "host_server.py"
@@ -122,7 +122,7 @@ def test_moves_then_fen_give_the_standard_fens_and_errors_are_localized(host):
         reference = Tracker()
         for move in ("e4", "c5", "Nf3"):
             reference.push(move)
-        with pytest.raises(IllegalMove) as error:
+        with pytest.raises(IllegalMoveError) as error:
             reference.push("Qh4")
         assert player.command("Qh4").strip() == error.value.render("en")
         player.command("lang fr")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import logging
+
 import chess
 import pytest
 
 from ficsfen.fen import STARTING_FEN, FenError
 from ficsfen.tracker import (
-    AmbiguousMove,
+    AmbiguousMoveError,
     FenBuilder,
     GameOverError,
-    IllegalMove,
-    MalformedMove,
+    IllegalMoveError,
+    MalformedMoveError,
     MoveError,
     Outcome,
     Ply,
@@ -19,7 +21,9 @@ from ficsfen.tracker import (
     TakebackError,
     Termination,
     Tracker,
+    outcome_message,
     resolve,
+    termination_message,
 )
 
 
@@ -139,7 +143,7 @@ def test_en_passant_square_kept_when_capture_would_expose_king():
     # the pawn on e5 is pinned along the rank: d6 is still written
     t = Tracker("7k/3p4/8/K3P2r/8/8/8/8 b - - 0 1")
     assert t.push("d5").fen == "7k/8/8/K2pP2r/8/8/8/8 w - d6 0 2"
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("exd6")
     assert info.value.code == "pinned"
 
@@ -181,17 +185,17 @@ def test_castling_rights_lost_when_a_rook_is_captured():
 def test_castling_refused_after_rights_lost_and_when_attacked():
     t = Tracker(CASTLE)
     play(t, "Kf1 Kf8 Ke1 Ke8")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("O-O")
     assert info.value.code == "castling-rights"
     assert info.value.render() == "Illegal move: you can no longer castle kingside."
     assert info.value.render("fr") == "Coup illégal : vous ne pouvez plus roquer côté roi."
     t = Tracker("4k3/8/8/8/8/8/5r2/R3K2R w KQ - 0 1")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("O-O")
     assert info.value.code == "castling-blocked"
     t = Tracker("4k3/8/8/8/8/8/4r3/R3K2R w KQ - 0 1")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("O-O-O")
     assert info.value.code == "castling-check"
 
@@ -202,12 +206,12 @@ def test_castling_refused_after_rights_lost_and_when_attacked():
 def test_illegal_knight_move_names_the_piece_in_both_languages():
     t = Tracker()
     play(t, "e4 e5")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Ng4")
     err = info.value
     assert str(err) == "Illegal move: none of your knights can reach g4."
     assert err.render("fr") == "Coup illégal : vos cavaliers ne peuvent pas atteindre g4."
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Ngg4")
     assert info.value.text == "Illegal move: the knight on g1 cannot reach g4."
     assert info.value.render("fr") == "Coup illégal : le cavalier en g1 ne peut pas atteindre g4."
@@ -215,7 +219,7 @@ def test_illegal_knight_move_names_the_piece_in_both_languages():
 
 def test_single_queen_cannot_reach():
     t = Tracker()
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Qh5")
     assert info.value.render() == "Illegal move: the queen on d1 cannot reach h5."
     assert info.value.render("fr") == "Coup illégal : la dame en d1 ne peut pas atteindre h5."
@@ -223,7 +227,7 @@ def test_single_queen_cannot_reach():
 
 def test_ambiguous_move_lists_the_candidates():
     t = Tracker("4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1")
-    with pytest.raises(AmbiguousMove) as info:
+    with pytest.raises(AmbiguousMoveError) as info:
         t.push("Nd2")
     err = info.value
     assert err.candidates == ("b1", "f3")
@@ -241,7 +245,7 @@ def test_pinned_piece_does_not_make_a_move_ambiguous():
 
 def test_pinned_piece_error():
     t = Tracker("4r1k1/8/8/8/8/8/4N3/4K3 w - - 0 1")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Nc3")
     assert info.value.code == "pinned"
     assert info.value.render() == "Illegal move: moving the knight on e2 would expose your king."
@@ -251,7 +255,7 @@ def test_pinned_piece_error():
 def test_in_check_error():
     t = Tracker()
     play(t, "e4 e5 Nf3 d6 Bb5+")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Nf6")
     assert info.value.code == "in-check"
     assert info.value.render() == 'Illegal move: you are in check and "Nf6" does not get you out of it.'
@@ -261,7 +265,7 @@ def test_in_check_error():
 
 def test_king_into_check_error():
     t = Tracker("4k3/8/8/8/8/8/8/r3K3 w - - 0 1")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("Kd1")
     assert info.value.render() == "Illegal move: your king would be in check on d1."
 
@@ -283,7 +287,7 @@ def test_king_into_check_error():
 )
 def test_illegal_codes(text, code):
     t = Tracker()
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push(text)
     assert info.value.code == code
     assert info.value.render("fr") != info.value.render("en")
@@ -292,10 +296,10 @@ def test_illegal_codes(text, code):
 
 def test_promotion_required():
     t = Tracker("8/4P3/8/8/8/8/k7/4K3 w - - 0 1")
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("e8")
     assert info.value.render() == "Illegal move: a pawn reaching e8 must promote; write e8=Q."
-    with pytest.raises(IllegalMove) as info:
+    with pytest.raises(IllegalMoveError) as info:
         t.push("e7e8")
     assert info.value.render() == "Illegal move: a pawn reaching e8 must promote; write e7e8q."
 
@@ -303,7 +307,7 @@ def test_promotion_required():
 @pytest.mark.parametrize("text", ["", "   ", "xx", "Nz9", "e9", "Pe4", "hello world", "O-O-O-O", "e2e4e6", "--"])
 def test_malformed(text):
     t = Tracker()
-    with pytest.raises(MalformedMove) as info:
+    with pytest.raises(MalformedMoveError) as info:
         t.push(text)
     assert isinstance(info.value, MoveError) and isinstance(info.value, ValueError)
     assert info.value.render("fr") != info.value.render("en")
@@ -311,7 +315,7 @@ def test_malformed(text):
 
 
 def test_malformed_exact_text():
-    with pytest.raises(MalformedMove) as info:
+    with pytest.raises(MalformedMoveError) as info:
         Tracker().push("xx")
     assert info.value.render() == 'Not a move: "xx". Type a move such as e4, Nf3, O-O or g1f3.'
     assert info.value.render("fr") == "Ce n'est pas un coup : « xx ». Tapez un coup comme e4, Nf3, O-O ou g1f3."
@@ -320,7 +324,7 @@ def test_malformed_exact_text():
 def test_push_move_checks_legality():
     t = Tracker()
     assert t.push_move(chess.Move.from_uci("g1f3")).san == "Nf3"
-    with pytest.raises(IllegalMove):
+    with pytest.raises(IllegalMoveError):
         t.push_move(chess.Move.from_uci("e2e4"))  # not White's turn
     assert t.ply == 1
 
@@ -392,10 +396,10 @@ def test_checkmate():
     ply = t.push("Qh4#")
     assert ply.san == "Qh4#"
     outcome = t.outcome()
-    assert outcome == Outcome(Termination.CHECKMATE, chess.BLACK)
-    assert outcome.result == "0-1"
-    assert outcome.render() == "Black wins by checkmate."
-    assert outcome.render("fr") == "Les Noirs gagnent par échec et mat."
+    assert outcome == chess.Outcome(chess.Termination.CHECKMATE, chess.BLACK)
+    assert outcome.result() == "0-1"
+    assert outcome_message(outcome).render() == "Black wins by checkmate."
+    assert outcome_message(outcome).render("fr") == "Les Noirs gagnent par échec et mat."
     with pytest.raises(GameOverError) as info:
         t.push("e4")
     assert info.value.render() == "The game is over: Black wins by checkmate."
@@ -407,14 +411,34 @@ def test_stalemate():
     assert t.outcome() is None
     t.takeback()
     t.push("Qf7")
-    assert t.outcome() == Outcome(Termination.STALEMATE)
-    assert t.outcome().render() == "Draw by stalemate."
+    assert t.outcome() == Outcome(Termination.STALEMATE, None)
+    assert outcome_message(t.outcome()).render() == "Draw by stalemate."
+
+
+def test_outcomes_are_python_chess_own_types():
+    assert Outcome is chess.Outcome and Termination is chess.Termination
+    white = chess.Outcome(chess.Termination.CHECKMATE, chess.WHITE)
+    assert outcome_message(white).render() == "White wins by checkmate."
+    assert outcome_message(white).render("fr") == "Les Blancs gagnent par échec et mat."
+    assert termination_message(chess.Termination.FIFTY_MOVES).render() == "fifty-move rule"
+
+
+def test_move_errors_are_python_chess_errors_too():
+    # a host catching python-chess's errors catches ours as well
+    t = Tracker()
+    with pytest.raises(chess.IllegalMoveError):
+        t.push("e5")
+    with pytest.raises(chess.InvalidMoveError):
+        t.push("e9")
+    with pytest.raises(chess.AmbiguousMoveError):
+        resolve(chess.Board("4k3/8/8/8/8/1N3N2/8/4K3 w - - 0 1"), "Nd4")
+    assert t.ply == 0
 
 
 def test_insufficient_material_after_capture():
     t = Tracker("7k/8/8/8/8/8/6q1/7K w - - 0 1")
     t.push("Kxg2")
-    assert t.outcome() == Outcome(Termination.INSUFFICIENT_MATERIAL)
+    assert t.outcome() == Outcome(Termination.INSUFFICIENT_MATERIAL, None)
     with pytest.raises(GameOverError):
         t.push("Kg8")
 
@@ -423,11 +447,11 @@ def test_fifty_moves_claimable_then_seventy_five_automatic():
     t = Tracker("7k/8/8/8/8/8/R7/7K w - - 98 80")
     assert t.claimable_draw() is None
     play(t, "Ra3 Kg8")
-    assert t.claimable_draw() == Outcome(Termination.FIFTY_MOVES)
+    assert t.claimable_draw() == Outcome(Termination.FIFTY_MOVES, None)
     assert t.outcome() is None
     t = Tracker("7k/8/8/8/8/8/R7/7K w - - 148 100")
     play(t, "Ra3 Kg8")
-    assert t.outcome() == Outcome(Termination.SEVENTYFIVE_MOVES)
+    assert t.outcome() == Outcome(Termination.SEVENTYFIVE_MOVES, None)
     with pytest.raises(GameOverError) as info:
         t.push("Ra4")
     assert info.value.render("fr") == "La partie est terminée : Partie nulle par règle des soixante-quinze coups."
@@ -439,11 +463,11 @@ def test_threefold_claimable_then_fivefold_automatic():
     play(t, shuffle)
     assert t.claimable_draw() is None
     play(t, shuffle)
-    assert t.claimable_draw() == Outcome(Termination.THREEFOLD_REPETITION)
+    assert t.claimable_draw() == Outcome(Termination.THREEFOLD_REPETITION, None)
     assert t.outcome() is None
     play(t, shuffle)
     play(t, shuffle)
-    assert t.outcome() == Outcome(Termination.FIVEFOLD_REPETITION)
+    assert t.outcome() == Outcome(Termination.FIVEFOLD_REPETITION, None)
     with pytest.raises(GameOverError):
         t.push("e4")
     t.takeback()
@@ -464,26 +488,22 @@ def test_subscribers_called_in_order_after_every_move():
     assert all(fen == t.fen_at(n) for _, n, fen in seen)
 
 
-def test_raising_subscriber_is_logged_and_isolated():
-    from twisted.logger import globalLogPublisher
+def test_raising_subscriber_is_logged_and_isolated(caplog):
+    # standard logging, not Twisted's: the library runs without Twisted
+    t = Tracker()
+    got = []
 
-    events = []
-    globalLogPublisher.addObserver(events.append)
-    try:
-        t = Tracker()
-        got = []
+    def broken(ply):
+        raise RuntimeError("boom")
 
-        def broken(ply):
-            raise RuntimeError("boom")
-
-        t.subscribe(broken)
-        t.subscribe(got.append)
+    t.subscribe(broken)
+    t.subscribe(got.append)
+    with caplog.at_level(logging.ERROR, logger="ficsfen.tracker"):
         ply = t.push("e4")
-    finally:
-        globalLogPublisher.removeObserver(events.append)
     assert got == [ply] and t.ply == 1
-    failures = [e for e in events if e.get("log_failure") is not None]
-    assert failures and failures[0]["log_failure"].check(RuntimeError)
+    [record] = [r for r in caplog.records if r.name == "ficsfen.tracker"]
+    assert record.levelno == logging.ERROR and record.exc_info[0] is RuntimeError
+    assert record.getMessage() == f"FEN subscriber {broken!r} raised on ply 1"
 
 
 def test_refused_move_notifies_nobody():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 from hypothesis import given, strategies as st
 
-from ficsfen.tracker import MalformedMove, MoveError, PlyHistory, Termination, Tracker, is_move_text, resolve
+from ficsfen.tracker import MalformedMoveError, MoveError, PlyHistory, Termination, Tracker, is_move_text, resolve
 
 
 def test_history_is_a_live_view_equal_to_the_plies():
@@ -61,7 +61,7 @@ def test_is_move_text_agrees_with_resolve(text):
     board = chess.Board()
     try:
         resolve(board, text)
-    except MalformedMove:
+    except MalformedMoveError:
         assert not is_move_text(text)
     except MoveError:
         assert is_move_text(text)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 import chess
 
@@ -23,19 +23,19 @@ from ficsfen.server.clock import TimeControl
 from ficsfen.i18n import LocalizedError, Message, msg
 
 __all__ = [
-    "AmbiguousOffer",
-    "BadMatchArguments",
+    "AmbiguousOfferError",
+    "BadMatchArgumentsError",
     "Challenge",
     "ChallengeError",
     "Challenges",
     "DEFAULT_TIME_CONTROL",
-    "DuplicateChallenge",
+    "DuplicateChallengeError",
     "MatchRequest",
-    "NoSuchOffer",
+    "NoSuchOfferError",
     "Notice",
-    "PlayerBusy",
-    "SelfChallenge",
-    "UnknownPlayer",
+    "PlayerBusyError",
+    "SelfChallengeError",
+    "UnknownPlayerError",
     "parse_match",
 ]
 
@@ -50,31 +50,31 @@ class ChallengeError(LocalizedError):
     """A refused match request; :attr:`message` says why, for the requester."""
 
 
-class BadMatchArguments(ChallengeError):
+class BadMatchArgumentsError(ChallengeError):
     """The words after ``match`` do not read as a handle and a time control."""
 
 
-class SelfChallenge(ChallengeError):
+class SelfChallengeError(ChallengeError):
     """Challenging oneself."""
 
 
-class UnknownPlayer(ChallengeError):
+class UnknownPlayerError(ChallengeError):
     """Nobody by that name is logged in."""
 
 
-class PlayerBusy(ChallengeError):
+class PlayerBusyError(ChallengeError):
     """One of the two is already playing."""
 
 
-class DuplicateChallenge(ChallengeError):
+class DuplicateChallengeError(ChallengeError):
     """The same offer is already pending."""
 
 
-class NoSuchOffer(ChallengeError):
+class NoSuchOfferError(ChallengeError):
     """``accept``/``decline``/``withdraw`` with nothing matching pending."""
 
 
-class AmbiguousOffer(ChallengeError):
+class AmbiguousOfferError(ChallengeError):
     """Several offers pending and no handle given."""
 
 
@@ -84,7 +84,7 @@ class MatchRequest:
 
     opponent: str
     time_control: TimeControl = DEFAULT_TIME_CONTROL
-    colour: Optional[chess.Color] = None
+    colour: chess.Color | None = None
 
 
 @dataclass(frozen=True)
@@ -95,44 +95,44 @@ class Notice:
     message: Message
 
 
-def _number(word: str) -> Optional[int]:
+def _number(word: str) -> int | None:
     return int(word) if word.isascii() and word.isdigit() else None
 
 
 def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> MatchRequest:
-    """Read the arguments of ``match``; raises :class:`BadMatchArguments`."""
+    """Read the arguments of ``match``; raises :class:`BadMatchArgumentsError`."""
     words = args.split()
     if not words:
-        raise BadMatchArguments(msg("Whom do you want to challenge? Usage: match HANDLE [TIME INC] [white|black]"))
+        raise BadMatchArgumentsError(msg("Whom do you want to challenge? Usage: match HANDLE [TIME INC] [white|black]"))
     opponent, rest = words[0], words[1:]
     numbers: list[int] = []
-    colour: Optional[chess.Color] = None
+    colour: chess.Color | None = None
     for word in rest:
         low = word.casefold()
         value = _number(word)
         if value is not None:
             if len(numbers) == 2:
-                raise BadMatchArguments(msg("Too many numbers: give at most a time and an increment."))
+                raise BadMatchArgumentsError(msg("Too many numbers: give at most a time and an increment."))
             numbers.append(value)
         elif low in _COLOURS:
             if colour is not None:
-                raise BadMatchArguments(msg("Give at most one colour (white or black)."))
+                raise BadMatchArgumentsError(msg("Give at most one colour (white or black)."))
             colour = _COLOURS[low]
         elif low in ("u", "unrated"):
             continue
         elif low in ("r", "rated"):
-            raise BadMatchArguments(msg("Rated games are not available on this server; play unrated."))
+            raise BadMatchArgumentsError(msg("Rated games are not available on this server; play unrated."))
         else:
-            raise BadMatchArguments(msg("\"{word}\" is not a time, an increment or a colour.", word=word))
+            raise BadMatchArgumentsError(msg("\"{word}\" is not a time, an increment or a colour.", word=word))
     if not numbers:
         tc = default
     else:
         minutes = numbers[0]
         increment = numbers[1] if len(numbers) > 1 else 0
         if minutes > MAX_MINUTES or increment > MAX_INCREMENT:
-            raise BadMatchArguments(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
+            raise BadMatchArgumentsError(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
         if minutes == 0 and increment != 0:
-            raise BadMatchArguments(msg("A game with an increment needs at least one minute of time."))
+            raise BadMatchArgumentsError(msg("A game with an increment needs at least one minute of time."))
         tc = TimeControl(minutes=minutes, increment=increment)
     return MatchRequest(opponent, tc, colour)
 
@@ -144,7 +144,7 @@ class Challenge:
     challenger: str
     receiver: str
     time_control: TimeControl = DEFAULT_TIME_CONTROL
-    colour: Optional[chess.Color] = None  # the colour the challenger asked for
+    colour: chess.Color | None = None  # the colour the challenger asked for
 
     def describe(self) -> Message:
         """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``."""
@@ -175,9 +175,9 @@ class Challenges:
     def __init__(
         self,
         *,
-        resolve: Callable[[str], Optional[str]] = lambda name: name,
+        resolve: Callable[[str], str | None] = lambda name: name,
         is_busy: Callable[[str], bool] = lambda handle: False,
-        rng: Optional[random.Random] = None,
+        rng: random.Random | None = None,
     ) -> None:
         self._resolve = resolve
         self._is_busy = is_busy
@@ -201,18 +201,18 @@ class Challenges:
         """Record ``challenger``'s match request; notices for both players."""
         receiver = self._resolve(request.opponent)
         if receiver is None:
-            raise UnknownPlayer(msg("No player named \"{name}\" is logged in.", name=request.opponent))
+            raise UnknownPlayerError(msg("No player named \"{name}\" is logged in.", name=request.opponent))
         if receiver == challenger:
-            raise SelfChallenge(msg("You cannot challenge yourself."))
+            raise SelfChallengeError(msg("You cannot challenge yourself."))
         if self._is_busy(challenger):
-            raise PlayerBusy(msg("You are already playing a game."))
+            raise PlayerBusyError(msg("You are already playing a game."))
         if self._is_busy(receiver):
-            raise PlayerBusy(msg("{handle} is playing a game.", handle=receiver))
+            raise PlayerBusyError(msg("{handle} is playing a game.", handle=receiver))
         challenge = Challenge(challenger, receiver, request.time_control, request.colour)
         key = (challenger, receiver)
         previous = self._offers.get(key)
         if previous is not None and previous.same_terms(challenge):
-            raise DuplicateChallenge(msg("You are already offering {handle} a match on these terms.",
+            raise DuplicateChallengeError(msg("You are already offering {handle} a match on these terms.",
                                          handle=receiver))
         # Re-inserting keeps offers in the order they were last made.
         self._offers.pop(key, None)
@@ -228,23 +228,23 @@ class Challenges:
             terms=challenge.describe())))
         return challenge, notices
 
-    def _pick(self, offers: list[Challenge], name: Optional[str], *, none: Message,
+    def _pick(self, offers: list[Challenge], name: str | None, *, none: Message,
               role: str) -> Challenge:
         if name:
             handle = self._resolve(name) or name
             found = [c for c in offers if getattr(c, role) == handle]
             if not found:
-                raise NoSuchOffer(msg("There is no offer pending with {name}.", name=name))
+                raise NoSuchOfferError(msg("There is no offer pending with {name}.", name=name))
             return found[0]
         if not offers:
-            raise NoSuchOffer(none)
+            raise NoSuchOfferError(none)
         if len(offers) > 1:
             names = ", ".join(getattr(c, role) for c in offers)
-            raise AmbiguousOffer(msg("Several offers are pending ({names}): name the player.",
+            raise AmbiguousOfferError(msg("Several offers are pending ({names}): name the player.",
                                      names=names))
         return offers[0]
 
-    def accept(self, receiver: str, name: Optional[str] = None) -> tuple[Challenge, list[Notice]]:
+    def accept(self, receiver: str, name: str | None = None) -> tuple[Challenge, list[Notice]]:
         """``receiver`` accepts an offer; the host then starts the game.
 
         All other offers made by or to either player are withdrawn (their
@@ -253,7 +253,7 @@ class Challenges:
         challenge = self._pick(self.to(receiver), name,
                                none=msg("You have no match offers to accept."), role="challenger")
         if self._is_busy(challenge.challenger):
-            raise PlayerBusy(msg("{handle} is playing a game.", handle=challenge.challenger))
+            raise PlayerBusyError(msg("{handle} is playing a game.", handle=challenge.challenger))
         del self._offers[(challenge.challenger, challenge.receiver)]
         notices = [Notice(receiver, msg("You accept the match offer from {handle}.",
                                         handle=challenge.challenger)),
@@ -262,7 +262,7 @@ class Challenges:
             notices += self.drop(handle)
         return challenge, notices
 
-    def decline(self, receiver: str, name: Optional[str] = None) -> list[Notice]:
+    def decline(self, receiver: str, name: str | None = None) -> list[Notice]:
         """Refuse an offer to ``receiver`` (from ``name``, or the only one); notices for both."""
         challenge = self._pick(self.to(receiver), name,
                                none=msg("You have no match offers to decline."), role="challenger")
@@ -272,7 +272,7 @@ class Challenges:
             Notice(challenge.challenger, msg("{handle} declines the match offer.", handle=receiver)),
         ]
 
-    def withdraw(self, challenger: str, name: Optional[str] = None) -> list[Notice]:
+    def withdraw(self, challenger: str, name: str | None = None) -> list[Notice]:
         """Take back an offer by ``challenger`` (to ``name``, or the only one); notices for both."""
         challenge = self._pick(self.by(challenger), name,
                                none=msg("You have no match offers to withdraw."), role="receiver")

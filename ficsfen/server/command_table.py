@@ -3,7 +3,7 @@
 ``he fen`` runs ``help fen`` because ``he`` starts only one command name;
 an exact name or alias always wins over a prefix (``re`` is ``refresh``
 even though ``revert`` also starts with it).  Resolution failures are
-values (:class:`UnknownCommand`, :class:`AmbiguousCommand`) carrying the
+values (:class:`UnknownCommandError`, :class:`AmbiguousCommandError`) carrying the
 localized message, so the table itself never writes anything.
 """
 
@@ -15,20 +15,20 @@ from typing import Iterable, Iterator
 from ficsfen.i18n import LocalizedError, msg, unique_prefix
 from ficsfen.interfaces import ICommand
 
-__all__ = ["AmbiguousCommand", "CommandError", "CommandTable", "UnknownCommand"]
+__all__ = ["AmbiguousCommandError", "CommandError", "CommandTable", "UnknownCommandError"]
 
 
 class CommandError(LocalizedError, LookupError):
     """A command word that does not resolve to one command."""
 
 
-class UnknownCommand(CommandError):
+class UnknownCommandError(CommandError):
     def __init__(self, word: str) -> None:
         super().__init__(msg("{word}: Command not found.", word=word), word)
         self.word = word
 
 
-class AmbiguousCommand(CommandError):
+class AmbiguousCommandError(CommandError):
     def __init__(self, word: str, matches: Iterable[str]) -> None:
         matches = tuple(sorted(matches))
         super().__init__(msg("Ambiguous command \"{word}\". Matches: {matches}",
@@ -83,8 +83,8 @@ class CommandTable:
     def resolve(self, word: str) -> object:
         """The command ``word`` names: exact name or alias, else unique prefix.
 
-        :raises UnknownCommand: nothing matches.
-        :raises AmbiguousCommand: several names start with ``word``.
+        :raises UnknownCommandError: nothing matches.
+        :raises AmbiguousCommandError: several names start with ``word``.
         """
         key = word.lower()
         command = self._commands.get(key)
@@ -96,9 +96,9 @@ class CommandTable:
         lo = bisect_left(names, key)
         found = unique_prefix(word, names[lo:bisect_left(names, key + "\U0010ffff", lo)])
         if found is None:
-            raise UnknownCommand(word)
+            raise UnknownCommandError(word)
         if isinstance(found, tuple):
-            raise AmbiguousCommand(word, found)
+            raise AmbiguousCommandError(word, found)
         return self._commands[found]
 
     def names(self) -> list[str]:

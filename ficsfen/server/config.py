@@ -66,7 +66,7 @@ class Config:
         return replace(self, listen=tuple(endpoints))
 
 
-class _Expected(TypeError):
+class _ExpectedTypeError(TypeError):
     """Raised by a converter: ``what`` describes the value it wanted."""
 
     def __init__(self, what: Message) -> None:
@@ -76,26 +76,26 @@ class _Expected(TypeError):
 
 def _string(value: Any) -> str:
     if not isinstance(value, str):
-        raise _Expected(msg("a string"))
+        raise _ExpectedTypeError(msg("a string"))
     return value
 
 
 def _nonempty_word(value: Any) -> str:
     value = _string(value)
     if not value.isalpha():
-        raise _Expected(msg("a word of letters"))
+        raise _ExpectedTypeError(msg("a word of letters"))
     return value
 
 
 def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _Expected(msg("a positive integer"))
+        raise _ExpectedTypeError(msg("a positive integer"))
     return value
 
 
 def _seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise _Expected(msg("a number of seconds (0 or more)"))
+        raise _ExpectedTypeError(msg("a number of seconds (0 or more)"))
     return float(value)
 
 
@@ -103,14 +103,14 @@ def _endpoints(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise _Expected(msg("a non-empty list of endpoint strings"))
+        raise _ExpectedTypeError(msg("a non-empty list of endpoint strings"))
     return tuple(value)
 
 
 def _language(value: Any) -> str:
     value = _string(value)
     if value not in available_languages():
-        raise _Expected(msg("one of: {choices}", choices=", ".join(available_languages())))
+        raise _ExpectedTypeError(msg("one of: {choices}", choices=", ".join(available_languages())))
     return value
 
 
@@ -170,7 +170,7 @@ def from_mapping(data: Mapping[str, Any], *, source: Path | None = None) -> Conf
             attr, convert = spec
             try:
                 values[attr] = convert(value)
-            except _Expected as e:
+            except _ExpectedTypeError as e:
                 raise ConfigError(msg("{file}: setting {setting}: expected {expected}, got {value}",
                                       file=where, setting=setting,
                                       expected=e.what, value=repr(value))) from None

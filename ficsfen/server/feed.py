@@ -47,6 +47,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.tracker import outcome_message
 
 __all__ = [
     "DEFAULT_MAX_BUFFER",
@@ -339,7 +340,7 @@ class GameFeed:
         """Announce the end of ``game`` and stop following it.
 
         ``result`` may be a ``GameResult`` (``score`` and ``reason``), a
-        tracker :class:`~ficsfen.tracker.Outcome`, a score string or ``None``.
+        tracker's :class:`chess.Outcome`, a score string or ``None``.
         """
         followed = self._games.pop(id(game), None)
         if followed is not None:
@@ -387,6 +388,8 @@ def _result_fields(result: Any, lang: str) -> tuple[str, str | None]:
         return "*", None
     if isinstance(result, str):
         return result, None
+    if isinstance(result, chess.Outcome):  # what Tracker.outcome() returns
+        return result.result(), outcome_message(result).render(lang)
     score = getattr(result, "score", None) or getattr(result, "result", None) or "*"
     reason = getattr(result, "reason", None)
     if reason is None:

@@ -20,9 +20,10 @@ The host's game directory numbers games and finds them by player;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator
 
 import chess
+from chess import Outcome, Termination
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import Interface, implementer
 
@@ -31,21 +32,21 @@ from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import IGame
-from ficsfen.tracker import MoveError, Outcome, Ply, PlySubscribers, Termination, Tracker
+from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
 
 __all__ = [
     "GameError",
     "AdjournedGames",
     "GameResult",
     "IGameListener",
-    "MoveRefused",
-    "NoOffer",
+    "MoveRefusedError",
+    "NoOfferError",
     "NullListener",
     "Offer",
-    "NotOutOfTime",
-    "NotPlaying",
-    "NotYourMove",
-    "OfferPending",
+    "NotOutOfTimeError",
+    "NotPlayingError",
+    "NotYourMoveError",
+    "OfferPendingError",
     "PlayedGame",
 ]
 
@@ -57,19 +58,19 @@ class GameError(LocalizedError):
     """A refused game action; :attr:`message` tells the player why."""
 
 
-class NotPlaying(GameError):
+class NotPlayingError(GameError):
     """The handle is not a player of this game."""
 
 
-class NotYourMove(GameError):
+class NotYourMoveError(GameError):
     """A move typed while the opponent is to move."""
 
 
-class GameFinished(GameError):
+class GameFinishedError(GameError):
     """The game has ended or is adjourned."""
 
 
-class MoveRefused(GameError):
+class MoveRefusedError(GameError):
     """The tracker refused the move (illegal, ambiguous, malformed)."""
 
     def __init__(self, error: MoveError) -> None:
@@ -77,19 +78,19 @@ class MoveRefused(GameError):
         self.error = error
 
 
-class OfferPending(GameError):
+class OfferPendingError(GameError):
     """The same offer was already made."""
 
 
-class NoOffer(GameError):
+class NoOfferError(GameError):
     """``accept``/``decline``/``withdraw`` with no matching offer."""
 
 
-class NotOutOfTime(GameError):
+class NotOutOfTimeError(GameError):
     """``flag`` while the opponent still has time."""
 
 
-class BadTakeback(GameError):
+class BadTakebackError(GameError):
     """A takeback of zero or more plies than were played."""
 
 
@@ -192,8 +193,8 @@ class PlayedGame:
         reactor: IReactorTime,
         number: int = 0,
         time_control: TimeControl = TimeControl(),
-        listener: Optional[IGameListener] = None,
-        fen: Optional[str] = None,
+        listener: IGameListener | None = None,
+        fen: str | None = None,
     ) -> None:
         self.number = number
         self.white = white
@@ -204,11 +205,11 @@ class PlayedGame:
         self.clock = ChessClock(time_control=time_control, reactor=reactor, on_flag=self._flag_fell)
         self.listener: IGameListener = listener if listener is not None else NullListener()
         self.move_times: list[float] = []
-        self.result: Optional[GameResult] = None
+        self.result: GameResult | None = None
         self.offers: list[Offer] = []
         self._turn_started = reactor.seconds()
         self._version = 0
-        self._frame: Optional[tuple[int, Style12Frame]] = None
+        self._frame: tuple[int, Style12Frame] | None = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -230,7 +231,7 @@ class PlayedGame:
     def players(self) -> tuple[str, str]:
         return (self.white, self.black)
 
-    def color_of(self, handle: str) -> Optional[chess.Color]:
+    def color_of(self, handle: str) -> chess.Color | None:
         if handle == self.white:
             return chess.WHITE
         if handle == self.black:
@@ -290,9 +291,9 @@ class PlayedGame:
     def _player(self, handle: str) -> chess.Color:
         color = self.color_of(handle)
         if color is None:
-            raise NotPlaying(msg("You are not playing game {number}.", number=self.number))
+            raise NotPlayingError(msg("You are not playing game {number}.", number=self.number))
         if self.result is not None:
-            raise GameFinished(msg("Game {number} is not in progress.", number=self.number))
+            raise GameFinishedError(msg("Game {number} is not in progress.", number=self.number))
         return color
 
     # -- moves ---------------------------------------------------------------
@@ -301,14 +302,14 @@ class PlayedGame:
         """``handle`` plays ``text``; refused moves raise and change nothing."""
         color = self._player(handle)
         if color != self.tracker.turn:
-            raise NotYourMove(msg("It is not your move."))
+            raise NotYourMoveError(msg("It is not your move."))
         if (self.clock.running == color and self.clock.remaining(color) <= 0):
             self._time_out(color)  # the flag fell before the move arrived
-            raise GameFinished(msg("Your time ran out before your move arrived."))
+            raise GameFinishedError(msg("Your time ran out before your move arrived."))
         try:
             ply = self.tracker.push(text)
         except MoveError as exc:
-            raise MoveRefused(exc) from None
+            raise MoveRefusedError(exc) from None
         now = self.reactor.seconds()
         self.move_times.append(now - self._turn_started)
         self._turn_started = now
@@ -332,7 +333,7 @@ class PlayedGame:
 
     # -- offers --------------------------------------------------------------
 
-    def _find(self, kind: str, by: str) -> Optional[Offer]:
+    def _find(self, kind: str, by: str) -> Offer | None:
         for offer in self.offers:
             if offer.kind == kind and offer.by == by:
                 return offer
@@ -356,7 +357,7 @@ class PlayedGame:
     def _offer(self, handle: str, kind: str, plies: int = 0) -> list[Notice]:
         existing = self._find(kind, handle)
         if existing is not None and existing.plies == plies:
-            raise OfferPending(msg("You have already made that offer."))
+            raise OfferPendingError(msg("You have already made that offer."))
         if existing is not None:
             self.offers.remove(existing)
         offer = Offer(kind, handle, plies)
@@ -391,9 +392,9 @@ class PlayedGame:
         self._player(handle)
         offers = self.offers_to(handle)
         if not offers:
-            raise NoOffer(msg("There are no offers to accept."))
+            raise NoOfferError(msg("There are no offers to accept."))
         if len(offers) > 1:
-            raise NoOffer(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
+            raise NoOfferError(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
         offer = offers[0]
         if offer.kind == "takeback":
             return self.takeback(handle, offer.plies)
@@ -404,7 +405,7 @@ class PlayedGame:
         self._player(handle)
         offers = self.offers_to(handle)
         if not offers:
-            raise NoOffer(msg("There are no offers to decline."))
+            raise NoOfferError(msg("There are no offers to decline."))
         notices = []
         for offer in offers:
             self.offers.remove(offer)
@@ -419,7 +420,7 @@ class PlayedGame:
         self._player(handle)
         offers = self.offers_by(handle)
         if not offers:
-            raise NoOffer(msg("You have no offers to withdraw."))
+            raise NoOfferError(msg("You have no offers to withdraw."))
         opponent = self.opponent_of(handle)
         notices = []
         for offer in offers:
@@ -473,7 +474,7 @@ class PlayedGame:
         self._player(handle)
         played = self.tracker.ply
         if plies < 1 or plies > played:
-            raise BadTakeback(msgn("You can take back from 1 to {count} half move.",
+            raise BadTakebackError(msgn("You can take back from 1 to {count} half move.",
                                    "You can take back from 1 to {count} half moves.", played)
                               if played else msg("There are no moves to take back."))
         opponent = self.opponent_of(handle)
@@ -504,9 +505,9 @@ class PlayedGame:
         """Claim a win because the opponent's time is out."""
         color = self._player(handle)
         if self.time_control.untimed:
-            raise NotOutOfTime(msg("This game is untimed."))
+            raise NotOutOfTimeError(msg("This game is untimed."))
         if self.clock.remaining(not color) > 0:
-            raise NotOutOfTime(msg("Your opponent is not out of time."))
+            raise NotOutOfTimeError(msg("Your opponent is not out of time."))
         self._time_out(not color)
         return []
 
@@ -561,7 +562,7 @@ class PlayedGame:
         then call this: the listener hears ``boardChanged``.
         """
         if not self.adjourned:
-            raise GameFinished(msg("Game {number} is not adjourned.", number=self.number))
+            raise GameFinishedError(msg("Game {number} is not adjourned.", number=self.number))
         self.result = None
         self._turn_started = self.reactor.seconds()
         self.clock.resume()
@@ -598,7 +599,7 @@ class AdjournedGames:
             raise ValueError(f"{game!r} is not adjourned")
         self._games[self._key(game.white, game.black)] = game
 
-    def between(self, a: str, b: str) -> Optional[PlayedGame]:
+    def between(self, a: str, b: str) -> PlayedGame | None:
         """The adjourned game of ``a`` and ``b`` (either colour), if any."""
         return self._games.get(self._key(a, b))
 
@@ -606,6 +607,6 @@ class AdjournedGames:
         key = handle.casefold()
         return [g for k, g in self._games.items() if key in k]
 
-    def take(self, a: str, b: str) -> Optional[PlayedGame]:
+    def take(self, a: str, b: str) -> PlayedGame | None:
         """Remove and return the adjourned game of ``a`` and ``b`` (then call ``resume``)."""
         return self._games.pop(self._key(a, b), None)

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from twisted.application.service import MultiService
+from twisted.logger import Logger, LogLevel
+from twisted.python.failure import Failure
 
 from ficsfen.server.config import Config, ConfigError, hash_password, load
 from ficsfen.i18n import (
@@ -30,7 +33,8 @@ from ficsfen.i18n import (
 )
 
 __all__ = ["CONFIG_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE", "EndpointError",
-           "FicsService", "main", "make_service", "run"]
+           "FicsService", "TwistedLogHandler", "forward_library_logging", "main", "make_service",
+           "run"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -48,6 +52,51 @@ class EndpointError(LocalizedError, ValueError):
         super().__init__(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=endpoint, reason=reason))
         self.endpoint = endpoint
         self.reason = reason
+
+
+# stdlib level floor -> Twisted level, highest first
+_LEVELS = (
+    (logging.CRITICAL, LogLevel.critical),
+    (logging.ERROR, LogLevel.error),
+    (logging.WARNING, LogLevel.warn),
+    (logging.INFO, LogLevel.info),
+    (logging.NOTSET, LogLevel.debug),
+)
+
+
+class TwistedLogHandler(logging.Handler):
+    """Hands standard ``logging`` records to ``twisted.logger``.
+
+    The library logs with the standard module (it never imports Twisted),
+    but the server's log is Twisted's: without this a tracker subscriber's
+    failure would miss the server's log file and ``twist``'s observers.
+    The namespace is the record's logger name (``ficsfen.tracker``); an
+    exception travels as a :class:`Failure`, traceback included.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log = Logger(namespace=record.name)
+            level = next(level for floor, level in _LEVELS if record.levelno >= floor)
+            text = record.getMessage()
+            exc_type, exc_value, tb = record.exc_info or (None, None, None)
+            if exc_value is not None:
+                log.failure("{message}", Failure(exc_value, exc_type, tb), level, message=text)
+            else:
+                log.emit(level, "{message}", message=text)
+        except Exception:
+            self.handleError(record)
+
+
+def forward_library_logging(name: str = "ficsfen") -> Callable[[], None]:
+    """Send the records of logger ``name`` (and its children) to Twisted's log.
+
+    Returns the function that stops it.
+    """
+    logger = logging.getLogger(name)
+    handler = TwistedLogHandler()
+    logger.addHandler(handler)
+    return lambda: logger.removeHandler(handler)
 
 
 def _parser(lang: str) -> argparse.ArgumentParser:
@@ -118,11 +167,12 @@ class FicsService(MultiService):
         self.feed_endpoint = feed_endpoint
         self.ports: list[Any] = []
         self.status = 0
+        self._stop_forwarding: Callable[[], None] | None = None
 
     def startService(self) -> None:
-        from twisted.logger import Logger
-
         super().startService()
+        if self._stop_forwarding is None:
+            self._stop_forwarding = forward_library_logging()
         log = Logger(namespace="ficsfen.server.serve")
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
@@ -149,7 +199,6 @@ class FicsService(MultiService):
     def stopService(self) -> Any:
         from twisted.internet.defer import gatherResults
         from twisted.internet.task import deferLater
-        from twisted.logger import Logger
 
         Logger(namespace="ficsfen.server.serve").info("Shutting down")
         self.server.shutdown()
@@ -165,7 +214,14 @@ class FicsService(MultiService):
                 return None
             return deferLater(self.reactor, 0.05, drained, waited + 0.05)
 
-        return stopped.addCallback(lambda _: drained())
+        return stopped.addCallback(lambda _: drained()).addBoth(self._stopped_forwarding)
+
+    def _stopped_forwarding(self, result: Any) -> Any:
+        # after the goodbyes: a failure while saying them still reaches the log
+        if self._stop_forwarding is not None:
+            self._stop_forwarding()
+            self._stop_forwarding = None
+        return result
 
 
 def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> FicsService:

@@ -20,7 +20,7 @@ __all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesComm
            "resolve_variable"]
 
 
-class BadValue(LocalizedError, ValueError):
+class BadValueError(LocalizedError, ValueError):
     """A value a variable cannot take; :attr:`message` says which ones it can."""
 
 
@@ -31,7 +31,7 @@ def _choice(word: str, choices: dict[str, Any], what: Message) -> Any:
         found = found[0]  # several spellings of one value: "utf" is utf8 and utf-8
     if isinstance(found, str):
         return choices[found]
-    raise BadValue(msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
+    raise BadValueError(msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
                        value=word, what=what, choices=" ".join(dict.fromkeys(choices))))
 
 
@@ -41,9 +41,9 @@ def _language(word: str) -> str:
         return found
     names = ", ".join(f"{language_name(c)} ({c})" for c in available_languages())
     if found:
-        raise BadValue(msg("Ambiguous language \"{value}\". Matches: {matches}",
+        raise BadValueError(msg("Ambiguous language \"{value}\". Matches: {matches}",
                            value=word, matches=", ".join(language_name(c) for c in found)))
-    raise BadValue(msg("Unknown language \"{value}\". Available: {choices}", value=word, choices=names))
+    raise BadValueError(msg("Unknown language \"{value}\". Available: {choices}", value=word, choices=names))
 
 
 def _set_language(session: Any, code: str) -> Message:
@@ -67,7 +67,7 @@ def _set_charset(session: Any, value: str) -> Message:
 def _style(word: str) -> int:
     if word in ("1", "12"):
         return int(word)
-    raise BadValue(msg("Style {value} is not supported; use 1 (diagram) or 12 (ICS clients).",
+    raise BadValueError(msg("Style {value} is not supported; use 1 (diagram) or 12 (ICS clients).",
                        value=word))
 
 
@@ -148,7 +148,7 @@ class SetCommand(Command):
         else:
             try:
                 parsed = variable.read(value)
-            except BadValue as e:
+            except BadValueError as e:
                 caller.send(e.message)
                 return
         caller.send(variable.apply(caller, parsed))
@@ -164,7 +164,7 @@ class StyleCommand(Command):
     def run(self, caller: Any, value: str, *, directory: Any) -> None:
         try:
             parsed = _style(value)
-        except BadValue as e:
+        except BadValueError as e:
             caller.send(e.message)
             return
         caller.send(_set_style(caller, parsed))
