@@ -9,18 +9,23 @@ the user: every expected failure is a localized line on stderr.
 from __future__ import annotations
 
 import argparse
+import gettext
+import io
 import os
 import re
 import sys
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, Sequence, TextIO
+from typing import Iterator, NoReturn, Sequence, TextIO
 
 import chess
 
 from ficsfen import fenfile
 from ficsfen.fen import FenError, Position, parse
-from ficsfen.i18n import Message, available_languages, language_from_environ, msg, resolve_language
+from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
+                          resolve_language)
 from ficsfen.pgn import PgnError, PgnGame, decode, read_games
 
 __all__ = ["board_diagram", "main", "write_fens"]
@@ -42,22 +47,64 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message, self)
 
 
-def _language_option(argv: Sequence[str]) -> tuple[str | None, str | None]:
-    """The raw ``--lang`` value if given (before parsing, to localize usage errors)."""
-    value = None
+@dataclass(frozen=True)
+class _Scan:
+    """What :func:`main` must know before the parser exists."""
+
+    lang: str | None  # the raw --lang value, if given
+    command: int | None  # the index of the command word in argv
+
+
+# argparse takes any unique prefix of an option; "--l" is unique in our parsers
+# but not in serve's, which also has --listen.
+_LANG_SPELLINGS = frozenset(("--l", "--la", "--lan", "--lang"))
+
+
+def _scan(argv: Sequence[str]) -> _Scan:
+    """Find ``--lang`` and the command word the way argparse will read them.
+
+    The language is needed to build the parser (its help and argparse's own
+    messages are in it), and ``serve`` hands the rest of the line on, so both
+    are found before parsing.
+    """
+    value: str | None = None
+    command: int | None = None
+    wants_value = False
     for i, arg in enumerate(argv):
+        if wants_value:
+            value, wants_value = arg, False
+            continue
         if arg == "--":
+            if command is None and i + 1 < len(argv):
+                command = i + 1
             break
-        if arg == "--lang" and i + 1 < len(argv):
-            value = argv[i + 1]
-        elif arg.startswith("--lang="):
-            value = arg.split("=", 1)[1]
-    if value is None:
-        return None, None
-    code = resolve_language(value)
-    if isinstance(code, str):
-        return code, None
-    return None, value
+        name, equals, rest = arg.partition("=")
+        after_serve = command is not None and argv[command] == "serve"
+        if name in _LANG_SPELLINGS and not (after_serve and name == "--l"):
+            if equals:
+                value = rest
+            else:
+                wants_value = True
+        elif command is None and not arg.startswith("-"):
+            command = i
+    return _Scan(value, command)
+
+
+@contextmanager
+def _argparse_language(lang: str) -> Iterator[None]:
+    """Make argparse's own messages (``usage:``, ``options``...) speak ``lang``.
+
+    argparse looks them up through the ``_`` and ``ngettext`` it imported from
+    gettext; they are pointed at our ``argparse`` catalog domain while the
+    parser is built, parses and prints, then put back.
+    """
+    catalog = gettext.translation("argparse", LOCALE_DIR, languages=[lang], fallback=True)
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = catalog.gettext, catalog.ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
 def _parser(lang: str) -> _Parser:
@@ -89,7 +136,9 @@ def _parser(lang: str) -> _Parser:
         description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, one per line.")),
     )
     fens.add_argument("files", nargs="+", metavar="FILE.pgn", help=t(msg("PGN files (- for standard input)")))
-    fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg("write one .fen file per game into DIR")))
+    fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg(
+        "write one .fen file per game into DIR, named INPUT-NUMBER-WHITE-BLACK.fen; a second input of the same "
+        "name is called INPUT-2, so that no file of the run replaces another")))
     sub.add_parser(
         "serve",
         help=t(msg("run the telnet server (options are passed on to it)")),
@@ -101,54 +150,53 @@ def _parser(lang: str) -> _Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    lang, bad_lang = _language_option(argv)
-    lang = lang or language_from_environ()
+    scan = _scan(argv)
+    lang = language_from_environ()
     out, err = sys.stdout, sys.stderr
-    if bad_lang is not None:
-        err.write(_usage_line(msg('unknown language "{lang}"; choose one of: {choices}', lang=bad_lang,
-                                  choices=", ".join(available_languages())), lang))
-        return EXIT_USAGE
-    # `serve` takes the rest of the line as its own arguments.
-    command = _command_index(argv)
-    if command is not None and argv[command] == "serve":
-        return _serve(argv[command + 1 :], lang)
-    parser = _parser(lang)
-    try:
-        args = parser.parse_args(argv)
-    except _UsageError as exc:
-        err.write((exc.parser or parser).format_usage())
-        err.write(_usage_line(exc.message, lang))
-        return EXIT_USAGE
-    except SystemExit as exc:  # --help
-        return int(exc.code or 0)
-    if args.command is None:
-        err.write(parser.format_usage())
-        err.write(_usage_line(msg("give a command: check, fens or serve"), lang))
-        return EXIT_USAGE
+    if scan.lang is not None:
+        code = resolve_language(scan.lang)
+        if not isinstance(code, str):
+            err.write(_usage_line(msg('unknown language "{lang}"; choose one of: {choices}', lang=scan.lang,
+                                      choices=", ".join(available_languages())), lang))
+            return EXIT_USAGE
+        lang = code
+    with _argparse_language(lang):
+        # `serve` takes the rest of the line as its own arguments (its parser
+        # speaks the language too; argparse is no longer used once it runs).
+        if scan.command is not None and argv[scan.command] == "serve":
+            return _serve(argv[scan.command + 1 :], lang)
+        parser = _parser(lang)
+        try:
+            args = parser.parse_args(argv)
+        except _UsageError as exc:
+            err.write((exc.parser or parser).format_usage())
+            err.write(_usage_line(exc.message, lang))
+            return EXIT_USAGE
+        except SystemExit as exc:  # --help
+            return int(exc.code or 0)
+        if args.command is None:
+            err.write(parser.format_usage())
+            err.write(_usage_line(msg("give a command: check, fens or serve"), lang))
+            return EXIT_USAGE
     try:
         if args.command == "check":
-            return _check(args.fen, board=args.board, lang=lang, out=out, err=err)
-        return _fens(args.files, output=args.output, lang=lang, out=out, err=err)
+            status = _check(args.fen, board=args.board, lang=lang, out=out, err=err)
+        else:
+            status = _fens(args.files, output=args.output, lang=lang, out=out, err=err)
+        out.flush()  # a write error shows here, not as a traceback at exit
+        return status
     except KeyboardInterrupt:
         err.write("\n")
         return 130
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`); keep Python from complaining at exit
+    except OSError as exc:
+        # the reader went away (e.g. `| head`), or standard output is full
+        if not isinstance(exc, BrokenPipeError):
+            err.write(msg("cannot write {path}: {reason}", path="<stdout>",
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
+        # keep Python from failing again when it flushes standard output at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BAD_INPUT
-
-
-def _command_index(argv: Sequence[str]) -> int | None:
-    skip = False
-    for i, arg in enumerate(argv):
-        if skip:
-            skip = False
-        elif arg == "--lang":
-            skip = True
-        elif not arg.startswith("-"):
-            return i
-    return None
 
 
 def _usage_line(message: Message | str, lang: str) -> str:
@@ -160,17 +208,20 @@ def _usage_line(message: Message | str, lang: str) -> str:
 
 
 def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO) -> int:
-    if "-" in words and words != ["-"]:
-        err.write(_usage_line(msg('"-" (read records from standard input) must be the only argument'), lang))
-        return EXIT_USAGE
+    # Only a lone "-" reads standard input: "-" is also a field (castling, en passant).
     if words == ["-"]:
         status = EXIT_OK
-        for number, line, result in fenfile.iter_records(sys.stdin):
-            if isinstance(result, FenError):
-                err.write(fenfile.LineError(number, line, result).render(lang) + "\n")
-                status = EXIT_BAD_INPUT
-            else:
-                _print_position(result, board=board, out=out)
+        try:
+            for number, line, result in _stdin_records():
+                if isinstance(result, FenError):
+                    err.write(fenfile.LineError(number, line, result).render(lang) + "\n")
+                    status = EXIT_BAD_INPUT
+                else:
+                    _print_position(result, board=board, out=out)
+        except _ReadError as exc:
+            err.write(msg("cannot read {path}: {reason}", path="-",
+                          reason=exc.error.strerror or str(exc.error)).render(lang) + "\n")
+            return EXIT_BAD_INPUT
         return status
     text = words[0] if len(words) == 1 else " ".join(words)
     try:
@@ -180,6 +231,36 @@ def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO
         return EXIT_BAD_INPUT
     _print_position(position, board=board, out=out)
     return EXIT_OK
+
+
+def _stdin_records() -> Iterator[tuple[int, str, Position | FenError]]:
+    """Standard input's records, checked as they arrive.
+
+    Read as bytes and decoded here, as ``fens`` and :func:`fenfile.read` do:
+    sys.stdin's locale encoding and strict errors would stop at a stray byte.
+    Line ends, the byte-order mark and blank lines are left to
+    :func:`fenfile.iter_records`.
+    """
+    stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="")
+    try:
+        yield from fenfile.iter_records(_read_lines(stream))
+    finally:
+        stream.detach()  # leave sys.stdin open
+
+
+class _ReadError(Exception):
+    """Standard input failed; kept apart from the write errors on stdout that main() reports."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _read_lines(stream: TextIO) -> Iterator[str]:
+    try:
+        yield from stream
+    except OSError as exc:
+        raise _ReadError(exc) from exc
 
 
 def _print_position(position: Position, *, board: bool, out: TextIO) -> None:
@@ -213,15 +294,20 @@ def write_fens(
     errors: list[PgnError] | None = None,
     output: Path | None = None,
     progress: _Progress | None = None,
+    names: _FileNames | None = None,
 ) -> tuple[int, int]:
     """Replay every game of PGN ``text``; FENs to ``sink`` (or one file per game in ``output``).
 
-    Bad games are appended to ``errors`` and skipped.  Returns
+    Bad games are appended to ``errors`` and skipped.  ``names`` keeps the
+    file names of several calls apart (one per input of a run).  Returns
     ``(plies written, bad games)``.
     """
     games = read_games(text)
     if progress is not None:
         progress.start(len(games))
+    if output is not None:
+        names = names or _FileNames()
+        stem = names.stem(source)
     plies = bad = 0
     for index, game in enumerate(games):
         try:
@@ -235,21 +321,72 @@ def write_fens(
             if progress is not None:
                 progress.update(index + 1)
         plies += len(fens) - 1
-        fenfile.write(sink if output is None else output / game_file_name(game, source), fens)
+        if output is None:
+            fenfile.write(sink, fens)
+        else:
+            fenfile.write(output / names.claim(game_file_name(game, stem=stem)), fens)
     if progress is not None:
         progress.finish()
     return plies, bad
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+# Each part is cut on its own, so that the game number always survives.
+_STEM_LENGTH, _PLAYER_LENGTH = 80, 30
 
 
-def game_file_name(game: PgnGame, source: str = "") -> str:
-    """``<source>-0003-White-Black.fen``: unique per game, safe on any file system."""
-    stem = Path(source).stem if source and source != "-" else "stdin"
-    parts = [stem, f"{game.number:04d}", game.headers.get("White", "?"), game.headers.get("Black", "?")]
-    name = "-".join(_UNSAFE.sub("_", p).strip("_.") or "_" for p in parts)
-    return name[:150] + ".fen"
+def _safe(text: str, length: int | None = None) -> str:
+    return _UNSAFE.sub("_", text).strip("_.")[:length].rstrip("_.") or "_"
+
+
+def _source_stem(source: str) -> str:
+    return Path(source).stem if source and source != "-" else "stdin"
+
+
+def game_file_name(game: PgnGame, source: str = "", *, stem: str | None = None) -> str:
+    """``<source>-0003-White-Black.fen``: unique per game of one input, safe on any file system.
+
+    ``stem`` replaces the name taken from ``source`` (see :class:`_FileNames`).
+    """
+    parts = [
+        _safe(stem) if stem is not None else _safe(_source_stem(source), _STEM_LENGTH),
+        f"{game.number:04d}",
+        _safe(game.headers.get("White", "?"), _PLAYER_LENGTH),
+        _safe(game.headers.get("Black", "?"), _PLAYER_LENGTH),
+    ]
+    return "-".join(parts) + ".fen"
+
+
+class _FileNames:
+    """The names one ``fens -o`` run writes, so that no file of it replaces another.
+
+    Each input gets its own stem: ``x`` for the first ``x.pgn``, ``x-2`` for
+    the next one (from another folder), compared without case as some file
+    systems do.  Files of an earlier run under the same names are replaced.
+    """
+
+    def __init__(self) -> None:
+        self._stems: set[str] = set()
+        self._names: set[str] = set()
+
+    def stem(self, source: str) -> str:
+        base = _safe(_source_stem(source), _STEM_LENGTH)
+        stem, n = base, 1
+        while stem.casefold() in self._stems:
+            n += 1
+            stem = f"{base}-{n}"
+        self._stems.add(stem.casefold())
+        return stem
+
+    def claim(self, name: str) -> str:
+        # Distinct stems already keep names apart; this catches contrived
+        # clashes such as an input named "x-0001.pgn" beside "x.pgn".
+        base, n = name.removesuffix(".fen"), 1
+        while name.casefold() in self._names:
+            n += 1
+            name = f"{base}-{n}.fen"
+        self._names.add(name.casefold())
+        return name
 
 
 class _Progress:
@@ -294,7 +431,9 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
         except OSError as exc:
             err.write(msg("cannot create {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
-    tty = err.isatty()
+    # The bar shares a terminal with nothing: not with FENs printed on it.
+    show_progress = err.isatty() and (output is not None or not out.isatty())
+    names = _FileNames()
     for name in files:
         try:
             data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
@@ -303,13 +442,15 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
             status = EXIT_BAD_INPUT
             continue
         errors: list[PgnError] = []
-        progress = _Progress(err, Path(name).name) if tty else None
+        progress = _Progress(err, Path(name).name) if show_progress else None
         try:
-            write_fens(decode(data), out, source=name, errors=errors, output=output, progress=progress)
+            write_fens(decode(data), out, source=name, errors=errors, output=output, progress=progress,
+                       names=names)
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
-            err.write(msg("cannot write {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            where = exc.filename or output or "<stdout>"
+            err.write(msg("cannot write {path}: {reason}", path=str(where), reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
         label = "<stdin>" if name == "-" else name
         for exc in errors:

@@ -4,7 +4,9 @@ The rules are those of the PGN standard, section 16.1: six fields separated
 by single spaces, a canonical piece placement, castling letters in ``KQkq``
 order, and an en passant square written after *every* two-square pawn push,
 even when no pawn can capture (python-chess writes that strict form with
-``board.fen(en_passant="fen")``).
+``board.fen(en_passant="fen")``).  That push reset the halfmove clock, so a
+record with an en passant square and a non-zero clock is refused, which
+``chess.Board.status()`` lets through.
 
 Errors are values: a :class:`FenError` names the field, a stable code, the
 offending text and a lazy, translatable message, rendered per recipient.
@@ -79,6 +81,7 @@ ERROR_CODES: Mapping[str, tuple[int, ...]] = {
     "ep-origin": (4,),
     "ep-pawn": (4,),
     "ep-check": (4,),
+    "ep-halfmove": (4, 5),
     "halfmove-number": (5,),
     "fullmove-number": (6,),
     "fullmove-zero": (6,),
@@ -455,6 +458,8 @@ def _parse(text: str, validate: bool) -> Position:
         halfmove = int(half_text)
     else:
         halfmove = _number(5, half_text, 0)
+    if halfmove and validate and ep != "-":
+        _ep_halfmove(ep, half_text)
     if (full_text.isdigit() and full_text.isascii() and len(full_text) <= MAX_DIGITS
             and full_text[0] != "0"):
         fullmove = int(full_text)
@@ -661,6 +666,14 @@ def _check_ep(ep: str, ep_sq: int, turn: str, occ: int, pushers: int, ksq: int,
                 'the king on {square} is in a check that a pawn passing over "{text}" '
                 'cannot have given; write "-"', square=_SQUARE_NAMES[ksq], text=ep),
                 suggestion="-")
+
+
+def _ep_halfmove(ep: str, half_text: str) -> None:
+    # The two-square push that field 4 records is a pawn move: it reset the clock.
+    raise InvalidPositionError(5, "ep-halfmove", half_text, msg(
+        '"{text}" is not 0, but field {field} ({name}) says the last move was a two-square '
+        'pawn push (over "{square}"), which resets this clock; write "0", or "-" in field {field}',
+        text=_shown(half_text), field=4, name=FIELD_NAMES[4], square=ep), suggestion="0")
 
 
 def _number(field: int, text: str, least: int) -> int:

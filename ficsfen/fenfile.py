@@ -7,6 +7,7 @@ its number together with the field error, so a user can fix a file in one go.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, TextIO
@@ -70,14 +71,18 @@ def write(path: str | os.PathLike[str] | TextIO, records: Tracker | Iterable[str
 
 
 def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position | FenError]]:
-    """``(line number, line, Position or FenError)`` for every non-empty line.
+    """``(line number, line, Position or FenError)`` for every line that is not blank.
 
     ``text`` is a file's whole text, or its lines (an open stream is then
-    checked as it is read, e.g. standard input).
+    checked as it is read, e.g. standard input).  Lines end at ``\\n``,
+    ``\\r\\n`` or a lone ``\\r``, as in Python's universal newlines mode and
+    nowhere else, so line numbers are those an editor shows; a leading
+    byte-order mark is dropped; lines of blanks only are skipped.
     """
-    lines = text.splitlines() if isinstance(text, str) else (line.rstrip("\r\n") for line in text)
-    for number, line in enumerate(lines, 1):
-        if not line:
+    for number, line in enumerate(_lines(text), 1):
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        if not line or line.isspace():
             continue
         try:
             yield number, line, parse(line)
@@ -85,10 +90,23 @@ def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position
             yield number, line, exc
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str | Iterable[str]) -> Iterator[str]:
+    # str.splitlines() would also split at \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029.
+    if isinstance(text, str):
+        yield from _LINE_END.split(text)
+        return
+    for chunk in text:
+        parts = _LINE_END.split(chunk)
+        if len(parts) > 1 and not parts[-1]:
+            parts.pop()  # the chunk's own line end
+        yield from parts
+
+
 def loads(text: str, *, name: str = "") -> list[Position]:
     """The positions of a ``.fen`` file's text; :class:`FenFileError` lists bad lines."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
     positions: list[Position] = []
     errors: list[LineError] = []
     for number, line, result in iter_records(text):

@@ -130,6 +130,8 @@ def read_games(text: str) -> list[PgnGame]:
     """
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\r" in text:  # ";" comments and "%" lines end at a line end, whichever it is
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     games: list[PgnGame] = []
     game: PgnGame | None = None
     in_movetext = False  # the current game's tags are over

@@ -105,6 +105,36 @@ def test_ep_when_the_capture_is_legal():
     assert any(board.is_en_passant(m) for m in board.legal_moves)
 
 
+def test_ep_square_needs_a_halfmove_clock_of_zero():
+    # The two-square push that field 4 records is a pawn move, which reset the clock.
+    record = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 5 1"
+    with pytest.raises(InvalidPositionError) as info:
+        parse(record)
+    err = info.value
+    assert (err.field, err.code, err.text, err.suggestion) == (5, "ep-halfmove", "5", "0")
+    assert err.render("en") == (
+        'field 5 (halfmove clock): "5" is not 0, but field 4 (en passant) says the last move '
+        'was a two-square pawn push (over "e3"), which resets this clock; write "0", or "-" in '
+        "field 4")
+    french = err.render("fr")
+    assert french.startswith("champ 5 (demi-coups)")
+    assert "\u00ab\u202f5\u202f\u00bb" in french and "champ 4 (en passant)" in french
+    assert "\u00ab\u202fe3\u202f\u00bb" in french and "z\u00e9ro\u202f; " in french
+    assert not is_valid(record)
+    assert parse_syntax(record).fen() == record  # well-formed, only impossible
+    # Either fix is accepted: the clock at 0, or no en passant square.
+    assert parse(record.replace(" 5 1", " 0 1")).halfmove == 0
+    assert parse(record.replace(" e3 5 ", " - 5 ")).halfmove == 5
+    # A syntax error in field 5 is still reported as such, first.
+    assert parse_error(record.replace(" 5 1", " 05 1")).code == "leading-zero"
+
+
+def parse_error(record: str) -> FenError:
+    with pytest.raises(FenError) as info:
+        parse(record)
+    return info.value
+
+
 def test_board_interop():
     board = chess.Board()
     for san in ("e4", "c5", "Nf3"):
@@ -152,6 +182,7 @@ ERROR_EXAMPLES = {
     "ep-origin": "4k3/8/8/8/4P3/8/4N3/4K3 b - e3 0 1",
     "ep-pawn": f"{KINGS} b - e3 0 1",
     "ep-check": "4r2k/8/8/3p4/8/8/8/4K3 w - d6 0 1",
+    "ep-halfmove": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 5 1",
     "halfmove-number": f"{KINGS} w - - -1 1",
     "fullmove-number": f"{KINGS} w - - 0 x",
     "fullmove-zero": f"{KINGS} w - - 0 0",

@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 
 import chess
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ficsfen.fen import STARTING_FEN, FenError, Position, emit, is_valid, parse, parse_syntax
+from ficsfen.fen import (STARTING_FEN, FenError, InvalidPositionError, Position, emit, is_valid,
+                         parse, parse_syntax)
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -81,6 +83,29 @@ def test_near_valid_mutations(text):
 
 
 @settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 10**6))
+def test_a_clock_after_a_two_square_push_is_refused(seed, clock):
+    """After every two-square push of a random game, only a clock of 0 goes with the square."""
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(rng.randint(10, 120)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+        fields = board.fen(en_passant="fen").split(" ")
+        if fields[3] == "-":
+            continue
+        assert fields[4] == "0"
+        fields[4] = str(clock)
+        with pytest.raises(InvalidPositionError) as info:
+            parse(" ".join(fields))
+        assert (info.value.field, info.value.code) == (5, "ep-halfmove")
+        fields[3] = "-"
+        assert parse(" ".join(fields)).halfmove == clock
+
+
+@settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_games_round_trip(seed):
     """Every position of a random legal game parses, validates and round-trips."""
@@ -102,7 +127,9 @@ def _agrees_with_python_chess(record: str) -> None:
     """Our verdict equals ``chess.Board(record).status()``'s where the rules coincide.
 
     python-chess silently drops a castling letter whose king is off its back
-    rank, where we report the letter; there the record must be refused.
+    rank, where we report the letter; there the record must be refused.  It
+    also accepts an en passant square with a non-zero halfmove clock, which
+    we refuse: the push that the square records reset the clock.
     """
     ours = is_valid(record)
     try:
@@ -113,7 +140,9 @@ def _agrees_with_python_chess(record: str) -> None:
     if board.fen(en_passant="fen").split(" ")[:4] != record.split(" ")[:4]:
         assert not ours, record
         return
-    assert ours == (board.status() == chess.STATUS_VALID), record
+    fields = record.split(" ")
+    clock_ok = fields[3] == "-" or fields[4] == "0"
+    assert ours == (board.status() == chess.STATUS_VALID and clock_ok), record
 
 
 @st.composite
@@ -164,7 +193,9 @@ def random_records(draw):
         letters = "".join(c for c, (ks, k, rs, r) in homes.items()
                           if str(board.piece_at(ks)) == k and str(board.piece_at(rs)) == r)
     castling = "".join(c for c in letters if rng.random() < 0.6) or "-"
-    return f"{board.board_fen()} {turn} {castling} {ep} {rng.randint(0, 60)} {rng.randint(1, 90)}"
+    # mostly the clock of 0 that goes with an en passant square, so its other checks are reached
+    clock = 0 if ep != "-" and rng.random() < 0.8 else rng.randint(0, 60)
+    return f"{board.board_fen()} {turn} {castling} {ep} {clock} {rng.randint(1, 90)}"
 
 
 @settings(max_examples=400, deadline=None)

@@ -83,3 +83,26 @@ def test_undecodable_bytes_are_a_line_error(tmp_path):
     with pytest.raises(FenFileError) as info:
         fenfile.read(path)
     assert [e.line for e in info.value.errors] == [2]
+
+
+def test_cr_only_line_ends_and_lines_of_blanks():
+    e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    positions = fenfile.loads(STARTING_FEN + "\r" + e4 + "\r   \r\t\r" + STARTING_FEN + "\r")
+    assert [p.fen() for p in positions] == [STARTING_FEN, e4, STARTING_FEN]
+
+
+@pytest.mark.parametrize("separator", ["\f", "\v", "\x1c", "\x85", "\u2028"])
+def test_only_cr_and_lf_end_a_line(separator):
+    # str.splitlines() would split here, and number the lines unlike an editor
+    with pytest.raises(FenFileError) as info:
+        fenfile.loads(STARTING_FEN + separator + STARTING_FEN + "\n" + "nonsense\n")
+    assert [e.line for e in info.value.errors] == [1, 2]
+
+
+def test_records_from_a_stream_of_lines():
+    # a stream opened without universal newlines: CR-only ends inside one chunk, a BOM
+    stream = io.StringIO("\ufeff" + STARTING_FEN + "\r" + "  \r\n" + "nonsense\r\n", newline="\n")
+    records = list(fenfile.iter_records(stream))
+    assert [(number, isinstance(result, FenError)) for number, _, result in records] == [
+        (1, False), (3, True)]
+    assert records[0][1] == STARTING_FEN
