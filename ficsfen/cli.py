@@ -9,6 +9,7 @@ the user: every expected failure is a localized line on stderr.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gettext
 import io
 import os
@@ -153,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scan = _scan(argv)
     lang = language_from_environ()
     out, err = sys.stdout, sys.stderr
+    for stream in (out, err):
+        _keep_no_break_spaces(stream)
     if scan.lang is not None:
         code = resolve_language(scan.lang)
         if not isinstance(code, str):
@@ -197,6 +200,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BAD_INPUT
+
+
+def _no_break_space_errors(fallback: str) -> str:
+    """A codec error handler: U+202F as U+00A0, else a space; others as ``fallback``.
+
+    French messages put U+202F before ``:`` (and ``;``, ``!``, ``?``, inside
+    « »); a Latin-1 or ASCII terminal must still get the line, not a crash.
+    """
+    name = f"ficsfen-nbsp-{fallback}"
+    try:
+        codecs.lookup_error(name)
+    except LookupError:
+        other = codecs.lookup_error(fallback)
+
+        def handle(exc: UnicodeError) -> tuple[str, int]:
+            if not isinstance(exc, UnicodeEncodeError):
+                raise exc
+            space = "\u00a0" if _encodes("\u00a0", exc.encoding) else " "
+            out = []
+            for char in exc.object[exc.start:exc.end]:
+                if char in "\u202f\u00a0":
+                    out.append(space)
+                else:
+                    out.append(other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0])
+            return "".join(out), exc.end
+
+        codecs.register_error(name, handle)
+    return name
+
+
+def _encodes(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _keep_no_break_spaces(stream: TextIO) -> None:
+    """Let ``stream`` write U+202F even when its encoding lacks it."""
+    encoding = getattr(stream, "encoding", None)
+    if encoding and not _encodes("\u202f", encoding) and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors=_no_break_space_errors(stream.errors or "strict"))
 
 
 def _usage_line(message: Message | str, lang: str) -> str:

@@ -129,8 +129,8 @@ def test_style1_from_each_side_and_in_french():
     assert black[-1] == "\t  h   g   f   e   d   c   b   a"
     french = style1(game, viewer="alice", lang="fr").split("\n")
     assert french[0] == "Partie 7 (alice contre bob)"
-    assert french[3].endswith("Coup n° : 1 (Noirs)")
-    assert french[5].endswith("Coup des Blancs : 'e4      (0:03)'")
+    assert french[3].endswith("Coup n°\u202f: 1 (Noirs)")
+    assert french[5].endswith("Coup des Blancs\u202f: 'e4      (0:03)'")
     assert french[3].split("|")[:9] == white[3].split("|")[:9]  # same board, other labels
     assert game.style1(flipped=False, lang="en") == "\n".join(white)
 

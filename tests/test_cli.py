@@ -82,13 +82,13 @@ def test_check_invalid_in_english_and_french(capsys):
     )
     code, out, err = run(capsys, "check", "--lang", "fr", BAD_CASTLING)
     assert (code, out) == (1, "")
-    assert err.startswith("FEN invalide : champ 3 (roques) : ")
+    assert err.startswith("FEN invalide\u202f: champ 3 (roques)\u202f: ")
 
 
 def test_language_from_the_environment(capsys, monkeypatch):
     monkeypatch.setenv("LANG", "fr_FR.UTF-8")
     code, _, err = run(capsys, "check", BAD_CASTLING)
-    assert code == 1 and err.startswith("FEN invalide : ")
+    assert code == 1 and err.startswith("FEN invalide\u202f: ")
     monkeypatch.setenv("LC_ALL", "en_GB.UTF-8")  # LC_ALL wins
     assert run(capsys, "check", BAD_CASTLING)[2].startswith("Invalid FEN: ")
     monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")  # no catalog: English
@@ -169,7 +169,7 @@ def test_usage_errors_exit_2(capsys, argv):
 
 def test_usage_errors_in_french(capsys):
     code, _, err = run(capsys, "--lang", "fr")
-    assert code == 2 and "ficsfen : erreur d'utilisation : indiquez une commande" in err
+    assert code == 2 and "ficsfen\u202f: erreur d'utilisation\u202f: indiquez une commande" in err
     code, _, err = run(capsys, "--lang", "xx", "check", "x")
     assert code == 2 and 'unknown language "xx"' in err
 
@@ -211,7 +211,7 @@ def test_lang_option_abbreviated_as_argparse_allows(capsys):
     assert code == 2 and "ces arguments sont obligatoires" in err
     # before the command word: "serve" is still found, and speaks French
     code, _, err = run(capsys, "--lan", "fr", "serve", "--config", "/nonexistent.toml")
-    assert code == 2 and "/nonexistent.toml : impossible de lire la configuration" in err
+    assert code == 2 and "/nonexistent.toml\u202f: impossible de lire la configuration" in err
 
 
 def test_serve_usage_errors_in_french(capsys):
@@ -235,10 +235,10 @@ def test_serve_reports_a_missing_configuration_in_the_operators_language(capsys,
     assert "/nonexistent.toml: cannot read the configuration" in err
     code, _, err = run(capsys, "--lang", "fr", "serve", "--config", "/nonexistent.toml")
     assert code == 2
-    assert "/nonexistent.toml : impossible de lire la configuration" in err
+    assert "/nonexistent.toml\u202f: impossible de lire la configuration" in err
     code, _, err = run(capsys, "serve", "--lang", "fr", "--config", "/nonexistent.toml")
     assert code == 2
-    assert "/nonexistent.toml : impossible de lire la configuration" in err
+    assert "/nonexistent.toml\u202f: impossible de lire la configuration" in err
     monkeypatch.setenv("LANG", "fr_FR.UTF-8")
     code, _, err = run(capsys, "serve", "--config", "/nonexistent.toml")
     assert code == 2 and "impossible de lire la configuration" in err
@@ -300,7 +300,7 @@ def test_fens_stdin_and_bad_game(capsys, monkeypatch):
     set_stdin(monkeypatch, pgn)
     code, _, err = run(capsys, "fens", "--lang", "fr", "-")
     assert code == 1
-    assert err == "<stdin>: Partie 2, demi-coup 3 (« Qh5 ») : Coup illégal : la dame en d1 ne peut pas atteindre h5.\n"
+    assert err == "<stdin>: Partie 2, demi-coup 3 («\u202fQh5\u202f»)\u202f: Coup illégal\u202f: la dame en d1 ne peut pas atteindre h5.\n"
 
 
 def test_fens_missing_file(capsys, tmp_path):

@@ -38,14 +38,14 @@ def test_ambiguous_prefix_lists_the_matches(table):
         table.resolve("b")
     assert info.value.matches == ("backward", "bsetup")
     assert info.value.render("en") == 'Ambiguous command "b". Matches: backward bsetup'
-    assert "Correspondances : backward bsetup" in info.value.render("fr")
+    assert "Correspondances\u202f: backward bsetup" in info.value.render("fr")
 
 
 def test_unknown_word_is_localized(table):
     with pytest.raises(UnknownCommandError) as info:
         table.resolve("xyz")
     assert info.value.render("en") == "xyz: Command not found."
-    assert info.value.render("fr") == "xyz : commande introuvable."
+    assert info.value.render("fr") == "xyz\u202f: commande introuvable."
 
 
 def test_exact_lookup_ignores_case_and_finds_aliases(table):
@@ -80,7 +80,7 @@ def test_resolution_errors_are_localized_errors(table):
     with pytest.raises(LocalizedError) as info:
         table.resolve("zz")
     assert isinstance(info.value, UnknownCommandError) and isinstance(info.value, LookupError)
-    assert info.value.message.render("fr") == info.value.render("fr") == "zz : commande introuvable."
+    assert info.value.message.render("fr") == info.value.render("fr") == "zz\u202f: commande introuvable."
     assert str(info.value) == "zz: Command not found."
 
 

@@ -44,10 +44,10 @@ def test_partial_file_keeps_other_defaults(tmp_path):
 
 @pytest.mark.parametrize("data, english, french", [
     ({"limits": {"line_length": 0}}, "setting limits.line_length: expected a positive integer, got 0",
-     "réglage limits.line_length : un entier positif attendu, reçu 0"),
+     "réglage limits.line_length\u202f: un entier positif attendu, reçu 0"),
     ({"limits": {"login_timeout": "soon"}}, "expected a number of seconds (0 or more), got 'soon'",
      "un nombre de secondes (0 ou plus) attendu"),
-    ({"server": {"language": "de"}}, "expected one of: en, fr, got 'de'", "l’une des valeurs : en, fr"),
+    ({"server": {"language": "de"}}, "expected one of: en, fr, got 'de'", "l’une des valeurs\u202f: en, fr"),
     ({"server": {"colour": 1}}, "unknown setting server.colour", "réglage server.colour inconnu"),
     ({"network": {}}, "unknown section [network]", "section [network] inconnue"),
     ({"server": {"help": "/nonexistent/help"}}, "no such folder", "dossier introuvable"),

@@ -123,8 +123,8 @@ def test_exact_epd_messages():
     assert info.value.render("en") == (
         'field 5 (operations): the operation "bm Kd2" does not end with ";"; write "bm Kd2;"')
     assert info.value.render("fr") == (
-        "champ 5 (opérations) : l'opération « bm Kd2 » ne se termine pas par « ; » ; "
-        "écrivez « bm Kd2; »")
+        "champ 5 (opérations)\u202f: l'opération «\u202fbm Kd2\u202f» ne se termine pas par «\u202f;\u202f»\u202f; "
+        "écrivez «\u202fbm Kd2;\u202f»")
     assert info.value.suggestion == "bm Kd2;"
     with pytest.raises(EpdError) as info:
         parse_epd("4k3/8/8/8/8/8/8/4K3 w")

@@ -47,4 +47,4 @@ def test_fen_error_render_keeps_the_field_prefix():
     error = FenSyntaxError(2, "turn", "x", msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
                                                value="x", what="turn", choices="w b"))
     assert str(error).startswith('field 2 (active colour): Bad value "x"')
-    assert error.render("fr").startswith("champ 2 (trait) : ")
+    assert error.render("fr").startswith("champ 2 (trait)\u202f: ")

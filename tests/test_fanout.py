@@ -47,7 +47,7 @@ def test_a_move_is_formatted_once_per_style_language_and_showfen_not_per_observe
             assert fen_from_style12(board) == fen
             assert lines[lines.index(board) + 1] == fen
         else:
-            assert ("Move # : 1 (Black)" if lang == "en" else "Coup n° : 1 (Noirs)") in "\n".join(lines)
+            assert ("Move # : 1 (Black)" if lang == "en" else "Coup n°\u202f: 1 (Noirs)") in "\n".join(lines)
             assert (fen in lines) == (showfen == "1")
 
 

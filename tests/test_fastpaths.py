@@ -100,7 +100,7 @@ def test_observer_groups_follow_setting_changes_between_moves():
     out = [w.output() for w in watchers]
     assert "<12> " not in out[0] and "Move # : 2" in out[0] and fen in out[0]
     assert "<12> " in out[1] and fen not in out[1].splitlines()
-    assert "Partie 1 : " in out[2]  # the note, in French
+    assert "Partie 1\u202f: " in out[2]  # the note, in French
     assert out[3] == ""
     lines = out[5].splitlines()
     board = next(line for line in lines if line.startswith("<12> "))

@@ -217,12 +217,12 @@ def test_error_code_in_both_languages(code):
     assert french != english
     if err.field:
         assert english.startswith(f"field {err.field} ({FIELD_NAMES[err.field].render('en')}): ")
-        assert french.startswith(f"champ {err.field} ({FIELD_NAMES[err.field].render('fr')}) : ")
+        assert french.startswith(f"champ {err.field} ({FIELD_NAMES[err.field].render('fr')})\u202f: ")
     else:
         # A whole-record error says how many fields it found.
         found = str(len(record.split()))
         assert english.startswith("record: found " + found)
-        assert french.startswith("enregistrement : " + found)
+        assert french.startswith("enregistrement\u202f: " + found)
     if err.suggestion is not None:
         assert err.suggestion in english and err.suggestion in french
     # A syntax error is found by the syntax pass too; a position error is not.
@@ -237,51 +237,51 @@ def test_error_code_in_both_languages(code):
 EXACT = [
     ("r3k2r/8/8/8/8/8/8/R3K2R w QK - 0 1",
      'field 3 (castling): "QK" is out of order; write "KQ"',
-     "champ 3 (roques) : « QK » n'est pas dans l'ordre ; écrivez « KQ »"),
+     "champ 3 (roques)\u202f: «\u202fQK\u202f» n'est pas dans l'ordre\u202f; écrivez «\u202fKQ\u202f»"),
     ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0",
      "record: found 5 fields; a FEN record has 6, separated by single spaces",
-     "enregistrement : 5 champs trouvés ; un enregistrement FEN en a 6, "
+     "enregistrement\u202f: 5 champs trouvés\u202f; un enregistrement FEN en a 6, "
      "séparés par une seule espace"),
     ("4k3/8/8/8/8/8/4P3/4K3 w - -",
      'record: found 4 fields, as in EPD; a FEN record has 6: '
      'write "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"',
-     "enregistrement : 4 champs trouvés, comme en EPD ; un enregistrement FEN en a 6 : "
-     "écrivez « 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 »"),
+     "enregistrement\u202f: 4 champs trouvés, comme en EPD\u202f; un enregistrement FEN en a 6\u202f: "
+     "écrivez «\u202f4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\u202f»"),
     ("4k3/8/8/8/8/44/8/4K3 w - - 0 1",
      'field 1 (placement): rank 3 ("44") has two digits in a row; write "8"',
-     "champ 1 (placement) : la rangée 3 (« 44 ») a deux chiffres qui se suivent ; "
-     "écrivez « 8 »"),
+     "champ 1 (placement)\u202f: la rangée 3 («\u202f44\u202f») a deux chiffres qui se suivent\u202f; "
+     "écrivez «\u202f8\u202f»"),
     ("4kk2/8/8/8/8/8/8/4K3 w - - 0 1",
      "field 1 (placement): Black has 2 kings; there must be exactly one",
-     "champ 1 (placement) : les Noirs ont 2 rois ; il en faut exactement un"),
+     "champ 1 (placement)\u202f: les Noirs ont 2 rois\u202f; il en faut exactement un"),
     ("4k3/8/8/8/8/8/8/8 w - - 0 1",
      "field 1 (placement): White has 0 kings; there must be exactly one",
-     "champ 1 (placement) : les Blancs ont 0 roi ; il en faut exactement un"),
+     "champ 1 (placement)\u202f: les Blancs ont 0 roi\u202f; il en faut exactement un"),
     (f"{KINGS} W - - 0 1",
      'field 2 (active colour): "W" is not "w" or "b"; write "w"',
-     "champ 2 (trait) : « W » n'est ni « w » ni « b » ; écrivez « w »"),
+     "champ 2 (trait)\u202f: «\u202fW\u202f» n'est ni «\u202fw\u202f» ni «\u202fb\u202f»\u202f; écrivez «\u202fw\u202f»"),
     ("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1",
      "field 2 (active colour): White is to move but the Black king on e8 is in check; "
      "the side that just moved cannot be in check",
-     "champ 2 (trait) : les Blancs ont le trait mais le roi noir en e8 est en échec ; "
+     "champ 2 (trait)\u202f: les Blancs ont le trait mais le roi noir en e8 est en échec\u202f; "
      "le camp qui vient de jouer ne peut pas être en échec"),
     ("r3k3/8/8/8/8/8/8/4K2R w KQkq - 0 1",
      'field 3 (castling): "Q" needs the White king on e1 and a White rook on a1; write "Kq"',
-     "champ 3 (roques) : « Q » exige le roi blanc en e1 et une tour blanche en a1 ; "
-     "écrivez « Kq »"),
+     "champ 3 (roques)\u202f: «\u202fQ\u202f» exige le roi blanc en e1 et une tour blanche en a1\u202f; "
+     "écrivez «\u202fKq\u202f»"),
     (f"{KINGS} b - e3 0 1",
      'field 4 (en passant): no White pawn on e4 has just passed over "e3"; write "-"',
-     "champ 4 (en passant) : aucun pion blanc en e4 ne vient de franchir « e3 » ; "
-     "écrivez « - »"),
+     "champ 4 (en passant)\u202f: aucun pion blanc en e4 ne vient de franchir «\u202fe3\u202f»\u202f; "
+     "écrivez «\u202f-\u202f»"),
     (f"{KINGS} w - - +5 1",
      'field 5 (halfmove clock): "+5" is not a whole number of 0 or more, in digits 0-9; write "5"',
-     "champ 5 (demi-coups) : « +5 » n'est pas un nombre entier positif ou nul écrit avec "
-     "les chiffres 0 à 9 ; écrivez « 5 »"),
+     "champ 5 (demi-coups)\u202f: «\u202f+5\u202f» n'est pas un nombre entier positif ou nul écrit avec "
+     "les chiffres 0 à 9\u202f; écrivez «\u202f5\u202f»"),
     (f"{KINGS} w - - 0 \u0663",
      'field 6 (fullmove number): "\u0663" is not a whole number of 1 or more, in digits 0-9; '
      'write "3"',
-     "champ 6 (numéro de coup) : « \u0663 » n'est pas un nombre entier d'au moins 1 écrit avec "
-     "les chiffres 0 à 9 ; écrivez « 3 »"),
+     "champ 6 (numéro de coup)\u202f: «\u202f\u0663\u202f» n'est pas un nombre entier d'au moins 1 écrit avec "
+     "les chiffres 0 à 9\u202f; écrivez «\u202f3\u202f»"),
 ]
 
 

@@ -60,8 +60,8 @@ def test_every_bad_line_is_reported_with_its_number(tmp_path):
     assert text.splitlines()[0] == f"{path}: 2 bad lines"
     assert text.splitlines()[1] == 'line 2: field 3 (castling): "QK" is out of order; write "KQ"'
     fr = err.render("fr")
-    assert fr.splitlines()[0] == f"{path} : 2 lignes incorrectes"
-    assert fr.splitlines()[1].startswith("ligne 2 : champ 3 (roques) : ")
+    assert fr.splitlines()[0] == f"{path}\u202f: 2 lignes incorrectes"
+    assert fr.splitlines()[1].startswith("ligne 2\u202f: champ 3 (roques)\u202f: ")
 
 
 def test_single_bad_line_and_line_error_render():

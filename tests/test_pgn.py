@@ -161,7 +161,7 @@ def test_illegal_move_is_reported_with_game_and_ply():
     err = info.value
     assert (err.game, err.ply, err.move_text) == (2, 5, "Ke3")
     assert err.render() == 'Game 2, ply 5 ("Ke3"): Illegal move: the king on e1 cannot reach e3.'
-    assert err.render("fr") == "Partie 2, demi-coup 5 (« Ke3 ») : Coup illégal : le roi en e1 ne peut pas atteindre e3."
+    assert err.render("fr") == "Partie 2, demi-coup 5 («\u202fKe3\u202f»)\u202f: Coup illégal\u202f: le roi en e1 ne peut pas atteindre e3."
 
 
 def test_malformed_move_and_syntax_errors():
@@ -174,7 +174,7 @@ def test_malformed_move_and_syntax_errors():
         game.fens()
     assert info.value.ply == 4
     assert info.value.render() == "Game 1, ply 4: a comment opened with a brace is never closed"
-    assert info.value.render("fr") == "Partie 1, demi-coup 4 : un commentaire ouvert par une accolade n'est jamais fermé"
+    assert info.value.render("fr") == "Partie 1, demi-coup 4\u202f: un commentaire ouvert par une accolade n'est jamais fermé"
     (game,) = read_games("1. e4 ) e5 *")
     with pytest.raises(PgnError):
         game.fens()
@@ -183,7 +183,7 @@ def test_malformed_move_and_syntax_errors():
     with pytest.raises(PgnError) as info:
         games[0].fens()
     assert info.value.render() == "Game 1, ply 3: a variation opened with ( is never closed"
-    assert info.value.render("fr") == "Partie 1, demi-coup 3 : une variante ouverte par ( n'est jamais fermée"
+    assert info.value.render("fr") == "Partie 1, demi-coup 3\u202f: une variante ouverte par ( n'est jamais fermée"
     assert len(games[1].fens()) == 2
 
 
@@ -193,7 +193,7 @@ def test_bad_fen_tag():
         game.fens()
     assert info.value.ply == 0
     assert info.value.render().startswith("Game 1: bad FEN tag: field 1 (placement): ")
-    assert info.value.render("fr").startswith("Partie 1 : balise FEN incorrecte : champ 1 (placement) : ")
+    assert info.value.render("fr").startswith("Partie 1\u202f: balise FEN incorrecte\u202f: champ 1 (placement)\u202f: ")
 
 
 def test_reserved_angle_bracket_tokens_are_skipped():

@@ -38,12 +38,12 @@ def test_guest_login_help_and_language(served):
         english = c.command("help fen")
         assert "Forsyth" in english and "fen" in english
         assert c.command("he fen") == english
-        assert c.command("set lang fr").strip() == "Langue : Français."
+        assert c.command("set lang fr").strip() == "Langue\u202f: Français."
         french = c.command("help fen")
         assert "Forsyth" in french and french != english
-        assert c.command("xyz").strip() == "xyz : commande introuvable."
+        assert c.command("xyz").strip() == "xyz\u202f: commande introuvable."
         c.send("quit")
-        assert "Déconnexion." in c.read_until("Au revoir !")
+        assert "Déconnexion." in c.read_until("Au revoir\u202f!")
 
 
 def test_examine_moves_and_fen_from_a_second_session(served):
@@ -96,7 +96,7 @@ def test_bad_config_is_reported_in_the_operators_language(tmp_path):
     bad.write_text("[limits]\nline_length = -3\n")
     code = ("import sys; from ficsfen.server.serve import main; sys.exit(main(sys.argv[1:]))")
     for lang, expected in (("C", "setting limits.line_length: expected a positive integer"),
-                           ("fr_FR.UTF-8", "réglage limits.line_length : un entier positif attendu")):
+                           ("fr_FR.UTF-8", "réglage limits.line_length\u202f: un entier positif attendu")):
         done = subprocess.run([sys.executable, "-c", code, "--config", str(bad)],
                               capture_output=True, text=True, timeout=60,
                               env={"LC_ALL": lang, "PATH": ""})

@@ -285,8 +285,8 @@ def test_bsetup_needs_an_examined_game(server):
 # -- settings --------------------------------------------------------------------
 
 @pytest.mark.parametrize("word, expected", [
-    ("fr", "Langue : Français."), ("FR", "Langue : Français."), ("French", "Langue : Français."),
-    ("français", "Langue : Français."), ("Fran", "Langue : Français."),
+    ("fr", "Langue\u202f: Français."), ("FR", "Langue\u202f: Français."), ("French", "Langue\u202f: Français."),
+    ("français", "Langue\u202f: Français."), ("Fran", "Langue\u202f: Français."),
     ("English", "Language set to English."), ("en", "Language set to English."),
     ("eng", "Language set to English."),
 ])
@@ -394,7 +394,7 @@ def test_unknown_and_ambiguous_commands(server):
     assert a.command("xyzzy").strip() == "xyzzy: Command not found."
     assert "Matches: backward bsetup" in a.command("b")
     a.command("set lang fr")
-    assert a.command("xyzzy").strip() == "xyzzy : commande introuvable."
+    assert a.command("xyzzy").strip() == "xyzzy\u202f: commande introuvable."
 
 
 def test_bsetup_eppos_takes_a_square_and_follows_the_side_to_move(server):

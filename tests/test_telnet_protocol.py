@@ -317,9 +317,9 @@ def test_set_charset_changes_what_reaches_the_client(server):
     assert b'" .fen "' not in raw
     client.command("set charset latin1")
     client.send("set lang Fran\xe7ais")
-    assert "Langue : Français.".encode("latin-1") in client.raw_output()
+    assert "Langue\u00a0: Français.".encode("latin-1") in client.raw_output()
     client.send_bytes(b"set lang Fran\xe7ais\r\n")  # Latin-1 input is understood too
-    assert "Langue : Français.".encode("latin-1") in client.raw_output()
+    assert "Langue\u00a0: Français.".encode("latin-1") in client.raw_output()
 
 
 # -- session end -----------------------------------------------------------------

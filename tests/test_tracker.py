@@ -189,7 +189,7 @@ def test_castling_refused_after_rights_lost_and_when_attacked():
         t.push("O-O")
     assert info.value.code == "castling-rights"
     assert info.value.render() == "Illegal move: you can no longer castle kingside."
-    assert info.value.render("fr") == "Coup illégal : vous ne pouvez plus roquer côté roi."
+    assert info.value.render("fr") == "Coup illégal\u202f: vous ne pouvez plus roquer côté roi."
     t = Tracker("4k3/8/8/8/8/8/5r2/R3K2R w KQ - 0 1")
     with pytest.raises(IllegalMoveError) as info:
         t.push("O-O")
@@ -210,11 +210,11 @@ def test_illegal_knight_move_names_the_piece_in_both_languages():
         t.push("Ng4")
     err = info.value
     assert str(err) == "Illegal move: none of your knights can reach g4."
-    assert err.render("fr") == "Coup illégal : vos cavaliers ne peuvent pas atteindre g4."
+    assert err.render("fr") == "Coup illégal\u202f: vos cavaliers ne peuvent pas atteindre g4."
     with pytest.raises(IllegalMoveError) as info:
         t.push("Ngg4")
     assert info.value.text == "Illegal move: the knight on g1 cannot reach g4."
-    assert info.value.render("fr") == "Coup illégal : le cavalier en g1 ne peut pas atteindre g4."
+    assert info.value.render("fr") == "Coup illégal\u202f: le cavalier en g1 ne peut pas atteindre g4."
 
 
 def test_single_queen_cannot_reach():
@@ -222,7 +222,7 @@ def test_single_queen_cannot_reach():
     with pytest.raises(IllegalMoveError) as info:
         t.push("Qh5")
     assert info.value.render() == "Illegal move: the queen on d1 cannot reach h5."
-    assert info.value.render("fr") == "Coup illégal : la dame en d1 ne peut pas atteindre h5."
+    assert info.value.render("fr") == "Coup illégal\u202f: la dame en d1 ne peut pas atteindre h5."
 
 
 def test_ambiguous_move_lists_the_candidates():
@@ -232,7 +232,7 @@ def test_ambiguous_move_lists_the_candidates():
     err = info.value
     assert err.candidates == ("b1", "f3")
     assert err.render() == 'Ambiguous move "Nd2": knights on b1 and f3 can go there.'
-    assert err.render("fr") == "Coup ambigu « Nd2 » : les cavaliers en b1 et f3 peuvent y aller."
+    assert err.render("fr") == "Coup ambigu «\u202fNd2\u202f»\u202f: les cavaliers en b1 et f3 peuvent y aller."
     assert t.push("Nbd2").uci == "b1d2"
 
 
@@ -249,7 +249,7 @@ def test_pinned_piece_error():
         t.push("Nc3")
     assert info.value.code == "pinned"
     assert info.value.render() == "Illegal move: moving the knight on e2 would expose your king."
-    assert info.value.render("fr") == "Coup illégal : déplacer le cavalier en e2 exposerait votre roi."
+    assert info.value.render("fr") == "Coup illégal\u202f: déplacer le cavalier en e2 exposerait votre roi."
 
 
 def test_in_check_error():
@@ -259,7 +259,7 @@ def test_in_check_error():
         t.push("Nf6")
     assert info.value.code == "in-check"
     assert info.value.render() == 'Illegal move: you are in check and "Nf6" does not get you out of it.'
-    assert info.value.render("fr") == "Coup illégal : vous êtes en échec et « Nf6 » ne vous en sort pas."
+    assert info.value.render("fr") == "Coup illégal\u202f: vous êtes en échec et «\u202fNf6\u202f» ne vous en sort pas."
     assert t.push("c6").san == "c6"
 
 
@@ -318,7 +318,7 @@ def test_malformed_exact_text():
     with pytest.raises(MalformedMoveError) as info:
         Tracker().push("xx")
     assert info.value.render() == 'Not a move: "xx". Type a move such as e4, Nf3, O-O or g1f3.'
-    assert info.value.render("fr") == "Ce n'est pas un coup : « xx ». Tapez un coup comme e4, Nf3, O-O ou g1f3."
+    assert info.value.render("fr") == "Ce n'est pas un coup\u202f: «\u202fxx\u202f». Tapez un coup comme e4, Nf3, O-O ou g1f3."
 
 
 def test_push_move_checks_legality():
@@ -350,7 +350,7 @@ def test_history_and_fen_at():
     with pytest.raises(PlyRangeError) as info:
         t.fen_at(9)
     assert info.value.render() == "No such ply: 9; this game has 4 plies so far."
-    assert info.value.render("fr") == "Demi-coup inexistant : 9 ; cette partie compte 4 demi-coups pour l'instant."
+    assert info.value.render("fr") == "Demi-coup inexistant\u202f: 9\u202f; cette partie compte 4 demi-coups pour l'instant."
 
 
 def test_takeback():
@@ -383,7 +383,7 @@ def test_takeback_message():
     with pytest.raises(TakebackError) as info:
         t.takeback(3)
     assert info.value.render() == "Cannot take back 3: only 1 ply has been played."
-    assert info.value.render("fr") == "Impossible de reprendre 3 : seulement 1 demi-coup a été joué."
+    assert info.value.render("fr") == "Impossible de reprendre 3\u202f: seulement 1 demi-coup a été joué."
 
 
 # -- outcomes -------------------------------------------------------------------------
@@ -454,7 +454,7 @@ def test_fifty_moves_claimable_then_seventy_five_automatic():
     assert t.outcome() == Outcome(Termination.SEVENTYFIVE_MOVES, None)
     with pytest.raises(GameOverError) as info:
         t.push("Ra4")
-    assert info.value.render("fr") == "La partie est terminée : Partie nulle par règle des soixante-quinze coups."
+    assert info.value.render("fr") == "La partie est terminée\u202f: Partie nulle par règle des soixante-quinze coups."
 
 
 def test_threefold_claimable_then_fivefold_automatic():

@@ -49,6 +49,11 @@ def transliterate(text: str) -> str:
         "ascii", "replace").decode("ascii")
 
 
+# Latin-1 has no U+202F (French spacing before : ; ! ? and inside « »), but
+# it has U+00A0: a wider no-break space that still keeps "Coup" and ":" together.
+_LATIN1_EXTRA = str.maketrans({"\u202f": "\u00a0"})
+
+
 def encode_text(text: str, charset: str) -> bytes:
     """``text`` as bytes for a client reading ``charset`` (never raises)."""
     if charset == "utf8":
@@ -57,6 +62,7 @@ def encode_text(text: str, charset: str) -> bytes:
         try:
             return text.encode("latin-1")
         except UnicodeEncodeError:
+            text = text.translate(_LATIN1_EXTRA)
             return "".join(c if ord(c) < 256 else transliterate(c) for c in text).encode(
                 "latin-1", "replace")
     return transliterate(text).encode("ascii", "replace")
