@@ -20,9 +20,12 @@ event (``game``, ``fen``, ``ply``, ``clocks``): the host calls
 
 It is host-agnostic: the host calls :meth:`GameFeed.game_started` when a
 game (anything providing :class:`ficsfen.interfaces.IGame`) begins, which
-follows its moves (through the game's ``subscribe_moves`` when it has one,
-so clocks are read once the move is complete, else through its tracker's
-``subscribe``), and :meth:`GameFeed.game_ended` when it ends.  Our own server does exactly that; so can any other.
+follows its moves (through ``subscribe_moves`` when the game provides
+:class:`ficsfen.interfaces.IMoveEvents`, so clocks are read once the move
+is complete, else through its tracker's ``subscribe``), and
+:meth:`GameFeed.game_ended` when it ends.  Clocks and time control come
+from games providing :class:`ficsfen.interfaces.IClockedGame`.  Our own
+server does exactly that; so can any other.
 
 A slow reader must never block the server or make it grow without bound.
 Each reader registers itself as a streaming producer on its transport, so
@@ -47,6 +50,8 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.interfaces import IClockedGame, IGame, IMoveEvents
+from ficsfen.server.interfaces import IGameEvents
 
 __all__ = [
     "DEFAULT_MAX_BUFFER",
@@ -74,31 +79,31 @@ def _line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def clocks_of(game: Any) -> dict[str, float] | None:
+def clocks_of(game: IGame) -> dict[str, float] | None:
     """The game's clocks in seconds, ``None`` for a game without a clock.
 
     Move events are sent once the game has finished the move (see
     :meth:`GameFeed.game_started`), so this is what the clock shows now.
     """
-    clock = getattr(game, "clock", None)
-    remaining = getattr(clock, "remaining", None)
-    if remaining is None:
+    clocked = IClockedGame(game, None)
+    if clocked is None:
         return None
-    try:
-        white = float(remaining(chess.WHITE))
-        black = float(remaining(chess.BLACK))
+    try:  # a host's clock: a value that is no number is no clock
+        white = float(clocked.clock.remaining(chess.WHITE))
+        black = float(clocked.clock.remaining(chess.BLACK))
     except (TypeError, ValueError):
         return None
     return {"white": round(white, 3), "black": round(black, 3)}
 
 
-def _time_control(game: Any) -> dict[str, float] | None:
-    tc = getattr(game, "time_control", None)
-    if tc is None or getattr(tc, "untimed", False):
+def _time_control(game: IGame) -> dict[str, float] | None:
+    clocked = IClockedGame(game, None)
+    if clocked is None or clocked.time_control.untimed:
         return None
+    tc = clocked.time_control
     try:
         return {"initial": float(tc.initial_seconds), "increment": float(tc.increment)}
-    except (AttributeError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return None
 
 
@@ -207,6 +212,7 @@ class _ReaderFactory(Factory):
         return reader
 
 
+@implementer(IGameEvents)
 class GameFeed:
     """Game events as newline-delimited JSON to every connected reader.
 
@@ -269,9 +275,9 @@ class GameFeed:
     def game_started(self, game: Any) -> None:
         """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves.
 
-        A game with ``subscribe_moves(callback)`` (played and examined games)
-        reports each move once it is complete, clocks included; any other
-        game is followed through its tracker's ``subscribe``.
+        A game providing :class:`~ficsfen.interfaces.IMoveEvents` (played and
+        examined games) reports each move once it is complete, clocks
+        included; any other game is followed through its tracker's ``subscribe``.
         """
         if id(game) in self._games:
             return
@@ -280,7 +286,8 @@ class GameFeed:
 
     def _follow(self, game: Any) -> None:
         tracker = game.tracker
-        subscribe = getattr(game, "subscribe_moves", None) or tracker.subscribe
+        events = IMoveEvents(game, None)
+        subscribe = events.subscribe_moves if events is not None else tracker.subscribe
         followed = _Followed(game, tracker, subscribe(lambda ply: self._moved(game, ply)),
                              (tracker.ply, tracker.fen))
         self._games[id(game)] = followed
@@ -293,7 +300,7 @@ class GameFeed:
             "game": game.number,
             "white": game.white,
             "black": game.black,
-            "examined": bool(getattr(game, "examined", False)),
+            "examined": bool(game.examined),
             "fen": tracker.fen,
             "ply": tracker.ply,
             "time_control": _time_control(game),

@@ -20,7 +20,7 @@ The host's game directory numbers games and finds them by player;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator
 
 import chess
 from twisted.internet.interfaces import IReactorTime
@@ -30,7 +30,8 @@ from ficsfen.server.boards import Style12Frame, _style1, material
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
-from ficsfen.interfaces import IGame
+from ficsfen.names import fold
+from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.tracker import MoveError, Outcome, Ply, PlySubscribers, Termination, Tracker
 
 __all__ = [
@@ -174,7 +175,7 @@ class Offer:
 # -- the game ----------------------------------------------------------------
 
 
-@implementer(IGame)
+@implementer(IPlayedGame)
 class PlayedGame:
     """A game between two handles, with clocks on ``reactor``.
 
@@ -192,8 +193,8 @@ class PlayedGame:
         reactor: IReactorTime,
         number: int = 0,
         time_control: TimeControl = TimeControl(),
-        listener: Optional[IGameListener] = None,
-        fen: Optional[str] = None,
+        listener: IGameListener | None = None,
+        fen: str | None = None,
     ) -> None:
         self.number = number
         self.white = white
@@ -204,11 +205,11 @@ class PlayedGame:
         self.clock = ChessClock(time_control=time_control, reactor=reactor, on_flag=self._flag_fell)
         self.listener: IGameListener = listener if listener is not None else NullListener()
         self.move_times: list[float] = []
-        self.result: Optional[GameResult] = None
+        self.result: GameResult | None = None
         self.offers: list[Offer] = []
         self._turn_started = reactor.seconds()
         self._version = 0
-        self._frame: Optional[tuple[int, Style12Frame]] = None
+        self._frame: tuple[int, Style12Frame] | None = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -230,7 +231,7 @@ class PlayedGame:
     def players(self) -> tuple[str, str]:
         return (self.white, self.black)
 
-    def color_of(self, handle: str) -> Optional[chess.Color]:
+    def color_of(self, handle: str) -> chess.Color | None:
         if handle == self.white:
             return chess.WHITE
         if handle == self.black:
@@ -332,7 +333,7 @@ class PlayedGame:
 
     # -- offers --------------------------------------------------------------
 
-    def _find(self, kind: str, by: str) -> Optional[Offer]:
+    def _find(self, kind: str, by: str) -> Offer | None:
         for offer in self.offers:
             if offer.kind == kind and offer.by == by:
                 return offer
@@ -395,9 +396,13 @@ class PlayedGame:
         if len(offers) > 1:
             raise NoOffer(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
         offer = offers[0]
-        if offer.kind == "takeback":
-            return self.takeback(handle, offer.plies)
-        return getattr(self, offer.kind)(handle)
+        accepting = {
+            "draw": self.draw,
+            "abort": self.abort,
+            "adjourn": self.adjourn,
+            "takeback": lambda handle: self.takeback(handle, offer.plies),
+        }
+        return accepting[offer.kind](handle)
 
     def decline(self, handle: str) -> list[Notice]:
         """Decline every offer made to ``handle``."""
@@ -591,21 +596,21 @@ class AdjournedGames:
 
     @staticmethod
     def _key(a: str, b: str) -> frozenset[str]:
-        return frozenset((a.casefold(), b.casefold()))
+        return frozenset((fold(a), fold(b)))
 
     def keep(self, game: PlayedGame) -> None:
         if not game.adjourned:
             raise ValueError(f"{game!r} is not adjourned")
         self._games[self._key(game.white, game.black)] = game
 
-    def between(self, a: str, b: str) -> Optional[PlayedGame]:
+    def between(self, a: str, b: str) -> PlayedGame | None:
         """The adjourned game of ``a`` and ``b`` (either colour), if any."""
         return self._games.get(self._key(a, b))
 
     def of(self, handle: str) -> list[PlayedGame]:
-        key = handle.casefold()
+        key = fold(handle)
         return [g for k, g in self._games.items() if key in k]
 
-    def take(self, a: str, b: str) -> Optional[PlayedGame]:
+    def take(self, a: str, b: str) -> PlayedGame | None:
         """Remove and return the adjourned game of ``a`` and ``b`` (then call ``resume``)."""
         return self._games.pop(self._key(a, b), None)
