@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 import chess
 
 from ficsfen.i18n import LocalizedError, Message, msg
-from ficsfen.names import NameResolutionError, resolve_handle
+from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
 
 __all__ = [
@@ -109,7 +109,7 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
     numbers: list[int] = []
     colour: chess.Color | None = None
     for word in rest:
-        low = word.casefold()
+        low = fold(word)
         value = _number(word)
         if value is not None:
             if len(numbers) == 2:
