@@ -79,6 +79,8 @@ _EXPORTS: dict[str, str] = {
     "ICommand": "ficsfen.interfaces",
     "IGame": "ficsfen.interfaces",
     "IGameDirectory": "ficsfen.interfaces",
+    "IClockedGame": "ficsfen.interfaces",
+    "IMoveEvents": "ficsfen.interfaces",
     # commands a host mounts
     "FenCommand": "ficsfen.commands.fen",
     "HelpCommand": "ficsfen.commands.help",
@@ -126,7 +128,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ficsfen.helpcatalog import (AmbiguousTopicError, HelpCatalog, HelpError, HelpPage,
                                      InvalidTopicError, NoSuchTopicError, lookup, topics)
     from ficsfen.i18n import Message, available_languages, msg, msgn, render
-    from ficsfen.interfaces import ICaller, ICommand, IGame, IGameDirectory
+    from ficsfen.interfaces import ICaller, IClockedGame, ICommand, IGame, IGameDirectory, IMoveEvents
     from ficsfen.tracker import (AmbiguousMoveError, GameOverError, IllegalMoveError,
                                  MalformedMoveError, MoveError, Outcome, Ply, Termination,
                                  Tracker, TrackerError, outcome_message)

@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, unique_prefix
+from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg
+from ficsfen.names import TOPIC, AmbiguousNameError, NoMatchError, resolve
 
 __all__ = [
     "AmbiguousTopicError",
@@ -236,12 +237,12 @@ class HelpCatalog:
         word = normalize_topic(topic)
         if not isinstance(lang, str) or not _LANG.fullmatch(lang):
             lang = self.reference
-        found = unique_prefix(word, self._readable_in(lang))
-        if isinstance(found, str):
-            return found
-        if found:
-            raise AmbiguousTopicError(word, found)
-        raise NoSuchTopicError(word)
+        try:
+            return resolve(word, self._readable_in(lang), TOPIC)
+        except AmbiguousNameError as e:  # the help family, part of the public API
+            raise AmbiguousTopicError(word, e.matches) from None
+        except NoMatchError:
+            raise NoSuchTopicError(word) from None
 
     def lookup(self, topic: str, lang: str = DEFAULT_LANGUAGE) -> HelpPage:
         """The page for ``topic`` in ``lang``, falling back to the reference language."""

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -29,12 +29,12 @@ __all__ = [
     "language_from_environ",
     "language_from_locale",
     "language_name",
+    "language_names",
     "msg",
     "msgn",
     "render",
     "resolve_language",
     "translation",
-    "unique_prefix",
 ]
 
 LOCALE_DIR = Path(__file__).with_name("locale")
@@ -112,26 +112,6 @@ class LocalizedError(Exception):
         return self.render(DEFAULT_LANGUAGE)
 
 
-def unique_prefix(word: str, names: Iterable[str]) -> str | tuple[str, ...] | None:
-    """Resolve ``word`` against ``names``, FICS-style, ignoring case.
-
-    Returns the exact match, else the only name ``word`` is a prefix of; a
-    sorted tuple of the candidates when several names start with it; ``None``
-    when none does.  Callers turn the last two into their own messages.
-    """
-    key = word.casefold()
-    matches = []
-    for name in names:
-        folded = name.casefold()
-        if folded == key:
-            return name
-        if folded.startswith(key):
-            matches.append(name)
-    if len(matches) == 1:
-        return matches[0]
-    return tuple(sorted(matches)) or None
-
-
 def render(message: Message | str, lang: str = DEFAULT_LANGUAGE) -> str:
     """Render a :class:`Message` (or pass a plain string through)."""
     if isinstance(message, Message):
@@ -179,29 +159,26 @@ def language_name(lang: str) -> str:
     return _NAMES.get(lang, (lang,))[0]
 
 
-def resolve_language(text: str) -> str | None | tuple[str, ...]:
-    """Map what a user typed to a language code.
+def language_names(lang: str) -> tuple[str, ...]:
+    """Every name players may type for ``lang``: its code, its own name, others."""
+    return (lang, *_NAMES.get(lang, ()))
 
-    Accepts codes (``fr``), names in English or in the language itself,
-    any case, and unique prefixes.  Returns the code, ``None`` when nothing
-    matches, or a tuple of codes when the prefix is ambiguous.
+
+def resolve_language(text: str) -> str | None | tuple[str, ...]:
+    """Map what a user typed to a language code, for the command line.
+
+    The rule is :func:`ficsfen.names.resolve_language`'s (codes and names,
+    any case, unique prefixes); this returns the code, ``None`` when
+    nothing matches, or a tuple of codes when the prefix is ambiguous.
     """
-    word = text.strip().casefold()
-    if not word:
+    from ficsfen import names  # names builds on this module
+
+    try:
+        return names.resolve_language(text)
+    except names.AmbiguousNameError as e:
+        return tuple(str(code) for code in e.values)
+    except names.NoMatchError:
         return None
-    langs = available_languages()
-    if word in langs:
-        return word
-    matches = []
-    for code in langs:
-        names = (code,) + _NAMES.get(code, ())
-        if any(n.casefold() == word for n in names):
-            return code
-        if any(n.casefold().startswith(word) for n in names):
-            matches.append(code)
-    if len(matches) == 1:
-        return matches[0]
-    return tuple(matches) or None
 
 
 def language_from_locale(value: str | None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from zope.interface import Attribute, Interface
 
-__all__ = ["ICaller", "ICommand", "IGame", "IGameDirectory"]
+__all__ = ["ICaller", "IClockedGame", "ICommand", "IGame", "IGameDirectory", "IMoveEvents"]
 
 
 class ICaller(Interface):
@@ -41,6 +41,28 @@ class IGame(Interface):
 
     def players():
         """Handles of the people playing or examining the game."""
+
+
+class IClockedGame(IGame):
+    """A game with a chess clock (optional: boards and the feed then show clocks)."""
+
+    clock = Attribute("The clock: ``remaining(color)`` seconds left (negative once "
+                      "flagged) and ``running``, the colour whose clock ticks or None.")
+    time_control = Attribute("The time control: ``minutes``, ``increment`` (seconds), "
+                             "``initial_seconds`` and ``untimed``.")
+    move_times = Attribute("list[float]: seconds each ply took, in order.")
+
+
+class IMoveEvents(IGame):
+    """A game that reports each move once it is complete (optional).
+
+    The tracker's subscribers hear a move while it is being made, before a
+    played game has stopped the mover's clock; these callbacks come after,
+    and also for moves replayed by ``forward`` in an examined game.
+    """
+
+    def subscribe_moves(callback):
+        """Call ``callback(ply)`` after each move; returns a function that unsubscribes."""
 
 
 class IGameDirectory(Interface):

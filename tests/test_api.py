@@ -43,7 +43,7 @@ INTEGRATION_DOC = REPO / "docs" / "integration.md"
 PUBLIC = [
     "AmbiguousMoveError", "AmbiguousTopicError", "Epd", "EpdError", "FenCommand", "FenError",
     "FenSyntaxError", "GameFeed", "GameOverError", "HelpCatalog", "HelpCommand", "HelpError",
-    "HelpPage", "ICaller", "ICommand", "IGame", "IGameDirectory", "IllegalMoveError",
+    "HelpPage", "ICaller", "IClockedGame", "ICommand", "IGame", "IGameDirectory", "IMoveEvents", "IllegalMoveError",
     "InvalidPositionError", "InvalidTopicError", "MalformedMoveError", "Message", "MoveError",
     "NextCommand", "NoSuchTopicError", "Outcome", "Pager", "Ply", "Position", "STARTING_FEN",
     "Termination", "Tracker", "TrackerError", "available_languages", "emit", "emit_epd",

@@ -27,13 +27,8 @@ from ficsfen.server.clock import TimeControl
 ONLINE = ["alice", "bob", "carol", "dave"]
 
 
-def resolve(name):
-    matches = [h for h in ONLINE if h.casefold().startswith(name.casefold())]
-    return matches[0] if len(matches) == 1 else None
-
-
 def registry(busy=()):
-    return Challenges(resolve=resolve, is_busy=lambda h: h in busy, rng=random.Random(1))
+    return Challenges(handles=lambda: ONLINE, is_busy=lambda h: h in busy, rng=random.Random(1))
 
 
 def said(notices, handle, lang="en"):
@@ -57,7 +52,8 @@ def test_parse_match(args, tc, colour):
 
 
 @pytest.mark.parametrize("args", ["", "bob 1 2 3", "bob white black", "bob rated", "bob fast",
-                                  "bob 0 5", "bob 1000 0", "bob ５"])
+                                  "bob 0 5", "bob 1000 0", "bob ５",
+                                  "bob blac\u212a"])  # the Kelvin sign is no k (casefold's is)
 def test_parse_match_errors(args):
     with pytest.raises(BadMatchArgumentsError) as err:
         parse_match(args)

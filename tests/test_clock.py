@@ -41,7 +41,8 @@ def test_time_runs_for_the_side_to_move_and_increment_is_added():
     assert clock.running == chess.BLACK
     reactor.advance(5.5)
     assert clock.remaining(chess.BLACK) == pytest.approx(174.5)
-    assert clock.elapsed() == pytest.approx(5.5)
+    assert clock.moved(chess.BLACK) == pytest.approx(5.5)  # what Black's move took
+    assert clock.remaining(chess.BLACK) == pytest.approx(176.5)
 
 
 def test_flag_falls_through_call_later():

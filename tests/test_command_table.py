@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ficsfen.server.command_table import AmbiguousCommandError, CommandTable, UnknownCommandError
 from ficsfen.commands.base import UsageError, parse_args
-from ficsfen.server.commands.settings import VARIABLES
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError
+from ficsfen.names import COMMAND, AmbiguousNameError, NameResolutionError, NoMatchError
+from ficsfen.server.command_table import CommandTable
+from ficsfen.server.commands.settings import VARIABLES
 from ficsfen.server.testing import make_server
 
 
@@ -34,15 +35,16 @@ def test_fics_aliases_beat_prefixes(table, alias, name):
 
 
 def test_ambiguous_prefix_lists_the_matches(table):
-    with pytest.raises(AmbiguousCommandError) as info:
+    with pytest.raises(AmbiguousNameError) as info:
         table.resolve("b")
+    assert info.value.kind is COMMAND
     assert info.value.matches == ("backward", "bsetup")
     assert info.value.render("en") == 'Ambiguous command "b". Matches: backward bsetup'
     assert "Correspondances\u202f: backward bsetup" in info.value.render("fr")
 
 
 def test_unknown_word_is_localized(table):
-    with pytest.raises(UnknownCommandError) as info:
+    with pytest.raises(NoMatchError) as info:
         table.resolve("xyz")
     assert info.value.render("en") == "xyz: Command not found."
     assert info.value.render("fr") == "xyz\u202f: commande introuvable."
@@ -79,9 +81,31 @@ def test_a_name_wins_over_an_alias_whatever_the_order():
 def test_resolution_errors_are_localized_errors(table):
     with pytest.raises(LocalizedError) as info:
         table.resolve("zz")
-    assert isinstance(info.value, UnknownCommandError) and isinstance(info.value, LookupError)
+    assert isinstance(info.value, NoMatchError) and isinstance(info.value, LookupError)
+    assert isinstance(info.value, NameResolutionError)
     assert info.value.message.render("fr") == info.value.render("fr") == "zz\u202f: commande introuvable."
     assert str(info.value) == "zz: Command not found."
+
+
+@pytest.mark.parametrize("word", ["ſ", "ſet", "\u212aibitz", "ﬁnger", "HELP\u017f"])
+def test_non_ascii_letters_never_reach_an_ascii_command(table, word):
+    """casefold() turns ſ into s and the Kelvin sign into k: not a command name for that."""
+    assert table.exact(word) is None
+    with pytest.raises(NoMatchError):
+        table.resolve(word)
+
+
+def test_a_command_name_that_reads_as_a_move_is_refused():
+    from ficsfen.commands.base import Command
+    from ficsfen.server import server
+
+    class Castle(Command):
+        name = "castle"
+        aliases = ("O-O",)
+
+    with pytest.raises(ValueError, match="reads as a move"):
+        server.check_command_names(Castle())
+    server.check_command_names(server.FenCommand())  # our names are fine
 
 
 def test_register_refuses_objects_without_ICommand():

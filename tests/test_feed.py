@@ -344,3 +344,31 @@ def test_examined_moves_and_forward_steps_are_reported_once():
     assert [(e["type"], e["ply"], e["fen"]) for e in got] == [
         ("move", 1, AFTER_E4), ("move", 2, AFTER_C5), ("position", 0, START),
         ("move", 1, AFTER_E4), ("move", 2, AFTER_C5)]
+
+
+def test_a_host_game_declaring_IClockedGame_gets_its_clocks_reported():
+    from twisted.internet.task import Clock
+
+    from ficsfen.interfaces import IClockedGame
+    from ficsfen.server.clock import ChessClock
+
+    @implementer(IClockedGame)
+    class HostClockedGame(ScratchGame):
+        examined = False
+
+        def __init__(self, number: int) -> None:
+            super().__init__(number)
+            self.time_control = TimeControl(minutes=1, increment=0)
+            self.clock = ChessClock(time_control=self.time_control, reactor=Clock())
+            self.move_times: list[float] = []
+
+    feed = GameFeed()
+    _, transport = connect_reader(feed)
+    feed.game_started(HostClockedGame(3))
+    plain = ScratchGame(4)
+    plain.clock = HostClockedGame(5).clock  # a clock it does not declare: not reported
+    feed.game_started(plain)
+    _, clocked, undeclared = events(transport)
+    assert clocked["clocks"] == {"white": 60.0, "black": 60.0}
+    assert clocked["time_control"] == {"initial": 60.0, "increment": 0.0}
+    assert undeclared["clocks"] is None and undeclared["time_control"] is None

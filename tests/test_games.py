@@ -230,10 +230,13 @@ def test_flag_claim():
     with pytest.raises(GameError) as err:
         game.flag("bob")
     assert err.value.render("en") == "Your opponent is not out of time."
-    # Freeze the timer path: set the remaining time below zero as if the reactor lagged.
-    game.clock.set_remaining(chess.WHITE, -1)
-    game.clock._timer.cancel()
+    # The reactor lags: a minute passes before it gets to run the flag timer,
+    # and Black's "flag" arrives first.
+    reactor.rightNow += 61
+    assert game.clock.remaining(chess.WHITE) < 0 and rec.results == []
     game.flag("bob")
+    assert rec.results == ["{Game 12 (alice vs. bob) alice forfeits on time} 0-1"]
+    reactor.advance(0)  # the late timer finds the game over: nothing more
     assert rec.results == ["{Game 12 (alice vs. bob) alice forfeits on time} 0-1"]
 
 

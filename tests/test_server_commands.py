@@ -421,3 +421,10 @@ def test_the_set_page_examples_really_work(server):
             out = a.command(example)
             assert "Ambiguous" not in out and "Usage" not in out and "No such" not in out, (example, out)
             a.command("set lang en")  # the next example is judged in English
+
+
+def test_every_charset_spelling_names_a_charset_the_session_knows():
+    from ficsfen.server.commands.settings import _CHARSET_WORDS
+    from ficsfen.server.session import CHARSETS
+
+    assert set(_CHARSET_WORDS.values()) == set(CHARSETS)

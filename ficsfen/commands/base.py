@@ -26,7 +26,7 @@ from zope.interface import implementer
 from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import ICommand
 
-__all__ = ["Command", "UsageError", "find_player", "parse_args"]
+__all__ = ["Command", "UsageError", "parse_args"]
 
 _CODES = frozenset("woipSs")
 _INTEGER = re.compile(r"-?[0-9]+")  # ASCII digits only, at most one sign
@@ -71,18 +71,6 @@ def parse_args(spec: str, line: str) -> list[Any]:
     return out
 
 
-def find_player(word: str, directory: Any) -> str | Message:
-    """The logged-in handle ``word`` names (exact, else unique prefix), or why not.
-
-    Handles are ASCII letters, so any other word names nobody: checked
-    here, before case folding could turn, say, ``ſ`` into ``s``.
-    """
-    from ficsfen.commands.fen import find_handle  # fen.py builds on this module
-
-    handles = directory.handles() if word.isascii() and word.isalpha() else ()
-    return find_handle(word, handles)
-
-
 @implementer(ICommand)
 class Command:
     """Base for commands: subclasses set the attributes and write :meth:`run`.
@@ -100,7 +88,8 @@ class Command:
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        assert set(cls.spec) <= _CODES, cls.spec
+        if not set(cls.spec) <= _CODES:
+            raise TypeError(f"{cls.__name__}.spec {cls.spec!r}: codes are {''.join(sorted(_CODES))}")
         if cls.name and not cls.topic:
             cls.topic = cls.name
 

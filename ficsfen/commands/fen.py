@@ -11,33 +11,24 @@ from __future__ import annotations
 from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import Message, msg, unique_prefix
+from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.interfaces import ICaller, IGame, IGameDirectory
+from ficsfen.names import NameResolutionError, resolve_handle
 
-__all__ = ["FenCommand", "find_handle", "game_header"]
+__all__ = ["FenCommand", "NoGameError", "game_header"]
 
 
-def game_header(game: Any) -> Message:
+class NoGameError(LocalizedError, LookupError):
+    """The caller's words name no current game; :attr:`message` says why."""
+
+
+def game_header(game: IGame) -> Message:
     """The line naming a game above its FEN."""
-    if getattr(game, "examined", False):
+    if game.examined:
         return msg("Game {number} ({white} vs. {black}, examined):",
                    number=game.number, white=game.white, black=game.black)
     return msg("Game {number} ({white} vs. {black}):",
                number=game.number, white=game.white, black=game.black)
-
-
-def find_handle(word: str, handles: Any) -> str | Message:
-    """The logged-in handle ``word`` names (exact, else unique prefix, any case).
-
-    Returns the handle, or the localized reason why there is none.
-    """
-    found = unique_prefix(word, handles)
-    if isinstance(found, str):
-        return found
-    if found:
-        return msg("Ambiguous handle \"{name}\". Matches: {matches}",
-                   name=word, matches=" ".join(found))
-    return msg("No player named \"{name}\" is logged in.", name=word)
 
 
 class FenCommand(Command):
@@ -60,15 +51,16 @@ class FenCommand(Command):
             self.run(caller, None, directory=directory)
 
     def run(self, caller: ICaller, target: str | None, *, directory: IGameDirectory) -> None:
-        game = self.find(caller, target, directory)
-        if isinstance(game, Message):
-            caller.send(game)
+        try:
+            game = self.find(caller, target, directory)
+        except (NoGameError, NameResolutionError) as e:
+            caller.send(e.message)
             return
         caller.send(f"{self.header(game, caller.lang)}\n{game.tracker.fen}")
 
-    def header(self, game: Any, lang: str) -> str:
+    def header(self, game: IGame, lang: str) -> str:
         """:func:`game_header` rendered in ``lang``, cached."""
-        key = (game.number, game.white, game.black, getattr(game, "examined", False), lang)
+        key = (game.number, game.white, game.black, game.examined, lang)
         text = self._headers.get(key)
         if text is None:
             if len(self._headers) >= 4096:  # bound it; games come and go
@@ -77,22 +69,24 @@ class FenCommand(Command):
         return text
 
     @staticmethod
-    def find(caller: ICaller, target: str | None, directory: IGameDirectory) -> IGame | Message:
-        """The game meant by ``target`` (see the help page), or why there is none."""
+    def find(caller: ICaller, target: str | None, directory: IGameDirectory) -> IGame:
+        """The game meant by ``target`` (see the help page).
+
+        :raises NoGameError: there is no such game.
+        :raises ficsfen.names.NameResolutionError: ``target`` names no logged-in player.
+        """
         if target is None:
             game = directory.game_of(caller.handle) or directory.observed_by(caller.handle)
             if game is None:
-                return msg("You are not playing, examining or observing a game.")
+                raise NoGameError(msg("You are not playing, examining or observing a game."))
             return game
         if target.isascii() and target.isdigit():
             game = directory.by_number(int(target))
             if game is None:
-                return msg("There is no game {number}.", number=int(target))
+                raise NoGameError(msg("There is no game {number}.", number=int(target)))
             return game
-        handle = find_handle(target, directory.handles())
-        if isinstance(handle, Message):
-            return handle
+        handle = resolve_handle(target, directory.handles())
         game = directory.game_of(handle)
         if game is None:
-            return msg("{handle} is not playing or examining a game.", handle=handle)
+            raise NoGameError(msg("{handle} is not playing or examining a game.", handle=handle))
         return game

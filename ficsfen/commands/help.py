@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from ficsfen.commands.base import Command
 from ficsfen.helpcatalog import HelpCatalog, HelpError, HelpPage, columns, default_catalog
 from ficsfen.i18n import msg
-from ficsfen.interfaces import ICaller, IGameDirectory
+from ficsfen.interfaces import ICaller, ICommand, IGameDirectory
 
 __all__ = ["HelpCommand", "NextCommand", "Pager"]
 
@@ -114,11 +114,10 @@ class HelpCommand(Command):
         if self.exact_command is None:
             return None
         command = self.exact_command(word.strip().lower())
-        topic = getattr(command, "topic", None)
-        if not topic:
-            return None
+        if not ICommand.providedBy(command) or not command.topic:
+            return None  # nothing, or a host's own command without a help topic
         try:
-            return self.catalog.lookup(topic, lang)
+            return self.catalog.lookup(command.topic, lang)
         except HelpError:
             return None
 

@@ -7,9 +7,11 @@ uses (:mod:`ficsfen`), plus the codec and tracker modules themselves.
 - :mod:`~ficsfen.server.serve`: ``ficsfen serve`` (endpoints, config, logging)
 - :mod:`~ficsfen.server.config`: the TOML configuration (``ficsfen.toml`` beside it)
 - :mod:`~ficsfen.server.telnet`: bytes, telnet options and the login dialogue
-- :mod:`~ficsfen.server.session`: one logged-in user (:class:`ICaller`)
+- :mod:`~ficsfen.server.interfaces`: what commands see of games and of the server
+  (:class:`IPlayedGame`, :class:`IExaminedGame`, :class:`IPlayers`, :class:`IBoards`, ...)
+- :mod:`~ficsfen.server.session`: one logged-in user (:class:`IServerCaller`)
 - :mod:`~ficsfen.server.server`: the service that ties sessions, games and commands
-- :mod:`~ficsfen.server.command_table`: names, aliases and unique prefixes
+- :mod:`~ficsfen.server.command_table`: names and aliases (prefixes by :mod:`ficsfen.names`)
 - :mod:`~ficsfen.server.commands`: the server's own commands
 - :mod:`~ficsfen.server.directory`, :mod:`~ficsfen.server.games`,
   :mod:`~ficsfen.server.challenges`, :mod:`~ficsfen.server.clock`,

@@ -10,8 +10,8 @@ cached the same way by the games that support it (see
 :meth:`ficsfen.server.games.PlayedGame.style1`).
 
 The functions accept any :class:`ficsfen.interfaces.IGame`; clocks, time
-control and move times are read when the game has them (``clock``,
-``time_control``, ``move_times``) and are zero otherwise.
+control and move times are read from games that provide
+:class:`ficsfen.interfaces.IClockedGame`, and are zero otherwise.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from typing import Any
 
 import chess
 
-from ficsfen.server.clock import format_clock, format_move_time, round_seconds
 from ficsfen.i18n import Message, msg
+from ficsfen.interfaces import IClockedGame, IGame
+from ficsfen.server.clock import format_clock, format_move_time, round_seconds
+from ficsfen.server.interfaces import IServerGame
 from ficsfen.tracker import compress_rank
 
 __all__ = [
@@ -79,12 +81,18 @@ def verbose_move(board_after: chess.Board, move: chess.Move) -> str:
     return text
 
 
-def _game_clocks(game: Any) -> tuple[float, float, bool]:
-    clock = getattr(game, "clock", None)
-    if clock is None:
+def _game_clocks(game: IGame) -> tuple[float, float, bool]:
+    """White's and Black's time left, and whether a clock runs (a game that ended stopped it)."""
+    clocked = IClockedGame(game, None)
+    if clocked is None:
         return 0.0, 0.0, False
-    ticking = clock.running is not None and getattr(game, "result", None) is None
-    return clock.remaining(chess.WHITE), clock.remaining(chess.BLACK), ticking
+    clock = clocked.clock
+    return clock.remaining(chess.WHITE), clock.remaining(chess.BLACK), clock.running is not None
+
+
+def _move_times(game: IGame) -> list[float]:
+    clocked = IClockedGame(game, None)
+    return clocked.move_times if clocked is not None else []
 
 
 @dataclass
@@ -102,7 +110,7 @@ class Style12Frame:
     _lines: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def for_game(cls, game: Any) -> "Style12Frame":
+    def for_game(cls, game: IGame) -> "Style12Frame":
         tracker = game.tracker
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
@@ -113,15 +121,16 @@ class Style12Frame:
         flags = " ".join("1" if c in castling else "0" for c in "KQkq")
         head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} {flags} "
                 f"{fen_fields[4]} {game.number} {game.white} {game.black}")
-        tc = getattr(game, "time_control", None)
-        minutes, increment = (tc.minutes, tc.increment) if tc is not None else (0, 0)
+        clocked = IClockedGame(game, None)
+        minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
+                              if clocked is not None else (0, 0))
         wtime, btime, ticking = _game_clocks(game)
         last = tracker.last_ply
         if last is not None:
             plies = last.number
             verbose = verbose_move(board, last.move)
-            times = getattr(game, "move_times", None)
-            took = format_move_time(times[plies - 1] if times and len(times) >= plies else 0)
+            times = _move_times(game)
+            took = format_move_time(times[plies - 1] if len(times) >= plies else 0)
             pretty = last.san
         else:
             verbose, took, pretty = "none", "0:00", "none"
@@ -143,10 +152,9 @@ class Style12Frame:
 _DIGITS = str.maketrans({str(n): "-" * n for n in range(1, 9)})
 
 
-def relation_for(game: Any, viewer: str) -> int:
+def relation_for(game: IGame, viewer: str) -> int:
     """The FICS relation code of ``viewer`` to ``game``."""
-    examined = getattr(game, "examined", False)
-    if examined:
+    if game.examined:
         return RELATION_EXAMINER if viewer in game.players() else RELATION_OBSERVING_EXAMINED
     board = game.tracker.board
     if viewer == game.white:
@@ -156,17 +164,19 @@ def relation_for(game: Any, viewer: str) -> int:
     return RELATION_OBSERVING
 
 
-def flip_for(game: Any, viewer: str) -> bool:
+def flip_for(game: IGame, viewer: str) -> bool:
     """Whether ``viewer`` sees the board with Black at the bottom (Black's player)."""
-    return viewer == game.black and viewer != game.white and not getattr(game, "examined", False)
+    return viewer == game.black and viewer != game.white and not game.examined
 
 
-def _frame(game: Any) -> Style12Frame:
-    getter = getattr(game, "style12_frame", None)
-    return getter() if getter is not None else Style12Frame.for_game(game)
+def _frame(game: IGame) -> Style12Frame:
+    """The game's own cached frame (our games), else one built now."""
+    if IServerGame.providedBy(game):
+        return game.style12_frame()
+    return Style12Frame.for_game(game)
 
 
-def style12(game: Any, *, viewer: str) -> str:
+def style12(game: IGame, *, viewer: str) -> str:
     """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
     return _frame(game).line(relation_for(game, viewer), flip_for(game, viewer))
 
@@ -233,7 +243,7 @@ def _row_cells(row: str) -> str:
     return "".join([_CELLS[c] for c in row])
 
 
-def style1(game: Any, *, viewer: str, lang: str) -> str:
+def style1(game: IGame, *, viewer: str, lang: str) -> str:
     """The FICS style 1 diagram of ``game`` from ``viewer``'s side, in ``lang``.
 
     Returns several lines joined by ``\\n`` (no trailing newline).  Clocks
@@ -242,7 +252,7 @@ def style1(game: Any, *, viewer: str, lang: str) -> str:
     return _style1(game, flip_for(game, viewer), lang)
 
 
-def _style1(game: Any, flipped: bool, lang: str) -> str:
+def _style1(game: IGame, flipped: bool, lang: str) -> str:
     tracker = game.tracker
     board: chess.Board = tracker.board
     wtime, btime, _ = _game_clocks(game)
@@ -265,8 +275,8 @@ def _style1(game: Any, flipped: bool, lang: str) -> str:
     last = tracker.last_ply
     if last is not None:
         plies = last.number
-        times = getattr(game, "move_times", None)
-        took = times[plies - 1] if times and len(times) >= plies else 0
+        times = _move_times(game)
+        took = times[plies - 1] if len(times) >= plies else 0
         notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
                          move="{:<7} ({})".format(last.san, format_move_time(took)))
     # Rows of the placement field, rank 8 first, '-' for empty squares.

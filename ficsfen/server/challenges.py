@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 import chess
 
-from ficsfen.server.clock import TimeControl
 from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.names import NameResolutionError, fold, resolve_handle
+from ficsfen.server.clock import TimeControl
 
 __all__ = [
     "AmbiguousOfferError",
@@ -108,7 +109,7 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
     numbers: list[int] = []
     colour: chess.Color | None = None
     for word in rest:
-        low = word.casefold()
+        low = fold(word)
         value = _number(word)
         if value is not None:
             if len(numbers) == 2:
@@ -165,21 +166,30 @@ class Challenge:
         return self.receiver, self.challenger
 
 
+def _challenger(challenge: Challenge) -> str:
+    return challenge.challenger
+
+
+def _receiver(challenge: Challenge) -> str:
+    return challenge.receiver
+
+
 class Challenges:
     """The pending match offers of a server.
 
-    ``resolve(name)`` maps a typed name to a logged-in handle (``None`` when
-    nobody matches); ``is_busy(handle)`` says whether they are playing.
+    ``handles()`` lists the logged-in handles, among which typed names are
+    resolved (:func:`ficsfen.names.resolve_handle`); without it, names are
+    taken as typed.  ``is_busy(handle)`` says whether they are playing.
     """
 
     def __init__(
         self,
         *,
-        resolve: Callable[[str], str | None] = lambda name: name,
+        handles: Callable[[], Iterable[str]] | None = None,
         is_busy: Callable[[str], bool] = lambda handle: False,
         rng: random.Random | None = None,
     ) -> None:
-        self._resolve = resolve
+        self._handles = handles
         self._is_busy = is_busy
         self.rng = rng if rng is not None else random.Random()
         self._offers: dict[tuple[str, str], Challenge] = {}
@@ -195,13 +205,20 @@ class Challenges:
         """Offers made by ``handle``, oldest first."""
         return [c for c in self._offers.values() if c.challenger == handle]
 
+    def _handle(self, name: str) -> str:
+        """The logged-in handle ``name`` names; :class:`UnknownPlayerError` says why there is none."""
+        if self._handles is None:
+            return name
+        try:
+            return resolve_handle(name, self._handles())
+        except NameResolutionError as e:
+            raise UnknownPlayerError(e.message) from None
+
     # -- actions -----------------------------------------------------------
 
     def offer(self, challenger: str, request: MatchRequest) -> tuple[Challenge, list[Notice]]:
         """Record ``challenger``'s match request; notices for both players."""
-        receiver = self._resolve(request.opponent)
-        if receiver is None:
-            raise UnknownPlayerError(msg("No player named \"{name}\" is logged in.", name=request.opponent))
+        receiver = self._handle(request.opponent)
         if receiver == challenger:
             raise SelfChallengeError(msg("You cannot challenge yourself."))
         if self._is_busy(challenger):
@@ -229,17 +246,20 @@ class Challenges:
         return challenge, notices
 
     def _pick(self, offers: list[Challenge], name: str | None, *, none: Message,
-              role: str) -> Challenge:
+              role: Callable[[Challenge], str]) -> Challenge:
         if name:
-            handle = self._resolve(name) or name
-            found = [c for c in offers if getattr(c, role) == handle]
+            try:
+                handle = self._handle(name)
+            except UnknownPlayerError:
+                handle = name  # nobody logged in by that name: no offer with them either
+            found = [c for c in offers if role(c) == handle]
             if not found:
                 raise NoSuchOfferError(msg("There is no offer pending with {name}.", name=name))
             return found[0]
         if not offers:
             raise NoSuchOfferError(none)
         if len(offers) > 1:
-            names = ", ".join(getattr(c, role) for c in offers)
+            names = ", ".join(role(c) for c in offers)
             raise AmbiguousOfferError(msg("Several offers are pending ({names}): name the player.",
                                      names=names))
         return offers[0]
@@ -251,7 +271,7 @@ class Challenges:
         notices are included), as FICS does when a game starts.
         """
         challenge = self._pick(self.to(receiver), name,
-                               none=msg("You have no match offers to accept."), role="challenger")
+                               none=msg("You have no match offers to accept."), role=_challenger)
         if self._is_busy(challenge.challenger):
             raise PlayerBusyError(msg("{handle} is playing a game.", handle=challenge.challenger))
         del self._offers[(challenge.challenger, challenge.receiver)]
@@ -265,7 +285,7 @@ class Challenges:
     def decline(self, receiver: str, name: str | None = None) -> list[Notice]:
         """Refuse an offer to ``receiver`` (from ``name``, or the only one); notices for both."""
         challenge = self._pick(self.to(receiver), name,
-                               none=msg("You have no match offers to decline."), role="challenger")
+                               none=msg("You have no match offers to decline."), role=_challenger)
         del self._offers[(challenge.challenger, challenge.receiver)]
         return [
             Notice(receiver, msg("You decline the match offer from {handle}.", handle=challenge.challenger)),
@@ -275,7 +295,7 @@ class Challenges:
     def withdraw(self, challenger: str, name: str | None = None) -> list[Notice]:
         """Take back an offer by ``challenger`` (to ``name``, or the only one); notices for both."""
         challenge = self._pick(self.by(challenger), name,
-                               none=msg("You have no match offers to withdraw."), role="receiver")
+                               none=msg("You have no match offers to withdraw."), role=_receiver)
         del self._offers[(challenge.challenger, challenge.receiver)]
         return [
             Notice(challenger, msg("You withdraw the match offer to {handle}.", handle=challenge.receiver)),

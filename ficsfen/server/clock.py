@@ -15,7 +15,7 @@ FICS rules kept here:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable
 
 import chess
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -101,7 +101,7 @@ class ChessClock:
         *,
         time_control: TimeControl,
         reactor: IReactorTime,
-        on_flag: Optional[Callable[[Color], None]] = None,
+        on_flag: Callable[[Color], None] | None = None,
     ) -> None:
         self.time_control = time_control
         self._reactor = reactor
@@ -109,23 +109,23 @@ class ChessClock:
         self._remaining = {chess.WHITE: time_control.initial_seconds,
                            chess.BLACK: time_control.initial_seconds}
         self._moves = {chess.WHITE: 0, chess.BLACK: 0}
-        self._running: Optional[Color] = None
+        self._running: Color | None = None
         self._started_at = 0.0
-        self._timer: Optional[IDelayedCall] = None
-        self._paused: Optional[Color] = None
+        self._timer: IDelayedCall | None = None
+        self._paused: Color | None = None
 
     def __repr__(self) -> str:
         return (f"<ChessClock {self.time_control} white={self.remaining(chess.WHITE):.1f} "
                 f"black={self.remaining(chess.BLACK):.1f} running={self._side_name(self._running)}>")
 
     @staticmethod
-    def _side_name(color: Optional[Color]) -> str:
+    def _side_name(color: Color | None) -> str:
         return "none" if color is None else chess.COLOR_NAMES[color]
 
     # -- reading -----------------------------------------------------------
 
     @property
-    def running(self) -> Optional[Color]:
+    def running(self) -> Color | None:
         """The colour whose clock is ticking, or ``None``."""
         return self._running
 
@@ -139,12 +139,6 @@ class ChessClock:
         if self._running == color:
             left -= self._reactor.seconds() - self._started_at
         return left
-
-    def elapsed(self) -> float:
-        """Seconds the running side has used on its current move (0 when stopped)."""
-        if self._running is None:
-            return 0.0
-        return self._reactor.seconds() - self._started_at
 
     # -- driving -----------------------------------------------------------
 
@@ -207,14 +201,6 @@ class ChessClock:
         side, self._paused = self._paused, None
         if side is not _NOBODY:
             self.start(side)
-
-    def set_remaining(self, color: Color, seconds: float) -> None:
-        """Set a side's time (restarting its flag timer when it runs)."""
-        running = self._running
-        self.stop()
-        self._remaining[color] = seconds
-        if running is not None:
-            self.start(running)
 
     def _fall(self, color: Color) -> None:
         self._timer = None

@@ -2,9 +2,10 @@
 
 ``he fen`` runs ``help fen`` because ``he`` starts only one command name;
 an exact name or alias always wins over a prefix (``re`` is ``refresh``
-even though ``revert`` also starts with it).  Resolution failures are
-values (:class:`UnknownCommandError`, :class:`AmbiguousCommandError`) carrying the
-localized message, so the table itself never writes anything.
+even though ``revert`` also starts with it).  Resolution is
+:mod:`ficsfen.names`' (its case rule included); a word that names no
+command raises its :class:`~ficsfen.names.NameResolutionError`, carrying
+the localized message, so the table itself never writes anything.
 """
 
 from __future__ import annotations
@@ -12,29 +13,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Iterable, Iterator
 
-from ficsfen.i18n import LocalizedError, msg, unique_prefix
 from ficsfen.interfaces import ICommand
+from ficsfen.names import COMMAND, fold, resolve
 
-__all__ = ["AmbiguousCommandError", "CommandError", "CommandTable", "UnknownCommandError"]
-
-
-class CommandError(LocalizedError, LookupError):
-    """A command word that does not resolve to one command."""
-
-
-class UnknownCommandError(CommandError):
-    def __init__(self, word: str) -> None:
-        super().__init__(msg("{word}: Command not found.", word=word), word)
-        self.word = word
-
-
-class AmbiguousCommandError(CommandError):
-    def __init__(self, word: str, matches: Iterable[str]) -> None:
-        matches = tuple(sorted(matches))
-        super().__init__(msg("Ambiguous command \"{word}\". Matches: {matches}",
-                             word=word, matches=" ".join(matches)), word)
-        self.word = word
-        self.matches = matches
+__all__ = ["CommandTable"]
 
 
 class CommandTable:
@@ -49,25 +31,25 @@ class CommandTable:
 
     def _is_name(self, key: str) -> bool:
         command = self._commands.get(key)
-        return command is not None and command.name.lower() == key
+        return command is not None and fold(command.name) == key
 
     def register(self, command: object) -> None:
         """Add ``command``; a later registration of the same name replaces it."""
         if not ICommand.providedBy(command):
             raise TypeError(f"{command!r} does not provide ICommand")
-        name = command.name.lower()
+        name = fold(command.name)
         self._commands[name] = command
-        for alias in getattr(command, "aliases", ()):
-            self._set_alias(alias.lower(), command)
+        for alias in command.aliases:
+            self._set_alias(fold(alias), command)
         if name not in self._sorted:
             self._sorted = sorted([*self._sorted, name])
 
     def alias(self, alias: str, name: str) -> None:
         """Make ``alias`` run the command ``name`` (exact match only)."""
-        key = name.lower()
+        key = fold(name)
         if not self._is_name(key):
             raise KeyError(name)
-        self._set_alias(alias.lower(), self._commands[key])
+        self._set_alias(fold(alias), self._commands[key])
 
     def _set_alias(self, key: str, command: object) -> None:
         if not self._is_name(key):
@@ -78,15 +60,15 @@ class CommandTable:
 
         One dict access: the server tries it before anything else on every line.
         """
-        return self._commands.get(word.lower())
+        return self._commands.get(fold(word))
 
     def resolve(self, word: str) -> object:
         """The command ``word`` names: exact name or alias, else unique prefix.
 
-        :raises UnknownCommandError: nothing matches.
-        :raises AmbiguousCommandError: several names start with ``word``.
+        :raises ficsfen.names.NoMatchError: nothing matches.
+        :raises ficsfen.names.AmbiguousNameError: several names start with ``word``.
         """
-        key = word.lower()
+        key = fold(word)
         command = self._commands.get(key)
         if command is not None:
             return command
@@ -94,12 +76,8 @@ class CommandTable:
         # them (the table is sorted), the shared FICS rule picks among them.
         names = self._sorted
         lo = bisect_left(names, key)
-        found = unique_prefix(word, names[lo:bisect_left(names, key + "\U0010ffff", lo)])
-        if found is None:
-            raise UnknownCommandError(word)
-        if isinstance(found, tuple):
-            raise AmbiguousCommandError(word, found)
-        return self._commands[found]
+        return self._commands[resolve(word, names[lo:bisect_left(names, key + "\U0010ffff", lo)],
+                                      COMMAND)]
 
     def names(self) -> list[str]:
         """Command names, sorted (aliases left out)."""
@@ -110,7 +88,7 @@ class CommandTable:
         return (commands[n] for n in self._sorted)
 
     def __contains__(self, name: str) -> bool:
-        return self._is_name(name.lower())
+        return self._is_name(fold(name))
 
     def __len__(self) -> int:
         return len(self._sorted)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ficsfen.i18n import LocalizedError, Message, available_languages, msg
+from ficsfen.names import fold
 from ficsfen.helpcatalog import HELP_DIR
 
 __all__ = [
@@ -198,7 +199,7 @@ def _accounts(content: Mapping[str, Any], where: str) -> dict[str, str]:
         if not isinstance(stored, str) or not _parse_hash(stored):
             raise ConfigError(msg("{file}: account {name}: expected a password hash made by "
                                   "\"ficsfen serve --hash-password\"", file=where, name=name))
-        out[name.casefold()] = stored
+        out[fold(name)] = stored
     return out
 
 

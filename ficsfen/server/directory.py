@@ -1,9 +1,10 @@
 """The server's game directory: small reused game numbers, players, observers.
 
-It provides :class:`ficsfen.interfaces.IGameDirectory`, the only way
-commands find games.  Any game object providing :class:`IGame` can be
+It provides :class:`ficsfen.server.interfaces.IServerDirectory` (an
+:class:`ficsfen.interfaces.IGameDirectory`), the only way commands find games.  Any game object providing :class:`IGame` can be
 added (examined games now, played games too); the directory keeps who plays
-or examines which game and who observes it, keyed case-insensitively.
+or examines which game and who observes it, keyed by
+:func:`ficsfen.names.fold` (the case rule of every name typed).
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from typing import Any, Callable, Iterable, Iterator
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.interfaces import IGame, IGameDirectory
+from ficsfen.interfaces import IGame, IMoveEvents
+from ficsfen.names import fold
+from ficsfen.server.interfaces import IServerDirectory
 
 __all__ = ["GameDirectory"]
 
 _log = Logger()
 
 
-@implementer(IGameDirectory)
+@implementer(IServerDirectory)
 class GameDirectory:
     """Current games by number, by player and by observer.
 
@@ -31,9 +34,8 @@ class GameDirectory:
 
     def __init__(self, handles: Callable[[], Iterable[str]] = tuple) -> None:
         self._handles = handles
-        #: Objects told about game starts, ends and position changes (duck-typed:
-        #: ``game_started(game)``, ``game_ended(game, result)``,
-        #: ``position_changed(game)``), e.g. :class:`ficsfen.server.feed.GameFeed`.
+        #: Objects told about game starts, ends and position changes
+        #: (:class:`ficsfen.server.interfaces.IGameEvents`), e.g. :class:`ficsfen.server.feed.GameFeed`.
         self.listeners: list[Any] = []
         self._games: dict[int, Any] = {}
         self._free: list[int] = []
@@ -57,10 +59,10 @@ class GameDirectory:
         return self._games.get(number)
 
     def game_of(self, handle: str) -> Any:
-        return self._playing.get(handle.casefold())
+        return self._playing.get(fold(handle))
 
     def observed_by(self, handle: str) -> Any:
-        games = self._observing.get(handle.casefold())
+        games = self._observing.get(fold(handle))
         return games[-1] if games else None
 
     def handles(self) -> Iterable[str]:
@@ -90,8 +92,8 @@ class GameDirectory:
         self._observers[number] = {}
         self._follow(game)
         for handle in game.players():
-            self._playing[handle.casefold()] = game
-        self._tell("game_started", game)
+            self._playing[fold(handle)] = game
+        self._tell("game_started", lambda listener: listener.game_started(game))
         return number
 
     def remove(self, game: Any, result: Any = None) -> None:
@@ -99,7 +101,7 @@ class GameDirectory:
         number = game.number
         if self._games.get(number) is not game:
             return
-        self._tell("game_ended", game, result)
+        self._tell("game_ended", lambda listener: listener.game_ended(game, result))
         del self._games[number]
         self._known.pop(number, None)
         self._unfollow.pop(number, lambda: None)()
@@ -124,39 +126,41 @@ class GameDirectory:
             self._unfollow.pop(number, lambda: None)()
             self._follow(game)
         self._known[number] = (tracker, tracker.ply, tracker.fen)
-        self._tell("position_changed", game)
+        self._tell("position_changed", lambda listener: listener.position_changed(game))
 
     def _follow(self, game: Any) -> None:
         tracker = game.tracker
         number = game.number
         self._known[number] = (tracker, tracker.ply, tracker.fen)
-        subscribe = getattr(game, "subscribe_moves", None) or tracker.subscribe
+        events = IMoveEvents(game, None)
+        subscribe = events.subscribe_moves if events is not None else tracker.subscribe
 
         def moved(ply: Any) -> None:
             self._known[number] = (game.tracker, ply.number, ply.fen)
 
         self._unfollow[number] = subscribe(moved)
 
-    def _tell(self, event: str, *args: Any) -> None:
+    def _tell(self, event: str, call: Callable[[Any], None]) -> None:
+        """``call(listener)`` for each listener; one that fails is logged, the others still hear."""
         for listener in tuple(self.listeners):
             try:
-                getattr(listener, event)(*args)
+                call(listener)
             except Exception:
                 _log.failure("game listener {listener!r} failed on {event}",
                              listener=listener, event=event)
 
     def join(self, handle: str, game: Any) -> None:
         """Record that ``handle`` plays or examines ``game``."""
-        self._playing[handle.casefold()] = game
+        self._playing[fold(handle)] = game
 
     def leave(self, handle: str) -> Any:
         """``handle`` stops playing or examining; returns the game it left."""
-        return self._playing.pop(handle.casefold(), None)
+        return self._playing.pop(fold(handle), None)
 
     def observe(self, handle: str, game: Any) -> bool:
         """Add ``handle`` to ``game``'s observers; False when already there."""
         observers = self._observers[game.number]
-        key = handle.casefold()
+        key = fold(handle)
         if key in observers:
             return False
         observers[key] = handle
@@ -166,7 +170,7 @@ class GameDirectory:
     def unobserve(self, handle: str, game: Any) -> bool:
         """Remove ``handle`` from ``game``'s observers; False when not there."""
         observers = self._observers.get(game.number, {})
-        key = handle.casefold()
+        key = fold(handle)
         if key not in observers:
             return False
         del observers[key]
@@ -183,7 +187,7 @@ class GameDirectory:
 
     def observed_games(self, handle: str) -> list[Any]:
         """Games ``handle`` observes, oldest first."""
-        return list(self._observing.get(handle.casefold(), ()))
+        return list(self._observing.get(fold(handle), ()))
 
     def _drop_observed(self, key: str, game: Any) -> None:
         games = self._observing.get(key)

@@ -1,6 +1,7 @@
 """Examined (scratch) games: move freely, step back and forth, set up positions.
 
-An :class:`ExaminedGame` provides :class:`ficsfen.interfaces.IGame`, so
+An :class:`ExaminedGame` provides :class:`ficsfen.server.interfaces.IExaminedGame`
+(an :class:`ficsfen.interfaces.IGame`), so
 ``fen``, ``games`` and observers treat it like any other game.  Moves go
 through the game's :class:`ficsfen.tracker.Tracker`; ``backward`` keeps the
 undone moves so that ``forward`` can replay them, as on FICS.  ``bsetup``
@@ -19,7 +20,7 @@ from zope.interface import implementer
 from ficsfen.server.boards import Style12Frame
 from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import LocalizedError, msg
-from ficsfen.interfaces import IGame
+from ficsfen.server.interfaces import IExaminedGame
 from ficsfen.tracker import Ply, PlySubscribers, Tracker
 
 __all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "draft_with_castling",
@@ -79,7 +80,7 @@ def draft_with_castling(draft: Position, color: str, which: str) -> Position:
     return replace(draft, castling=merged or "-")
 
 
-@implementer(IGame)
+@implementer(IExaminedGame)
 class ExaminedGame:
     """A scratch game examined by ``examiner`` (FICS names it ``examiner vs. examiner``)."""
 

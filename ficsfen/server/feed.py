@@ -20,9 +20,12 @@ event (``game``, ``fen``, ``ply``, ``clocks``): the host calls
 
 It is host-agnostic: the host calls :meth:`GameFeed.game_started` when a
 game (anything providing :class:`ficsfen.interfaces.IGame`) begins, which
-follows its moves (through the game's ``subscribe_moves`` when it has one,
-so clocks are read once the move is complete, else through its tracker's
-``subscribe``), and :meth:`GameFeed.game_ended` when it ends.  Our own server does exactly that; so can any other.
+follows its moves (through ``subscribe_moves`` when the game provides
+:class:`ficsfen.interfaces.IMoveEvents`, so clocks are read once the move
+is complete, else through its tracker's ``subscribe``), and
+:meth:`GameFeed.game_ended` when it ends.  Clocks and time control come
+from games providing :class:`ficsfen.interfaces.IClockedGame`.  Our own
+server does exactly that; so can any other.
 
 A slow reader must never block the server or make it grow without bound.
 Each reader registers itself as a streaming producer on its transport, so
@@ -47,7 +50,10 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.interfaces import IClockedGame, IGame, IMoveEvents
 from ficsfen.tracker import outcome_message
+from ficsfen.server.games import GameResult
+from ficsfen.server.interfaces import IGameEvents
 
 __all__ = [
     "DEFAULT_MAX_BUFFER",
@@ -75,31 +81,31 @@ def _line(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def clocks_of(game: Any) -> dict[str, float] | None:
+def clocks_of(game: IGame) -> dict[str, float] | None:
     """The game's clocks in seconds, ``None`` for a game without a clock.
 
     Move events are sent once the game has finished the move (see
     :meth:`GameFeed.game_started`), so this is what the clock shows now.
     """
-    clock = getattr(game, "clock", None)
-    remaining = getattr(clock, "remaining", None)
-    if remaining is None:
+    clocked = IClockedGame(game, None)
+    if clocked is None:
         return None
-    try:
-        white = float(remaining(chess.WHITE))
-        black = float(remaining(chess.BLACK))
+    try:  # a host's clock: a value that is no number is no clock
+        white = float(clocked.clock.remaining(chess.WHITE))
+        black = float(clocked.clock.remaining(chess.BLACK))
     except (TypeError, ValueError):
         return None
     return {"white": round(white, 3), "black": round(black, 3)}
 
 
-def _time_control(game: Any) -> dict[str, float] | None:
-    tc = getattr(game, "time_control", None)
-    if tc is None or getattr(tc, "untimed", False):
+def _time_control(game: IGame) -> dict[str, float] | None:
+    clocked = IClockedGame(game, None)
+    if clocked is None or clocked.time_control.untimed:
         return None
+    tc = clocked.time_control
     try:
         return {"initial": float(tc.initial_seconds), "increment": float(tc.increment)}
-    except (AttributeError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return None
 
 
@@ -208,6 +214,7 @@ class _ReaderFactory(Factory):
         return reader
 
 
+@implementer(IGameEvents)
 class GameFeed:
     """Game events as newline-delimited JSON to every connected reader.
 
@@ -270,9 +277,9 @@ class GameFeed:
     def game_started(self, game: Any) -> None:
         """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves.
 
-        A game with ``subscribe_moves(callback)`` (played and examined games)
-        reports each move once it is complete, clocks included; any other
-        game is followed through its tracker's ``subscribe``.
+        A game providing :class:`~ficsfen.interfaces.IMoveEvents` (played and
+        examined games) reports each move once it is complete, clocks
+        included; any other game is followed through its tracker's ``subscribe``.
         """
         if id(game) in self._games:
             return
@@ -281,7 +288,8 @@ class GameFeed:
 
     def _follow(self, game: Any) -> None:
         tracker = game.tracker
-        subscribe = getattr(game, "subscribe_moves", None) or tracker.subscribe
+        events = IMoveEvents(game, None)
+        subscribe = events.subscribe_moves if events is not None else tracker.subscribe
         followed = _Followed(game, tracker, subscribe(lambda ply: self._moved(game, ply)),
                              (tracker.ply, tracker.fen))
         self._games[id(game)] = followed
@@ -294,7 +302,7 @@ class GameFeed:
             "game": game.number,
             "white": game.white,
             "black": game.black,
-            "examined": bool(getattr(game, "examined", False)),
+            "examined": bool(game.examined),
             "fen": tracker.fen,
             "ply": tracker.ply,
             "time_control": _time_control(game),
@@ -382,20 +390,19 @@ class GameFeed:
         })
 
 
-def _result_fields(result: Any, lang: str) -> tuple[str, str | None]:
-    """(score, reason text) from the several shapes a result comes in."""
+def _result_fields(result: object, lang: str) -> tuple[str, str | None]:
+    """(score, reason text) of the result a host hands :meth:`GameFeed.game_ended`.
+
+    Each shape is named: our server's ``GameResult``, python-chess's
+    :class:`chess.Outcome` (what :meth:`Tracker.outcome` returns), a score
+    string, or ``None`` for an unfinished game.
+    """
     if result is None:
         return "*", None
     if isinstance(result, str):
         return result, None
-    if isinstance(result, chess.Outcome):  # what Tracker.outcome() returns
+    if isinstance(result, chess.Outcome):
         return result.result(), outcome_message(result).render(lang)
-    score = getattr(result, "score", None) or getattr(result, "result", None) or "*"
-    reason = getattr(result, "reason", None)
-    if reason is None:
-        reason = getattr(result, "message", None)
-    if isinstance(reason, Message):
-        reason = reason.render(lang)
-    elif reason is not None:
-        reason = str(reason)
-    return str(score), reason
+    if isinstance(result, GameResult):
+        return result.score, result.reason.render(lang)
+    raise TypeError(f"a game result is a GameResult, a chess.Outcome, a score or None, not {result!r}")

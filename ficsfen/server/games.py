@@ -31,7 +31,8 @@ from ficsfen.server.boards import Style12Frame, _style1, material
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
-from ficsfen.interfaces import IGame
+from ficsfen.names import fold
+from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
 
 __all__ = [
@@ -175,7 +176,7 @@ class Offer:
 # -- the game ----------------------------------------------------------------
 
 
-@implementer(IGame)
+@implementer(IPlayedGame)
 class PlayedGame:
     """A game between two handles, with clocks on ``reactor``.
 
@@ -396,9 +397,13 @@ class PlayedGame:
         if len(offers) > 1:
             raise NoOfferError(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
         offer = offers[0]
-        if offer.kind == "takeback":
-            return self.takeback(handle, offer.plies)
-        return getattr(self, offer.kind)(handle)
+        accepting = {
+            "draw": self.draw,
+            "abort": self.abort,
+            "adjourn": self.adjourn,
+            "takeback": lambda handle: self.takeback(handle, offer.plies),
+        }
+        return accepting[offer.kind](handle)
 
     def decline(self, handle: str) -> list[Notice]:
         """Decline every offer made to ``handle``."""
@@ -592,7 +597,7 @@ class AdjournedGames:
 
     @staticmethod
     def _key(a: str, b: str) -> frozenset[str]:
-        return frozenset((a.casefold(), b.casefold()))
+        return frozenset((fold(a), fold(b)))
 
     def keep(self, game: PlayedGame) -> None:
         if not game.adjourned:
@@ -604,7 +609,7 @@ class AdjournedGames:
         return self._games.get(self._key(a, b))
 
     def of(self, handle: str) -> list[PlayedGame]:
-        key = handle.casefold()
+        key = fold(handle)
         return [g for k, g in self._games.items() if key in k]
 
     def take(self, a: str, b: str) -> PlayedGame | None:

@@ -27,21 +27,26 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.server import boards
-from ficsfen.server.challenges import Challenges
-from ficsfen.server.command_table import CommandError, CommandTable
-from ficsfen.server.commands import board_cmds, examine, observe, play, session_cmds, settings
-from ficsfen.commands.fen import FenCommand, find_handle
+from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
-from ficsfen.server.config import Config, verify_password
-from ficsfen.server.directory import GameDirectory
-from ficsfen.server.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.interfaces import ICommand
+from ficsfen.names import NameResolutionError, fold
+from ficsfen.server import boards
+from ficsfen.server.challenges import Challenges
+from ficsfen.server.command_table import CommandTable
+from ficsfen.server.commands import board_cmds, examine, observe, play, session_cmds, settings
+from ficsfen.server.config import Config, verify_password
+from ficsfen.server.directory import GameDirectory
+from ficsfen.server.examined import ExaminedGame
+from ficsfen.server.games import AdjournedGames, IGameListener, PlayedGame
+from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
+                                       IPlayers)
 from ficsfen.server.session import Session
 from ficsfen.tracker import is_move_text
 
-__all__ = ["FicsServer", "build_command_table"]
+__all__ = ["FicsServer", "build_command_table", "check_command_names"]
 
 def build_command_table(server: "FicsServer") -> CommandTable:
     """Every command, with the FICS aliases."""
@@ -69,20 +74,30 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *play.COMMANDS,
         *observe.COMMANDS,
     ):
+        check_command_names(command)
         table.register(command)
-        for word in (command.name, *getattr(command, "aliases", ())):
-            # execute() looks names up before asking whether a word is a move.
-            assert not is_move_text(word), word
     return table
 
 
-@implementer(IGameListener)
+def check_command_names(command: ICommand) -> None:
+    """Refuse a name or alias shaped like a move: execute() looks names up first.
+
+    :raises ValueError: ``e4`` or ``O-O`` would run the command instead of moving.
+    """
+    for word in (command.name, *command.aliases):
+        if is_move_text(word):
+            raise ValueError(f"command name {word!r} reads as a move")
+
+
+@implementer(IGameListener, IPlayers, IBoards, IGameService)
 class FicsServer:
     """Sessions by handle, the game directory and the command table.
 
     It is the :class:`ficsfen.server.games.IGameListener` of every game it hosts:
     games tell it when their position changes or they end, and it sends the
-    boards and announcements.
+    boards and announcements.  Commands see it only through the narrow
+    services each :class:`Session` carries (:class:`IPlayers`,
+    :class:`IBoards`, :class:`IGameService`).
     """
 
     log = Logger()
@@ -97,14 +112,13 @@ class FicsServer:
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
         #: Pending match offers (``match``, ``accept``, ...).
-        self.challenges = Challenges(resolve=self.resolve_handle, is_busy=self._busy, rng=self.rng)
+        self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
         self.adjourned = AdjournedGames()
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
         self.table = build_command_table(self)
-        self.logout_hooks: list[Callable[[Session], None]] = []
         self._current: Session | None = None
 
     def __repr__(self) -> str:
@@ -116,24 +130,19 @@ class FicsServer:
         return [s.handle for s in self._sessions.values()]
 
     def session(self, handle: str) -> Session | None:
-        return self._sessions.get(handle.casefold())
+        return self._sessions.get(fold(handle))
 
     def sessions_sorted(self) -> list[Session]:
-        return sorted(self._sessions.values(), key=lambda s: s.handle.casefold())
+        return sorted(self._sessions.values(), key=lambda s: fold(s.handle))
 
     def __len__(self) -> int:
         return len(self._sessions)
-
-    def resolve_handle(self, name: str) -> str | None:
-        """The logged-in handle ``name`` names (exact or unique prefix), else None."""
-        found = find_handle(name, self.handles())
-        return None if isinstance(found, Message) else found
 
     def _busy(self, handle: str) -> bool:
         return self.directory.game_of(handle) is not None
 
     def in_use(self, name: str) -> bool:
-        key = name.casefold()
+        key = fold(name)
         return key in self._sessions or key in self._reserved
 
     def check_name(self, name: str) -> Message | None:
@@ -144,7 +153,7 @@ class FicsServer:
             return msg("A name should be at least 3 characters long! Try again.")
         if len(name) > 17:
             return msg("Sorry, names may be at most 17 characters long. Try again.")
-        if name.casefold().startswith("guest"):
+        if fold(name).startswith("guest"):
             return msg("Names starting with \"Guest\" are given to guests; type \"{word}\" to get one.",
                        word=self.config.guest_login)
         if self.in_use(name):
@@ -153,10 +162,10 @@ class FicsServer:
 
     def is_guest_name(self, name: str) -> bool:
         """Whether ``name`` was handed out by the guest login (nobody can choose it again)."""
-        return name.casefold().startswith("guest") and not self.is_registered(name)
+        return fold(name).startswith("guest") and not self.is_registered(name)
 
     def is_registered(self, name: str) -> bool:
-        return name.casefold() in self.config.accounts
+        return fold(name) in self.config.accounts
 
     def check_password(self, name: str, password: str) -> Deferred:
         """Whether ``password`` is ``name``'s, as a Deferred.
@@ -165,7 +174,7 @@ class FicsServer:
         the reactor's thread pool when the clock is a real reactor (inline
         with a test clock), never blocking other players.
         """
-        stored = self.config.accounts.get(name.casefold(), "")
+        stored = self.config.accounts.get(fold(name), "")
         if IReactorThreads.providedBy(self.clock):
             return deferToThreadPool(self.clock, self.clock.getThreadPool(),
                                      verify_password, password, stored)
@@ -181,10 +190,10 @@ class FicsServer:
                 return handle
 
     def reserve(self, name: str) -> None:
-        self._reserved.add(name.casefold())
+        self._reserved.add(fold(name))
 
     def release(self, name: str) -> None:
-        self._reserved.discard(name.casefold())
+        self._reserved.discard(fold(name))
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
               registered: bool = False, peer: str = "") -> Session:
@@ -192,25 +201,20 @@ class FicsServer:
         self.release(handle)
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
-        self._sessions[handle.casefold()] = session
+        self._sessions[fold(handle)] = session
         self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
         return session
 
     def logout(self, session: Session, *, reason: str = "") -> None:
         """Take ``session`` out of the server (its games and observations too) and close it."""
-        key = session.handle.casefold()
+        key = fold(session.handle)
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
-        for hook in self.logout_hooks:
-            try:
-                hook(session)
-            except Exception:
-                self.log.failure("logout hook failed for {handle}", handle=session.handle)
         game = self.directory.game_of(session.handle)
-        if game is not None and getattr(game, "examined", False):
+        if IExaminedGame.providedBy(game):
             self.stop_examining(session.handle, game, quiet=True)
-        elif game is not None:
+        elif IPlayedGame.providedBy(game):
             # Adjourned (or aborted for a guest, whose name cannot come back);
             # gameEnded tells the opponent and the observers.
             game.disconnect(session.handle, can_return=not self.is_guest_name(session.handle))
@@ -247,7 +251,7 @@ class FicsServer:
                 else:
                     try:
                         command = self.table.resolve(word)
-                    except CommandError as e:
+                    except NameResolutionError as e:
                         session.send(e.message)
                     else:
                         command(session, rest, self.directory)
@@ -257,7 +261,7 @@ class FicsServer:
             session.send(msg("Sorry, an internal error occurred; it has been logged."))
         finally:
             self._current = None
-        if self._sessions.get(session.handle.casefold()) is session:
+        if self._sessions.get(fold(session.handle)) is session:
             session.prompt()
         session.release()
 
@@ -310,7 +314,7 @@ class FicsServer:
         """A move, takeback or resumption: feed listeners, then everyone's board."""
         self.directory.position_changed(game)  # a position listeners already know is skipped
         note = None
-        if getattr(game, "examined", False) and game.last_mover:
+        if IExaminedGame.providedBy(game) and game.last_mover:
             last = game.tracker.last_ply
             if last is not None:
                 note = msg("Game {number}: {handle} moves: {san}", number=game.number,
@@ -354,10 +358,9 @@ class FicsServer:
     def resume_game(self, game: PlayedGame) -> None:
         """Continue an adjourned ``game`` under a new number, from the same position and clocks."""
         self.adjourned.take(game.white, game.black)
-        for attr in ("white", "black"):  # the same names, possibly typed in another case
-            session = self.session(getattr(game, attr))
-            if session is not None:
-                setattr(game, attr, session.handle)
+        # The same names, possibly typed in another case when logging in again.
+        game.white = self._logged_in_as(game.white)
+        game.black = self._logged_in_as(game.black)
         self.directory.add(game)
         tc = game.time_control
         header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
@@ -367,10 +370,23 @@ class FicsServer:
         game.listener = self
         game.resume()
 
+    def _logged_in_as(self, handle: str) -> str:
+        """``handle`` as its session spells it now (the same name, maybe in another case)."""
+        session = self.session(handle)
+        return handle if session is None else session.handle
+
+    def examine(self, handle: str) -> ExaminedGame:
+        """Start a scratch game examined by ``handle``, number it and show it."""
+        game = ExaminedGame(handle)
+        game.listener = self  # told boardChanged after each move
+        self.directory.add(game)
+        self.show_position(game)
+        return game
+
     def arrived(self, session: Session) -> None:
         """A player logged in: tell them and their opponents about adjourned games."""
         for game in self.adjourned.of(session.handle):
-            other = game.black if game.white.casefold() == session.handle.casefold() else game.white
+            other = game.black if fold(game.white) == fold(session.handle) else game.white
             if self.session(other) is not None:
                 self.tell(other, msg("Notification: {handle}, who has an adjourned game with you, "
                                      "has arrived.", handle=session.handle))
@@ -399,9 +415,8 @@ class FicsServer:
             else:
                 text = boards.style12(game, viewer=handle)
         else:
-            own = getattr(game, "style1", None)  # games that cache their diagrams
-            if own is not None and not fresh:
-                text = own(flipped=boards.flip_for(game, handle), lang=session.lang)
+            if IPlayedGame.providedBy(game) and not fresh:  # it caches its diagrams
+                text = game.style1(flipped=boards.flip_for(game, handle), lang=session.lang)
             else:
                 text = boards.style1(game, viewer=handle, lang=session.lang)
         if session.showfen:
@@ -438,7 +453,7 @@ class FicsServer:
             return text
 
         for handle in dict.fromkeys(players):
-            session = sessions.get(handle.casefold())
+            session = sessions.get(fold(handle))
             if session is None:
                 continue
             is_caller = session is current
@@ -457,7 +472,7 @@ class FicsServer:
         noted = note is not None
         groups = self._observer_groups(game, players)
         current_watches = (current is not None
-                           and current.handle.casefold() in self.directory.observer_keys(game))
+                           and fold(current.handle) in self.directory.observer_keys(game))
         for (style, lang, showfen, charset), members in groups:
             key = (style, relation, False, lang if noted or style == 1 else "", showfen)
             text = text_for(members[0], key, noted)
@@ -469,7 +484,7 @@ class FicsServer:
     def _observer_groups(self, game: Any, players: list[str]) -> list[tuple[tuple, list[Session]]]:
         """``game``'s observers (not its players) by (style, language, showfen, charset)."""
         sessions = self._sessions
-        folded_players = {h.casefold() for h in players}
+        folded_players = {fold(h) for h in players}
         groups: dict[tuple, list[Session]] = {}
         for key in self.directory.observer_keys(game):
             session = sessions.get(key)

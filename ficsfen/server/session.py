@@ -1,9 +1,12 @@
 """A logged-in player: handle, language, output charset and board settings.
 
 A :class:`Session` is what commands see as the caller (it provides
+:class:`ficsfen.server.interfaces.IServerCaller`, an
 :class:`ficsfen.interfaces.ICaller`).  It renders every message in its own
 language and encodes it in its own charset, so one server talks French
-UTF-8 to one player and plain ASCII English to another.
+UTF-8 to one player and plain ASCII English to another.  Commands reach the
+server only through the narrow services it carries (``players``,
+``boards``, ``games``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
-from ficsfen.interfaces import ICaller
+from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.server import FicsServer
@@ -68,14 +71,24 @@ def encode_text(text: str, charset: str) -> bytes:
     return transliterate(text).encode("ascii", "replace")
 
 
-@implementer(ICaller)
+@implementer(IServerCaller)
 class Session:
-    """One player's session; ``write`` puts bytes on their connection."""
+    """One player's session; ``write`` puts bytes on their connection.
+
+    ``server`` provides the services commands use; the session keeps each
+    under its own narrow interface, and the prompt of the server's config.
+    """
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
                  peer: str = "") -> None:
-        self.server = server
+        #: Who is logged in, and how to reach them.
+        self.players = IPlayers(server)
+        #: Showing games.
+        self.boards = IBoards(server)
+        #: Starting and ending games, match offers, adjourned games.
+        self.games = IGameService(server)
+        self._prompt = server.config.prompt
         self.handle = handle
         self.lang = lang
         self.registered = registered
@@ -86,7 +99,7 @@ class Session:
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
-        #: Optional: the connection object, whose class has a static
+        #: Optionally, the connection object, whose class has a static
         #: ``write_all(sinks, data)`` writing the same bytes to many at once
         #: (:meth:`ficsfen.server.telnet.FicsTelnetTransport.write_all`); used by
         #: :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
@@ -94,10 +107,6 @@ class Session:
 
     def __repr__(self) -> str:
         return f"<Session {self.handle!r} lang={self.lang!r}>"
-
-    @property
-    def guest(self) -> bool:
-        return not self.registered
 
     def display_name(self) -> str:
         """The handle as FICS lists it: ``(U)`` marks an unregistered player."""
@@ -118,11 +127,11 @@ class Session:
         self.emit(encode_text(text + "\r\n", self.charset))
 
     def prompt(self) -> None:
-        self.emit(encode_text(self.server.config.prompt, self.charset))
+        self.emit(encode_text(self._prompt, self.charset))
 
     def notify(self, message: Message | str) -> None:
         """An asynchronous message: on a fresh line, followed by the prompt."""
-        self.emit(self.notification(self.render(message), self.charset, self.server.config.prompt))
+        self.emit(self.notification(self.render(message), self.charset, self._prompt))
 
     @staticmethod
     def notification(text: str, charset: str, prompt: str) -> bytes:

@@ -19,10 +19,12 @@ from twisted.conch.telnet import (
     TelnetProtocol, TelnetTransport,
 )
 from twisted.internet import tcp
+from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
 
 from ficsfen.i18n import Message, msg
+from ficsfen.names import fold
 from ficsfen.server.session import Session, encode_text
 
 __all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "decode_line"]
@@ -269,6 +271,14 @@ class FicsProtocol(TelnetProtocol):
         self._counted = False
         self._echo_off = False
         self._last_input = 0.0  # clock time of the last command line (idle timeout)
+        # What a line means in each state of the login dialogue (none while
+        # the password is checked, nor once closed).
+        self._line_handlers = {
+            "login": self.line_login,
+            "password": self.line_password,
+            "confirm": self.line_confirm,
+            "command": self.line_command,
+        }
 
     # -- connection ------------------------------------------------------
 
@@ -292,11 +302,10 @@ class FicsProtocol(TelnetProtocol):
         self._counted = True
         # Answers and boards are small writes: send them at once, not after
         # the client's delayed ACK (Nagle), which costs an ICS player ~40 ms.
-        tcp = getattr(self.transport, "transport", self.transport)  # under the telnet layer
-        no_delay = getattr(tcp, "setTcpNoDelay", None)
-        if no_delay is not None:
+        connection = self.transport.transport  # under the telnet layer
+        if ITCPTransport.providedBy(connection):
             try:
-                no_delay(True)
+                connection.setTcpNoDelay(True)
             except OSError:  # pragma: no cover - not a TCP socket after all
                 pass
         self.log.info("connection from {peer}", peer=self.peer)
@@ -424,7 +433,7 @@ class FicsProtocol(TelnetProtocol):
             self.write(b"\r\n" + prompt if fresh_line else prompt)
 
     def lineReceived(self, line: str) -> None:
-        handler = getattr(self, "line_" + self.state, None)
+        handler = self._line_handlers.get(self.state)
         if handler is not None:
             handler(line)
 
@@ -435,7 +444,7 @@ class FicsProtocol(TelnetProtocol):
             return
         name = name.split()[0]
         server = self.server
-        if name.casefold() == self.config.guest_login.casefold():
+        if fold(name) == fold(self.config.guest_login):
             handle = server.allocate_guest()
             self.pending_name = handle
             self.say(msg("Logging you in as \"{handle}\"; you may use this name to play "

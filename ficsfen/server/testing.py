@@ -165,9 +165,16 @@ class ServerProcess:
             self.stop()
             raise RuntimeError("ficsfen serve did not start:\n" + "\n".join(self.log_lines))
 
+    def _running(self) -> subprocess.Popen:
+        if self.process is None:
+            raise RuntimeError("the server process was not started (call start() first)")
+        return self.process
+
     def _drain(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        for raw in self.process.stderr:
+        stderr = self._running().stderr
+        if stderr is None:  # pragma: no cover - start() always pipes it
+            raise RuntimeError("the server's standard error is not piped")
+        for raw in stderr:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self.log_lines.append(line)
             m = re.search(r"Listening on [^ ]*:(\d+) \((.*)\)$", line)
@@ -181,8 +188,7 @@ class ServerProcess:
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the child to exit by itself; its whole log is then in :attr:`log_lines`."""
-        assert self.process is not None
-        code = self.process.wait(timeout if timeout is not None else self.timeout)
+        code = self._running().wait(timeout if timeout is not None else self.timeout)
         self._reader.join(timeout if timeout is not None else self.timeout)
         return code
 
@@ -202,7 +208,8 @@ class ServerProcess:
         return self.process.returncode
 
     def connect(self) -> "TelnetClient":
-        assert self.port is not None
+        if self.port is None:
+            raise RuntimeError("the server is not listening yet (call start() first)")
         return TelnetClient("127.0.0.1", self.port, timeout=self.timeout)
 
 

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ficsfen.server.clock import format_move_time
 from ficsfen.commands.base import Command
-from ficsfen.commands.fen import FenCommand
+from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.fen import STARTING_FEN
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import msg
+from ficsfen.interfaces import ICaller, IClockedGame, IGame
+from ficsfen.names import NameResolutionError
+from ficsfen.server.clock import format_move_time
+from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 
 __all__ = ["MovesCommand", "RefreshCommand", "move_list"]
 
 
-def _game_or_tell(caller: Any, target: str | None, directory: Any) -> Any:
+def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
     """The game ``target`` names, as ``fen`` finds it; else tell the caller why not."""
-    game = FenCommand.find(caller, target, directory)
-    if isinstance(game, Message):
-        caller.send(game)
+    try:
+        return FenCommand.find(caller, target, directory)
+    except (NoGameError, NameResolutionError) as e:
+        caller.send(e.message)
         return None
-    return game
 
 
 class RefreshCommand(Command):
@@ -28,21 +29,23 @@ class RefreshCommand(Command):
     spec = "o"
     usage = msg("refresh [game number | handle]")
 
-    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, target: str | None, *,
+            directory: IServerDirectory) -> None:
         game = _game_or_tell(caller, target, directory)
         if game is not None:
-            caller.server.send_board(caller, game)
+            caller.boards.send_board(caller, game)
 
 
-def move_list(game: Any, lang: str) -> str:
+def move_list(game: IGame, lang: str) -> str:
     """The ``moves`` text of ``game`` in ``lang``."""
     tracker = game.tracker
     history = tracker.history
-    times = getattr(game, "move_times", None) or ()
+    clocked = IClockedGame(game, None)
+    times = clocked.move_times if clocked is not None else ()
     lines = [msg("Movelist for game {number}:", number=game.number).render(lang), "",
              f"{game.white} (UNR) vs. {game.black} (UNR)"]
-    tc = getattr(game, "time_control", None)
-    minutes, increment = (tc.minutes, tc.increment) if tc is not None else (0, 0)
+    minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
+                          if clocked is not None else (0, 0))
     lines.append(msg("Unrated match, initial time: {minutes} minutes, increment: {increment} seconds.",
                      minutes=minutes, increment=increment).render(lang))
     if tracker.initial_fen != STARTING_FEN:
@@ -64,13 +67,9 @@ def move_list(game: Any, lang: str) -> str:
             row = ""
     if row:
         lines.append(row.rstrip())
-    result = getattr(game, "result", None)
+    result = game.result if IPlayedGame.providedBy(game) else None
     if result is not None:
-        reason = getattr(result, "reason", None)
-        if isinstance(reason, Message):
-            lines.append("      {" + reason.render(lang) + "} " + result.score)
-        else:
-            lines.append(f"      {result}")
+        lines.append("      {" + result.reason.render(lang) + "} " + result.score)
     else:
         lines.append("      {" + msg("Still in progress").render(lang) + "} *")
     return "\n".join(lines)
@@ -81,7 +80,7 @@ class MovesCommand(Command):
     spec = "o"
     usage = msg("moves [game number | handle]")
 
-    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+    def run(self, caller: ICaller, target: str | None, *, directory: IServerDirectory) -> None:
         game = _game_or_tell(caller, target, directory)
         if game is not None:
             caller.send(move_list(game, caller.lang))

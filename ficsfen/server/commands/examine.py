@@ -1,29 +1,32 @@
 """Examine mode: ``examine``, ``unexamine``, ``forward``, ``backward``, ``revert``, ``bsetup``.
 
-The game logic is :class:`ficsfen.server.examined.ExaminedGame`; these commands
-check who may do what, and tell the examiners and observers through the
-server (``show_position``), which sends each one the board in their style.
+The game logic is :class:`ficsfen.server.examined.ExaminedGame` (an
+:class:`~ficsfen.server.interfaces.IExaminedGame`); these commands check who
+may do what, and tell the examiners and observers through the caller's
+:class:`~ficsfen.server.interfaces.IBoards` (``show_position``), which sends
+each one the board in their style.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from ficsfen.commands.base import Command
-from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft, draft_with_castling,
-                              draft_with_fen, start_draft)
 from ficsfen.fen import FenError
-from ficsfen.i18n import Message, msg, msgn, unique_prefix
+from ficsfen.i18n import Message, msg, msgn
+from ficsfen.names import NameKind, NameResolutionError, fold, resolve
+from ficsfen.server.examined import (GameStateError, SetupDraft, clear_draft, draft_with_castling,
+                                     draft_with_fen, start_draft)
+from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
 
 
-def examined_game(caller: Any, directory: Any) -> ExaminedGame | None:
+def examined_game(caller: IServerCaller, directory: IServerDirectory) -> IExaminedGame | None:
     """The game ``caller`` examines; tells them when there is none."""
     game = directory.game_of(caller.handle)
-    if game is None or not getattr(game, "examined", False):
+    if not IExaminedGame.providedBy(game):
         caller.send(msg("You are not examining a game."))
         return None
     return game
@@ -34,19 +37,16 @@ class ExamineCommand(Command):
     spec = ""
     usage = msg("examine")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         current = directory.game_of(caller.handle)
         if current is not None:
-            if getattr(current, "examined", False):
+            if IExaminedGame.providedBy(current):
                 caller.send(msg("You are already examining game {number}.", number=current.number))
             else:
                 caller.send(msg("You are playing game {number}.", number=current.number))
             return
-        game = ExaminedGame(caller.handle)
-        game.listener = caller.server  # tells it boardChanged after each move
-        directory.add(game)
         caller.send(msg("Starting a game in examine (scratch) mode."))
-        caller.server.show_position(game)
+        caller.games.examine(caller.handle)
 
 
 class UnexamineCommand(Command):
@@ -54,16 +54,16 @@ class UnexamineCommand(Command):
     spec = ""
     usage = msg("unexamine")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         game = examined_game(caller, directory)
         if game is not None:
-            caller.server.stop_examining(caller.handle, game)
+            caller.games.stop_examining(caller.handle, game)
 
 
 class _Step(Command):
     spec = "p"
 
-    def run(self, caller: Any, count: int | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, count: int | None, *, directory: IServerDirectory) -> None:
         if count is not None and count < 1:
             self.send_usage(caller)
             return
@@ -79,14 +79,14 @@ class _Step(Command):
             caller.send(self.nothing)
             return
         directory.position_changed(game)  # listeners skip what they already heard (forward's moves)
-        caller.server.show_position(game, note=self.note(game, caller.handle, moved))
+        caller.boards.show_position(game, note=self.note(game, caller.handle, moved))
 
     nothing: Message
 
-    def step(self, game: ExaminedGame, count: int) -> int:  # pragma: no cover
+    def step(self, game: IExaminedGame, count: int) -> int:  # pragma: no cover
         raise NotImplementedError
 
-    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:  # pragma: no cover
+    def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -95,10 +95,10 @@ class ForwardCommand(_Step):
     usage = msg("forward [count]")
     nothing = msg("You're at the end of the game.")
 
-    def step(self, game: ExaminedGame, count: int) -> int:
+    def step(self, game: IExaminedGame, count: int) -> int:
         return game.forward(count)
 
-    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+    def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
         return msgn("Game {number}: {handle} goes forward {count} move.",
                     "Game {number}: {handle} goes forward {count} moves.",
                     moved, number=game.number, handle=handle)
@@ -109,10 +109,10 @@ class BackwardCommand(_Step):
     usage = msg("backward [count]")
     nothing = msg("You're at the beginning of the game.")
 
-    def step(self, game: ExaminedGame, count: int) -> int:
+    def step(self, game: IExaminedGame, count: int) -> int:
         return game.backward(count)
 
-    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+    def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
         return msgn("Game {number}: {handle} backs up {count} move.",
                     "Game {number}: {handle} backs up {count} moves.",
                     moved, number=game.number, handle=handle)
@@ -124,13 +124,13 @@ class RevertCommand(_Step):
     usage = msg("revert")
     nothing = msg("You're at the beginning of the game.")
 
-    def run(self, caller: Any, *, directory: Any) -> None:  # type: ignore[override]
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:  # type: ignore[override]
         super().run(caller, None, directory=directory)
 
-    def step(self, game: ExaminedGame, count: int) -> int:
+    def step(self, game: IExaminedGame, count: int) -> int:
         return game.revert()
 
-    def note(self, game: ExaminedGame, handle: str, moved: int) -> Message:
+    def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
         return msg("Game {number}: {handle} goes back to the starting position.",
                    number=game.number, handle=handle)
 
@@ -138,15 +138,21 @@ class RevertCommand(_Step):
 _CASTLE_WORDS = ("none", "kside", "qside", "both")
 
 
-def _unique(word: str, choices: tuple[str, ...]) -> str | None:
-    """The choice ``word`` names (unique prefix, any case); ``None`` for none or several."""
-    found = unique_prefix(word, choices)
-    return found if isinstance(found, str) else None
+_BSETUP_USAGE = msg("bsetup [fen RECORD | start | clear | tomove white|black | "
+                    "wcastle|bcastle none|kside|qside|both | eppos FILE|none | done]")
+
+#: The words of ``bsetup`` (subcommands and their arguments): a word that
+#: names none of them, or several, is answered with the usage line.
+_BSETUP_WORD = NameKind(
+    "bsetup word",
+    no_match=lambda word: msg("Usage: {usage}", usage=_BSETUP_USAGE),
+    ambiguous=lambda word, matches: msg("Usage: {usage}", usage=_BSETUP_USAGE),
+)
 
 
 # Each ``bsetup`` edit: (draft, argument) -> the new draft.  ``ValueError``
-# means the argument does not fit (the usage line); ``FenError`` is the
-# codec's own field error.  Nothing is stored until the edit succeeds.
+# or a NameResolutionError means the argument does not fit (the usage line);
+# ``FenError`` is the codec's own field error.  Nothing is stored until the edit succeeds.
 
 
 def _setup_fen(draft: SetupDraft, arg: str) -> SetupDraft:
@@ -164,9 +170,7 @@ def _setup_clear(draft: SetupDraft, arg: str) -> SetupDraft:
 
 
 def _setup_tomove(draft: SetupDraft, arg: str) -> SetupDraft:
-    side = _unique(arg, ("white", "black")) if arg else None
-    if side is None:
-        raise ValueError(arg)
+    side = resolve(arg, ("white", "black"), _BSETUP_WORD)
     draft = replace(draft, turn=side[0])
     if draft.ep != "-":  # the en passant square follows the side to move
         draft = replace(draft, ep=draft.ep[0] + ("6" if side[0] == "w" else "3"))
@@ -175,15 +179,13 @@ def _setup_tomove(draft: SetupDraft, arg: str) -> SetupDraft:
 
 def _setup_castle(color: str):
     def edit(draft: SetupDraft, arg: str) -> SetupDraft:
-        which = _unique(arg, _CASTLE_WORDS) if arg else None
-        if which is None:
-            raise ValueError(arg)
+        which = resolve(arg, _CASTLE_WORDS, _BSETUP_WORD)
         return draft_with_castling(draft, color, which)
     return edit
 
 
 def _setup_eppos(draft: SetupDraft, arg: str) -> SetupDraft:
-    word = arg.casefold()
+    word = fold(arg)
     if word in ("none", "-"):
         return replace(draft, ep="-")
     if len(word) == 1 and "a" <= word <= "h":
@@ -211,10 +213,9 @@ class BsetupCommand(Command):
 
     name = "bsetup"
     spec = "s"
-    usage = msg("bsetup [fen RECORD | start | clear | tomove white|black | "
-                "wcastle|bcastle none|kside|qside|both | eppos FILE|none | done]")
+    usage = _BSETUP_USAGE
 
-    def run(self, caller: Any, rest: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, rest: str | None, *, directory: IServerDirectory) -> None:
         game = examined_game(caller, directory)
         if game is None:
             return
@@ -226,26 +227,27 @@ class BsetupCommand(Command):
             caller.send(msg("Entering setup mode for game {number}.", number=game.number))
             return
         word, _, arg = rest.partition(" ")
-        sub = _unique(word, _SUBCOMMANDS)
-        if sub is None:
-            self.send_usage(caller)
+        try:
+            sub = resolve(word, _SUBCOMMANDS, _BSETUP_WORD)
+        except NameResolutionError as e:
+            caller.send(e.message)
             return
         if sub == "done":
-            self.done(caller, game)
+            self.done(caller, game, directory)
             return
         try:
             draft = _EDITS[sub](game.draft(), arg.strip())
         except FenError as e:
             caller.send(e.render(caller.lang))
             return
-        except ValueError:
+        except (ValueError, NameResolutionError):
             self.send_usage(caller)
             return
         game.setup = draft
         caller.send(msg("Setup position: {fen}", fen=draft.fen()))
 
     @staticmethod
-    def done(caller: Any, game: ExaminedGame) -> None:
+    def done(caller: IServerCaller, game: IExaminedGame, directory: IServerDirectory) -> None:
         if game.setup is None:
             caller.send(msg("You are not in setup mode."))
             return
@@ -255,7 +257,7 @@ class BsetupCommand(Command):
             caller.send(e.render(caller.lang))
             caller.send(msg("The position is not valid; you are still in setup mode."))
             return
-        caller.server.directory.position_changed(game)
-        caller.server.show_position(game, note=msg(
+        directory.position_changed(game)
+        caller.boards.show_position(game, note=msg(
             "Game {number}: {handle} has set up a position.", number=game.number,
             handle=caller.handle))

@@ -7,11 +7,11 @@ result when a game ends.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ficsfen.commands.base import Command
-from ficsfen.commands.fen import FenCommand
-from ficsfen.i18n import Message, msg, msgn
+from ficsfen.commands.fen import FenCommand, NoGameError
+from ficsfen.i18n import msg, msgn
+from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
 __all__ = ["COMMANDS"]
 
@@ -21,19 +21,21 @@ class ObserveCommand(Command):
     spec = "w"
     usage = msg("observe GAME-NUMBER|HANDLE")
 
-    def run(self, caller: Any, target: str, *, directory: Any) -> None:
-        game = FenCommand.find(caller, target, directory)
-        if isinstance(game, Message):
-            caller.send(game)
+    def run(self, caller: IServerCaller, target: str, *, directory: IServerDirectory) -> None:
+        try:
+            game = FenCommand.find(caller, target, directory)
+        except (NoGameError, NameResolutionError) as e:
+            caller.send(e.message)
             return
-        if any(h.casefold() == caller.handle.casefold() for h in game.players()):
+        me = fold(caller.handle)
+        if any(fold(h) == me for h in game.players()):
             caller.send(msg("You cannot observe a game you are playing or examining."))
             return
         if not directory.observe(caller.handle, game):
             caller.send(msg("You are already observing game {number}.", number=game.number))
             return
         caller.send(msg("You are now observing game {number}.", number=game.number))
-        caller.server.send_board(caller, game)
+        caller.boards.send_board(caller, game)
 
 
 class UnobserveCommand(Command):
@@ -41,16 +43,18 @@ class UnobserveCommand(Command):
     spec = "o"
     usage = msg("unobserve [GAME-NUMBER|HANDLE]")
 
-    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, target: str | None, *,
+            directory: IServerDirectory) -> None:
         if target is None:
             games = directory.observed_games(caller.handle)
             if not games:
                 caller.send(msg("You are not observing any games."))
                 return
         else:
-            game = FenCommand.find(caller, target, directory)
-            if isinstance(game, Message):
-                caller.send(game)
+            try:
+                game = FenCommand.find(caller, target, directory)
+            except (NoGameError, NameResolutionError) as e:
+                caller.send(e.message)
                 return
             if game not in directory.observed_games(caller.handle):
                 caller.send(msg("You are not observing game {number}.", number=game.number))
@@ -66,13 +70,15 @@ class AllobserversCommand(Command):
     spec = "o"
     usage = msg("allobservers [GAME-NUMBER|HANDLE]")
 
-    def run(self, caller: Any, target: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, target: str | None, *,
+            directory: IServerDirectory) -> None:
         if target is None:
             games = directory.games()
         else:
-            game = FenCommand.find(caller, target, directory)
-            if isinstance(game, Message):
-                caller.send(game)
+            try:
+                game = FenCommand.find(caller, target, directory)
+            except (NoGameError, NameResolutionError) as e:
+                caller.send(e.message)
                 return
             games = [game]
         lines = []

@@ -2,9 +2,10 @@
 
 The rules live in :mod:`ficsfen.server.challenges` (match offers) and
 :mod:`ficsfen.server.games` (a game in progress); these commands find the caller's
-game, call the engine, and hand the resulting notices to the server, which
-delivers them.  A refusal arrives as an exception carrying its localized
-message, and is shown to the caller alone.
+game, call the engine, and hand the resulting notices to the caller's
+:class:`~ficsfen.server.interfaces.IPlayers`, which delivers them.  A refusal
+arrives as an exception carrying its localized message, and is shown to the
+caller alone.
 """
 
 from __future__ import annotations
@@ -12,32 +13,36 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from ficsfen.server.challenges import ChallengeError, parse_match
-from ficsfen.commands.base import Command, find_player
-from ficsfen.server.games import PlayedGame
-from ficsfen.i18n import LocalizedError, Message, msg, unique_prefix
+from ficsfen.commands.base import Command
+from ficsfen.i18n import LocalizedError, msg
+from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMatchError, fold,
+                           resolve, resolve_handle)
+from ficsfen.server.challenges import ChallengeError, Challenges, parse_match
+from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
+                                       IServerDirectory)
 
 __all__ = ["COMMANDS", "played_game"]
 
 
-def played_game(caller: Any, directory: Any, *, tell: bool = True) -> PlayedGame | None:
+def played_game(caller: IServerCaller, directory: IServerDirectory, *,
+                tell: bool = True) -> IPlayedGame | None:
     """The game ``caller`` plays (not examines); tells them when there is none."""
     game = directory.game_of(caller.handle)
-    if game is None or getattr(game, "examined", False):
+    if not IPlayedGame.providedBy(game):
         if tell:
             caller.send(msg("You are not playing a game."))
         return None
     return game
 
 
-def _run(caller: Any, action: Callable[[], Any]) -> None:
+def _run(caller: IServerCaller, action: Callable[[], Any]) -> None:
     """Run an engine action; deliver its notices, or show the caller why it was refused."""
     try:
         notices = action()
     except LocalizedError as e:  # a refusal (GameError, ChallengeError...): its reason
         caller.send(e.render(caller.lang))
         return
-    caller.server.deliver(notices)
+    caller.players.deliver(notices)
 
 
 class MatchCommand(Command):
@@ -45,39 +50,38 @@ class MatchCommand(Command):
     spec = "S"
     usage = msg("match HANDLE [TIME INC] [white|black]")
 
-    def run(self, caller: Any, args: str, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, args: str, *, directory: IServerDirectory) -> None:
         try:
             request = parse_match(args)
-        except ChallengeError as e:
+            found = resolve_handle(request.opponent, directory.handles())
+        except (ChallengeError, NameResolutionError) as e:
             caller.send(e.message)
             return
-        found = find_player(request.opponent, directory)
-        if isinstance(found, Message):
-            caller.send(found)
-            return
-        server = caller.server
+        games = caller.games
         current = directory.game_of(caller.handle)
-        if current is not None and getattr(current, "examined", False):
+        if IExaminedGame.providedBy(current):
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
             return
-        adjourned = server.adjourned.between(caller.handle, found)
+        adjourned = games.adjourned.between(caller.handle, found)
         if adjourned is not None and found != caller.handle:
             if current is not None or directory.game_of(found) is not None:
                 caller.send(msg("{handle} is playing a game.", handle=found)
                             if current is None else msg("You are already playing a game."))
                 return
             caller.send(msg("You have an adjourned game with {handle}: resuming it.", handle=found))
-            server.resume_game(adjourned)
+            games.resume_game(adjourned)
             return
-        _run(caller, lambda: server.challenges.offer(caller.handle, replace(request, opponent=found))[1])
+        _run(caller, lambda: games.challenges.offer(caller.handle, replace(request, opponent=found))[1])
 
 
-def _offer_name(name: str | None, directory: Any) -> str | None:
+def _offer_name(name: str | None, directory: IServerDirectory) -> str | None:
     """``name`` as a logged-in handle when it names one (else as typed: the engine says why)."""
     if name is None:
         return None
-    found = find_player(name, directory)
-    return name if isinstance(found, Message) else found
+    try:
+        return resolve_handle(name, directory.handles())
+    except NameResolutionError:
+        return name
 
 
 class AcceptCommand(Command):
@@ -85,54 +89,80 @@ class AcceptCommand(Command):
     spec = "o"
     usage = msg("accept [HANDLE]")
 
-    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory, tell=False)
         if game is not None:
             _run(caller, lambda: game.accept(caller.handle))
             return
-        server = caller.server
         if directory.game_of(caller.handle) is not None:
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
             return
+        games = caller.games
         try:
-            challenge, notices = server.challenges.accept(caller.handle, _offer_name(name, directory))
+            challenge, notices = games.challenges.accept(caller.handle, _offer_name(name, directory))
         except ChallengeError as e:
             caller.send(e.message)
             return
-        server.deliver(notices)
-        server.start_game(challenge)
+        caller.players.deliver(notices)
+        games.start_game(challenge)
 
 
 class _OfferAnswer(Command):
     """``decline``/``withdraw``: an in-game offer when there is one, else a match offer.
 
-    Subclasses name the :class:`PlayedGame` method that lists the offers
-    concerned (``offers``) and the method, on the game and on the server's
-    :class:`~ficsfen.server.challenges.Challenges`, that answers them (``name``).
+    Subclasses say which in-game offers concern the caller (:meth:`game_offers`)
+    and how the game (:meth:`answer_game`) and the match offers
+    (:meth:`answer_match`) answer them.
     """
 
     spec = "o"
-    offers: str
 
-    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory, tell=False)
-        if game is not None and name is None and getattr(game, self.offers)(caller.handle):
-            _run(caller, lambda: getattr(game, self.name)(caller.handle))
+        if game is not None and name is None and self.game_offers(game, caller.handle):
+            _run(caller, lambda: self.answer_game(game, caller.handle))
             return
-        answer = getattr(caller.server.challenges, self.name)
-        _run(caller, lambda: answer(caller.handle, _offer_name(name, directory)))
+        challenges = caller.games.challenges
+        _run(caller, lambda: self.answer_match(challenges, caller.handle,
+                                               _offer_name(name, directory)))
+
+    def game_offers(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
+        raise NotImplementedError
+
+    def answer_game(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
+        raise NotImplementedError
+
+    def answer_match(self, challenges: Challenges, handle: str,
+                     name: str | None) -> list:  # pragma: no cover
+        raise NotImplementedError
 
 
 class DeclineCommand(_OfferAnswer):
     name = "decline"
-    offers = "offers_to"
     usage = msg("decline [HANDLE]")
+
+    def game_offers(self, game: IPlayedGame, handle: str) -> list:
+        return game.offers_to(handle)
+
+    def answer_game(self, game: IPlayedGame, handle: str) -> list:
+        return game.decline(handle)
+
+    def answer_match(self, challenges: Challenges, handle: str, name: str | None) -> list:
+        return challenges.decline(handle, name)
 
 
 class WithdrawCommand(_OfferAnswer):
     name = "withdraw"
-    offers = "offers_by"
     usage = msg("withdraw [HANDLE]")
+
+    def game_offers(self, game: IPlayedGame, handle: str) -> list:
+        return game.offers_by(handle)
+
+    def answer_game(self, game: IPlayedGame, handle: str) -> list:
+        return game.withdraw(handle)
+
+    def answer_match(self, challenges: Challenges, handle: str, name: str | None) -> list:
+        return challenges.withdraw(handle, name)
 
 
 class PendingCommand(Command):
@@ -140,8 +170,8 @@ class PendingCommand(Command):
     spec = ""
     usage = msg("pending")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
-        lines = list(caller.server.challenges.pending(caller.handle))
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
+        lines = list(caller.games.challenges.pending(caller.handle))
         game = played_game(caller, directory, tell=False)
         if game is not None:
             for offer in game.offers:
@@ -150,40 +180,57 @@ class PendingCommand(Command):
 
 
 class _GameAction(Command):
-    """A command acting on the caller's game in progress through one engine method."""
+    """A command acting on the caller's game in progress through one engine method (:meth:`act`)."""
 
     spec = ""
-    method = ""
 
-    def run(self, caller: Any, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory)
         if game is not None:
-            _run(caller, lambda: getattr(game, self.method)(caller.handle))
+            _run(caller, lambda: self.act(game, caller.handle))
+
+    def act(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
+        raise NotImplementedError
 
 
 class ResignCommand(_GameAction):
-    name = method = "resign"
+    name = "resign"
     usage = msg("resign")
+
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        return game.resign(handle)
 
 
 class DrawCommand(_GameAction):
-    name = method = "draw"
+    name = "draw"
     usage = msg("draw")
+
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        return game.draw(handle)
 
 
 class AbortCommand(_GameAction):
-    name = method = "abort"
+    name = "abort"
     usage = msg("abort")
+
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        return game.abort(handle)
 
 
 class AdjournCommand(_GameAction):
-    name = method = "adjourn"
+    name = "adjourn"
     usage = msg("adjourn")
+
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        return game.adjourn(handle)
 
 
 class FlagCommand(_GameAction):
-    name = method = "flag"
+    name = "flag"
     usage = msg("flag")
+
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        return game.flag(handle)
 
 
 class TakebackCommand(Command):
@@ -191,10 +238,16 @@ class TakebackCommand(Command):
     spec = "p"
     usage = msg("takeback [N]")
 
-    def run(self, caller: Any, count: int | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, count: int | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory)
         if game is not None:
             _run(caller, lambda: game.takeback(caller.handle, 1 if count is None else count))
+
+
+#: Opponents of the caller's adjourned games (``resume NAME``).
+_ADJOURNED_OPPONENT = replace(
+    HANDLE, what="adjourned opponent",
+    no_match=lambda name: msg("You have no adjourned game with {name}.", name=name))
 
 
 class ResumeCommand(Command):
@@ -202,28 +255,31 @@ class ResumeCommand(Command):
     spec = "o"
     usage = msg("resume [HANDLE]")
 
-    def run(self, caller: Any, name: str | None, *, directory: Any) -> None:
-        server = caller.server
-        games = server.adjourned.of(caller.handle)
-        if not games:
+    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
+        games = caller.games
+        adjourned = games.adjourned.of(caller.handle)
+        if not adjourned:
             caller.send(msg("You have no adjourned games."))
             return
-        me = caller.handle.casefold()
+        me = fold(caller.handle)
 
-        def opponent(game: PlayedGame) -> str:
-            return game.black if game.white.casefold() == me else game.white
+        def opponent(game: IPlayedGame) -> str:
+            return game.black if fold(game.white) == me else game.white
 
         if name is not None:
-            found = unique_prefix(name, {opponent(g) for g in games})
-            if found is None:
-                caller.send(msg("You have no adjourned game with {name}.", name=name))
+            try:
+                named = {resolve(name, {opponent(g) for g in adjourned}, _ADJOURNED_OPPONENT)}
+            except NoMatchError as e:
+                caller.send(e.message)
                 return
-            # Several opponents start with it: those present are named below.
-            named = {found} if isinstance(found, str) else set(found)
-            games = [g for g in games if opponent(g) in named]
-        present = [g for g in games if server.session(opponent(g)) is not None]
+            except AmbiguousNameError as e:  # those present are named below
+                named = set(e.matches)
+            adjourned = [g for g in adjourned if opponent(g) in named]
+        players = caller.players
+        present = [g for g in adjourned if players.session(opponent(g)) is not None]
         if not present:
-            caller.send(msg("{handle} is not logged in.", handle=opponent(games[0])) if len(games) == 1
+            caller.send(msg("{handle} is not logged in.", handle=opponent(adjourned[0]))
+                        if len(adjourned) == 1
                         else msg("None of your adjourned opponents is logged in."))
             return
         if len(present) > 1:
@@ -237,7 +293,7 @@ class ResumeCommand(Command):
         if directory.game_of(opponent(game)) is not None:
             caller.send(msg("{handle} is playing a game.", handle=opponent(game)))
             return
-        server.resume_game(game)
+        games.resume_game(game)
 
 
 COMMANDS = (MatchCommand(), AcceptCommand(), DeclineCommand(), WithdrawCommand(),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ficsfen.commands.base import Command
 from ficsfen.i18n import msg, msgn
+from ficsfen.interfaces import IGame
+from ficsfen.server.interfaces import IServerCaller, IServerDirectory, IServerGame
 
 __all__ = ["GamesCommand", "QuitCommand", "WhoCommand", "games_line"]
 
@@ -15,8 +15,8 @@ class WhoCommand(Command):
     spec = ""
     usage = msg("who")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
-        sessions = caller.server.sessions_sorted()
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
+        sessions = caller.players.sessions_sorted()
         lines = [f"++++ {s.display_name()}" for s in sessions]
         lines.append("")
         caller.send("\n".join(lines))
@@ -24,11 +24,10 @@ class WhoCommand(Command):
                          len(sessions)))
 
 
-def games_line(game: Any) -> str:
-    """One ``games`` line: the game's own ``listing()``, else number and players."""
-    own = getattr(game, "listing", None)
-    if own is not None:
-        return own()
+def games_line(game: IGame) -> str:
+    """One ``games`` line: a server game's own ``listing()``, else number and players."""
+    if IServerGame.providedBy(game):
+        return game.listing()
     return f"{game.number:>3} {game.white} {game.black}"
 
 
@@ -37,7 +36,7 @@ class GamesCommand(Command):
     spec = ""
     usage = msg("games")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         games = directory.games()
         if not games:
             caller.send(msg("There are no games in progress."))
@@ -52,7 +51,7 @@ class QuitCommand(Command):
     spec = ""
     usage = msg("quit")
 
-    def run(self, caller: Any, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         caller.send(msg("Logging you out."))
         caller.send(msg("Thank you for using ficsfen. Goodbye!"))
-        caller.server.logout(caller, reason="quit")
+        caller.players.logout(caller, reason="quit")

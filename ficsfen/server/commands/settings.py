@@ -11,39 +11,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ficsfen.commands.base import Command, find_player
-from ficsfen.i18n import (LocalizedError, Message, available_languages, language_name, msg,
-                          resolve_language, unique_prefix)
-from ficsfen.server.session import CHARSETS
+from ficsfen.commands.base import Command
+from ficsfen.i18n import LocalizedError, Message, language_name, msg
+from ficsfen.names import (VARIABLE, NameKind, NameResolutionError, resolve_handle,
+                           resolve_language, resolve_value)
+from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
-__all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
-           "resolve_variable"]
+__all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand"]
 
 
 class BadValueError(LocalizedError, ValueError):
     """A value a variable cannot take; :attr:`message` says which ones it can."""
 
 
-def _choice(word: str, choices: dict[str, Any], what: Message) -> Any:
-    """The value of the unique choice ``word`` starts (any case)."""
-    found = unique_prefix(word, choices)
-    if isinstance(found, tuple) and len({choices[k] for k in found}) == 1:
-        found = found[0]  # several spellings of one value: "utf" is utf8 and utf-8
-    if isinstance(found, str):
-        return choices[found]
-    raise BadValueError(msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
-                       value=word, what=what, choices=" ".join(dict.fromkeys(choices))))
+def _values_of(what: Message, choices: dict[str, Any]) -> NameKind:
+    """The words a variable takes: a word naming none of them, or several, is a bad value."""
 
+    def bad(word: str, *matches: object) -> Message:
+        return msg("Bad value \"{value}\" for {what}. Try one of: {choices}",
+                   value=word, what=what, choices=" ".join(dict.fromkeys(choices)))
 
-def _language(word: str) -> str:
-    found = resolve_language(word)
-    if isinstance(found, str):
-        return found
-    names = ", ".join(f"{language_name(c)} ({c})" for c in available_languages())
-    if found:
-        raise BadValueError(msg("Ambiguous language \"{value}\". Matches: {matches}",
-                           value=word, matches=", ".join(language_name(c) for c in found)))
-    raise BadValueError(msg("Unknown language \"{value}\". Available: {choices}", value=word, choices=names))
+    return NameKind(f"value of {what.msgid}", no_match=bad, ambiguous=bad)
 
 
 def _set_language(session: Any, code: str) -> Message:
@@ -55,8 +43,11 @@ _CHARSET_WORDS = {"utf8": "utf8", "utf-8": "utf8", "latin1": "latin1", "latin-1"
                   "iso-8859-1": "latin1", "ascii": "ascii"}
 
 
+_CHARSET_VALUES = _values_of(msg("charset"), _CHARSET_WORDS)
+
+
 def _charset(word: str) -> str:
-    return _choice(word, _CHARSET_WORDS, msg("charset"))
+    return resolve_value(word, _CHARSET_WORDS, _CHARSET_VALUES)
 
 
 def _set_charset(session: Any, value: str) -> Message:
@@ -80,8 +71,11 @@ _BOOLEAN = {"1": True, "on": True, "true": True, "yes": True,
             "0": False, "off": False, "false": False, "no": False}
 
 
+_SHOWFEN_VALUES = _values_of(msg("showfen"), _BOOLEAN)
+
+
 def _showfen(word: str) -> bool:
-    return _choice(word, _BOOLEAN, msg("showfen"))
+    return resolve_value(word, _BOOLEAN, _SHOWFEN_VALUES)
 
 
 def _set_showfen(session: Any, value: bool) -> Message:
@@ -109,24 +103,12 @@ class Variable:
 
 VARIABLES: dict[str, Variable] = {v.name: v for v in (
     Variable("charset", "utf8|latin1|ascii", _charset, _set_charset, lambda s: s.charset),
-    Variable("language", "English|Français|en|fr", _language, _set_language,
+    Variable("language", "English|Français|en|fr", resolve_language, _set_language,
              lambda s: language_name(s.lang)),
     Variable("showfen", "0|1|on|off", _showfen, _set_showfen,
              lambda s: "1" if s.showfen else "0", toggle=lambda s: not s.showfen),
     Variable("style", "1|12", _style, _set_style, lambda s: str(s.style)),
 )}
-assert set(_CHARSET_WORDS.values()) == set(CHARSETS)
-
-
-def resolve_variable(word: str) -> Variable | Message:
-    """The variable ``word`` names (unique prefix allowed), or why not."""
-    found = unique_prefix(word, VARIABLES)
-    if isinstance(found, str):
-        return VARIABLES[found]
-    if found:
-        return msg("Ambiguous variable \"{name}\". Matches: {matches}",
-                   name=word, matches=" ".join(found))
-    return msg("No such variable \"{name}\".", name=word)
 
 
 class SetCommand(Command):
@@ -134,10 +116,12 @@ class SetCommand(Command):
     spec = "wo"
     usage = msg("set variable [value]")
 
-    def run(self, caller: Any, name: str, value: str | None, *, directory: Any) -> None:
-        variable = resolve_variable(name)
-        if isinstance(variable, Message):
-            caller.send(variable)
+    def run(self, caller: IServerCaller, name: str, value: str | None, *,
+            directory: IServerDirectory) -> None:
+        try:
+            variable = resolve_value(name, VARIABLES, VARIABLE)
+        except NameResolutionError as e:
+            caller.send(e.message)
             return
         if value is None:
             if variable.toggle is None:
@@ -148,7 +132,7 @@ class SetCommand(Command):
         else:
             try:
                 parsed = variable.read(value)
-            except BadValueError as e:
+            except (BadValueError, NameResolutionError) as e:
                 caller.send(e.message)
                 return
         caller.send(variable.apply(caller, parsed))
@@ -161,7 +145,7 @@ class StyleCommand(Command):
     spec = "w"
     usage = msg("style 1|12")
 
-    def run(self, caller: Any, value: str, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, value: str, *, directory: IServerDirectory) -> None:
         try:
             parsed = _style(value)
         except BadValueError as e:
@@ -175,14 +159,15 @@ class VariablesCommand(Command):
     spec = "o"
     usage = msg("variables [handle]")
 
-    def run(self, caller: Any, who: str | None, *, directory: Any) -> None:
+    def run(self, caller: IServerCaller, who: str | None, *, directory: IServerDirectory) -> None:
         target = caller
         if who is not None:
-            handle = find_player(who, directory)
-            if isinstance(handle, Message):
-                caller.send(handle)
+            try:
+                handle = resolve_handle(who, directory.handles())
+            except NameResolutionError as e:
+                caller.send(e.message)
                 return
-            target = caller.server.session(handle)
+            target = caller.players.session(handle)
         values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values())
         caller.send(msg("Variable settings of {handle}:", handle=target.handle))
         caller.send("\n" + values)

@@ -1,0 +1,231 @@
+"""The seams inside our server: what its commands may use, and nothing more.
+
+Host-facing interfaces (:class:`~ficsfen.interfaces.ICaller`,
+:class:`~ficsfen.interfaces.IGame`, ...) are in :mod:`ficsfen.interfaces`.
+These are our server's own:
+
+- games: :class:`IPlayedGame` (clocks, offers, endings) and
+  :class:`IExaminedGame` (forward, backward, setup), both
+  :class:`IServerGame`; commands check a game with ``providedBy`` instead of
+  probing its attributes;
+- services: the caller of a command on our server (:class:`IServerCaller`)
+  carries the three services commands use, each narrow:
+  :class:`IPlayers` (who is here, how to reach them), :class:`IBoards`
+  (showing games) and :class:`IGameService` (starting and ending games,
+  match offers, adjourned games).  No command sees the whole server; the
+  directory commands get is an :class:`IServerDirectory`.
+"""
+
+from __future__ import annotations
+
+from zope.interface import Attribute, Interface
+
+from ficsfen.interfaces import ICaller, IClockedGame, IGame, IGameDirectory, IMoveEvents
+
+__all__ = ["IBoards", "IExaminedGame", "IGameEvents", "IGameService", "IPlayedGame", "IPlayers",
+           "IServerCaller", "IServerDirectory", "IServerGame"]
+
+
+# -- games ---------------------------------------------------------------------
+
+
+class IServerGame(IGame):
+    """A game our server hosts, played or examined."""
+
+    listener = Attribute("Told boardChanged(game) (and gameEnded) after each change: "
+                         "a ficsfen.server.games.IGameListener, or None.")
+
+    def move(handle, text):
+        """``handle`` plays ``text``; returns notices, raises a LocalizedError when refused."""
+
+    def listing():
+        """The game's line in ``games``."""
+
+    def style12_frame():
+        """The per-position part of its ``<12>`` lines (ficsfen.server.boards.Style12Frame)."""
+
+
+class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
+    """A game between two players, with clocks, offers and FICS endings.
+
+    Each action returns the notices meant for particular people, or raises
+    a ``GameError`` carrying the reason when refused.
+    """
+
+    result = Attribute("ficsfen.server.games.GameResult once ended or adjourned, else None.")
+    offers = Attribute("list of pending in-game offers (``describe()`` each).")
+
+    def style1(*, flipped, lang):
+        """The style 1 diagram for one orientation and language, cached per change."""
+
+    def offers_to(handle):
+        """Offers made to ``handle``."""
+
+    def offers_by(handle):
+        """Offers ``handle`` made."""
+
+    def accept(handle):
+        """Accept the single offer made to ``handle``."""
+
+    def decline(handle):
+        """Decline every offer made to ``handle``."""
+
+    def withdraw(handle):
+        """Withdraw every offer ``handle`` made."""
+
+    def resign(handle):
+        """``handle`` resigns."""
+
+    def draw(handle):
+        """Claim a draw, accept the opponent's offer, or offer one."""
+
+    def abort(handle):
+        """Abort (at once before both have moved, else by agreement)."""
+
+    def adjourn(handle):
+        """Adjourn by agreement."""
+
+    def flag(handle):
+        """Claim a win on time."""
+
+    def takeback(handle, plies=1):
+        """Ask to take back ``plies`` half-moves (the same request from the opponent accepts)."""
+
+    def disconnect(handle, *, can_return=True):
+        """``handle`` left: adjourn (or abort when they cannot come back)."""
+
+    def resume():
+        """Continue the adjourned game, clocks as they were."""
+
+
+class IExaminedGame(IServerGame, IMoveEvents):
+    """A scratch game: free moves, steps back and forth, position setup."""
+
+    examiners = Attribute("list[str]: who examines it (its players()).")
+    setup = Attribute("The draft position ``bsetup`` edits, or None outside setup mode.")
+    last_mover = Attribute("str | None: who made the last move.")
+
+    def forward(n=1):
+        """Replay up to ``n`` undone plies; returns how many."""
+
+    def backward(n=1):
+        """Undo up to ``n`` plies, kept for forward; returns how many."""
+
+    def revert():
+        """Go back to the starting position; returns how many plies were undone."""
+
+    def draft():
+        """The setup being edited, or a fresh one from the position (not stored)."""
+
+    def start_setup():
+        """Enter setup mode."""
+
+    def finish_setup():
+        """Validate the draft and make it the position (raises FenError if invalid)."""
+
+
+# -- the directory ---------------------------------------------------------------
+
+
+class IServerDirectory(IGameDirectory):
+    """Our game directory: the host-facing lookups, plus observers and listeners."""
+
+    def games():
+        """Current games in number order."""
+
+    def add(game):
+        """Number ``game`` and register its players; returns the number."""
+
+    def position_changed(game):
+        """Tell listeners the position changed other than by a move (cheap when it did not)."""
+
+    def observe(handle, game):
+        """Add ``handle`` to the observers of ``game``; False when already there."""
+
+    def unobserve(handle, game):
+        """Remove ``handle`` from the observers of ``game``; False when not there."""
+
+    def observers(game):
+        """Handles observing ``game``, in the order they started."""
+
+    def observed_games(handle):
+        """Games ``handle`` observes, oldest first."""
+
+
+class IGameEvents(Interface):
+    """A listener of the directory (:attr:`GameDirectory.listeners`), e.g. the game feed."""
+
+    def game_started(game):
+        """``game`` got its number."""
+
+    def game_ended(game, result=None):
+        """``game`` left the directory (ended, adjourned, or nobody examines it)."""
+
+    def position_changed(game):
+        """The position may have changed other than by a move (takeback, setup...)."""
+
+
+# -- services --------------------------------------------------------------------
+
+
+class IPlayers(Interface):
+    """Who is logged in, and how to reach them."""
+
+    def session(handle):
+        """The :class:`IServerCaller` logged in as ``handle`` (folded), or None."""
+
+    def sessions_sorted():
+        """Every logged-in :class:`IServerCaller`, by handle."""
+
+    def deliver(notices):
+        """Send notices (``handle``, ``message``), one message per person."""
+
+    def logout(session, *, reason=""):
+        """Take ``session`` out of the server and close it."""
+
+
+class IBoards(Interface):
+    """Showing games to people, each in their own style and language."""
+
+    def send_board(session, game):
+        """The board of ``game`` for ``session`` alone, clocks read now."""
+
+    def show_position(game, *, note=None, note_to_caller=True):
+        """The board to everyone watching ``game``, ``note`` above it."""
+
+
+class IGameService(Interface):
+    """Starting and ending games on this server."""
+
+    challenges = Attribute("ficsfen.server.challenges.Challenges: pending match offers.")
+    adjourned = Attribute("ficsfen.server.games.AdjournedGames: games waiting for resume.")
+
+    def start_game(challenge):
+        """Create the game an accepted challenge describes and show it."""
+
+    def resume_game(game):
+        """Continue an adjourned game under a new number."""
+
+    def examine(handle):
+        """Start a scratch game examined by ``handle``, show it, and return it."""
+
+    def stop_examining(handle, game, *, quiet=False):
+        """``handle`` leaves the examined ``game`` (which ends when nobody is left)."""
+
+
+class IServerCaller(ICaller):
+    """Whoever typed a command on our own server: an ICaller, their settings, the services."""
+
+    registered = Attribute("bool: logged in with a password.")
+    charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
+    style = Attribute("int: board style, 1 or 12.")
+    showfen = Attribute("bool: a FEN line after every board.")
+    players = Attribute("IPlayers")
+    boards = Attribute("IBoards")
+    games = Attribute("IGameService")
+
+    def render(message):
+        """``message`` in the caller's language."""
+
+    def display_name():
+        """The handle as ``who`` lists it."""
