@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable
 
 from twisted.internet.protocol import Factory
 from twisted.protocols.basic import LineReceiver
@@ -84,7 +84,7 @@ class GameStore:
         self._by_number[game.number] = game
         return game
 
-    def drop(self, handle: str) -> Optional[HostGame]:
+    def drop(self, handle: str) -> HostGame | None:
         game = self._by_handle.pop(handle.casefold(), None)
         if game is not None:
             self._by_number.pop(game.number, None)
@@ -92,10 +92,10 @@ class GameStore:
 
     # -- IGameDirectory --------------------------------------------------
 
-    def by_number(self, number: int) -> Optional[HostGame]:
+    def by_number(self, number: int) -> HostGame | None:
         return self._by_number.get(number)
 
-    def game_of(self, handle: str) -> Optional[HostGame]:
+    def game_of(self, handle: str) -> HostGame | None:
         return self._by_handle.get(handle.casefold())
 
     def observed_by(self, handle: str) -> None:
@@ -116,7 +116,7 @@ class HostConnection(LineReceiver):
         self.host = host
         self.handle = ""
         self.lang = "en"
-        self.game: Optional[HostGame] = None
+        self.game: HostGame | None = None
         self._unread = b""  # an overlong line and what came with it, still to read
 
     # -- ICaller -------------------------------------------------------------
@@ -205,7 +205,7 @@ def quit_command(caller: HostConnection, args: str, directory: Any) -> None:
 class HostFactory(Factory):
     """The host server: its game store, its command table, ficsfen's commands in it."""
 
-    def __init__(self, *, feed: Optional[GameFeed] = None, page_lines: int = 0) -> None:
+    def __init__(self, *, feed: GameFeed | None = None, page_lines: int = 0) -> None:
         self.games = GameStore()
         self.feed = feed
         self._count = 0
@@ -237,7 +237,7 @@ class HostFactory(Factory):
         return protocol
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A tiny chess server mounting ficsfen.")
     parser.add_argument("--port", type=int, default=5050, help="TCP port (0: any free port)")
     parser.add_argument("--interface", default="127.0.0.1", help="address to listen on")

@@ -136,6 +136,12 @@ def parse_epd(text: str, *, validate: bool = True) -> Epd:
     for opcode, operands in operations:
         if opcode == "hmvc" or opcode == "fmvn":
             _counter(opcode, operands)
+        if opcode == "hmvc" and validate and parts[3] != "-" and operands[0] != "0":
+            try:  # the same rule as FEN's fields 4 and 5: the push reset the clock
+                fen._ep_halfmove(parts[3], operands[0])
+            except FenError as err:
+                raise EpdError(err.field, err.code, err.text, err.message,
+                               suggestion=err.suggestion) from None
     return Epd(parts[0], parts[1], parts[2], parts[3], operations)
 
 

@@ -165,3 +165,14 @@ def test_generated_operations_round_trip(ops):
               tuple((code, tuple(operands)) for code, operands in ops.items()))
     text = emit_epd(epd)
     assert parse_epd(text) == epd
+
+
+def test_hmvc_after_a_double_push_must_be_zero():
+    # The push that made the en passant square reset the clock, as in FEN fields 4 and 5.
+    record = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 hmvc 5; fmvn 1;"
+    with pytest.raises(EpdError) as info:
+        parse_epd(record)
+    assert info.value.code == "ep-halfmove" and info.value.field == 5
+    assert "e3" in info.value.render("en") and "e3" in info.value.render("fr")
+    assert parse_epd(record, validate=False).halfmove == 5
+    assert parse_epd(record.replace("hmvc 5", "hmvc 0")).halfmove == 0

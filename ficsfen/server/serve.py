@@ -180,8 +180,7 @@ class FicsService(MultiService):
 
         def listening(port: Any, description: str) -> None:
             self.ports.append(port)
-            host = port.getHost()
-            where = f"{getattr(host, 'host', host)}:{getattr(host, 'port', '')}"
+            where = _address_text(port.getHost())
             log.info("Listening on {where} ({endpoint})", where=where, endpoint=description)
 
         def failed(failure: Any, description: str) -> None:
@@ -272,3 +271,14 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _address_text(address: object) -> str:
+    """``host:port`` for an IP endpoint, the path for a UNIX socket, else its repr."""
+    from twisted.internet.address import IPv4Address, IPv6Address, UNIXAddress
+
+    if isinstance(address, (IPv4Address, IPv6Address)):
+        return f"{address.host}:{address.port}"
+    if isinstance(address, UNIXAddress):
+        return str(address.name)
+    return repr(address)
