@@ -30,6 +30,7 @@ def _run_child(tmp_path: Path, sig: int) -> list[Path]:
     """Start CHILD under coverage, send it ``sig``, return the data files it left."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     env["COVERAGE_FILE"] = str(tmp_path / ".coverage")
+    env["PYTHONPATH"] = str(REPO)  # this checkout's package, however ficsfen is installed
     script = tmp_path / "child.py"
     script.write_text(CHILD, encoding="utf-8")
     child = subprocess.Popen(
