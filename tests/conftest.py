@@ -1,18 +1,44 @@
-"""Shared fixtures: the real games in ../shared/data/pgn, skipped when absent."""
+"""Shared fixtures, and the rule for tests whose prerequisites are missing.
+
+Some tests need things from outside the package: the real games in
+``../shared/data/pgn`` beside the checkout, or a wheel built from it.  On a
+developer's machine a missing prerequisite skips the test with the reason;
+under CI (the ``CI`` environment variable set to ``true``) it fails it, so
+that a broken CI set-up cannot pass by running fewer tests.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_PGN = REPO.parent / "shared" / "data" / "pgn"
 
+#: Values of ``CI`` that mean "this is a CI run" (CI services set ``true``).
+_CI_VALUES = frozenset({"true", "1", "yes"})
+
+
+def on_ci() -> bool:
+    """True when the tests run under CI, where every prerequisite must be present."""
+    return os.environ.get("CI", "").strip().lower() in _CI_VALUES
+
+
+def missing(reason: str) -> NoReturn:
+    """A prerequisite is missing: skip with ``reason``, or fail under CI."""
+    if on_ci():
+        pytest.fail(f"{reason} (CI=true: a missing prerequisite is a failure, not a skip)",
+                    pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
 
 @pytest.fixture(scope="session")
 def shared_pgn() -> Path:
-    """The folder of real PGN files; skips the test when ../shared is missing."""
+    """The folder of real PGN files (``../shared/data/pgn``); see :func:`missing`."""
     if not SHARED_PGN.is_dir():
-        pytest.skip("../shared/data/pgn is not present next to this checkout")
+        missing(f"{SHARED_PGN} is not present: the real games live in ../shared next to "
+                "this checkout")
     return SHARED_PGN

@@ -1,22 +1,22 @@
-"""The NDJSON game feed: event contents, clocks, and a slow reader on loopback.
+"""The NDJSON game feed: event contents, clocks, and slow readers.
 
-The loopback test runs Twisted's reactor one iteration at a time
-(``reactor.iterate``) while plain blocking-free sockets play the readers:
-one reads everything, one never reads.  The slow one must cost a bounded
-amount of memory and the fast one must still get every event, in order.
+No test here touches the global reactor or a socket.  The feed listens on a
+``MemoryReactorClock`` and its readers connect through ``twisted.test.iosim``
+on a transport that applies TCP's flow control as Twisted's own sockets do
+(pause the producer past ``bufferSize``, resume once drained): one reader
+reads everything, one never reads.  The slow one must cost a bounded amount
+of memory and the fast one must still get every event, in order.
 """
 
 from __future__ import annotations
 
 import json
-import socket
-import time
 
 import chess
-import chess.pgn
-import pytest
+from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
+from twisted.internet.testing import MemoryReactorClock, StringTransport
+from twisted.test.iosim import FakeTransport, connectedServerAndClient
 from zope.interface import implementer
 
 from ficsfen import GameFeed, IGame, Tracker
@@ -180,125 +180,167 @@ def test_extra_readers_are_refused_and_departed_readers_forgotten():
     feed.publish({"type": "test"})  # nobody to send to: no error
 
 
-def _shared_games(shared_pgn, count: int):
-    with open(shared_pgn / "lichess-2013-100games.pgn", encoding="utf-8") as fp:
-        games = []
-        while len(games) < count and (game := chess.pgn.read_game(fp)) is not None:
-            games.append(game)
-    return games
+class Collector(Protocol):
+    """The reading end of a feed connection: keeps every byte it is given."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def dataReceived(self, data: bytes) -> None:
+        self.data += data
+
+    def events(self) -> list[dict]:
+        return [json.loads(line) for line in self.data.decode("utf-8").splitlines()]
 
 
-def _pump(reactor, seconds: float = 0.0) -> None:
-    reactor.iterate(seconds)
+class FlowControlledTransport(FakeTransport):
+    """An iosim transport that applies TCP flow control the way Twisted's sockets do.
+
+    Written bytes wait here until the pump hands them to the reader.  Once
+    more than ``bufferSize`` wait, a streaming producer is paused; once the
+    reader has taken them all, it is resumed (``abstract.FileDescriptor``'s
+    rule).  A reader whose pump is not run is a reader that stopped reading.
+    """
+
+    def __init__(self, protocol, isServer: bool, bufferSize: int) -> None:
+        super().__init__(protocol, isServer)
+        self.bufferSize = bufferSize
+        self.producerPaused = False
+        self.waiting = 0
+        self.most_waiting = 0
+
+    def write(self, data: bytes) -> None:
+        if self.disconnecting:
+            return
+        super().write(data)
+        self.waiting += len(data)
+        self.most_waiting = max(self.most_waiting, self.waiting)
+        if self.waiting > self.bufferSize and self.streamingProducer and not self.producerPaused:
+            self.producerPaused = True
+            self.producer.pauseProducing()
+
+    def getOutBuffer(self):
+        data = super().getOutBuffer()
+        self.waiting = 0
+        if self.producerPaused and self.producer is not None:
+            self.producerPaused = False
+            self.producer.resumeProducing()
+        return data
 
 
-def _buffered(transport) -> int:
-    """Bytes a Twisted TCP transport holds but has not yet handed to the kernel."""
-    return len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+def listening_feed(reactor: MemoryReactorClock, **options) -> tuple[GameFeed, object]:
+    """A feed listening on ``reactor`` (no socket), and the factory it listens with."""
+    feed = GameFeed(**options)
+    listening = feed.listen(reactor, "tcp:4321:interface=127.0.0.1")
+    assert listening.called
+    ((port, factory, _, interface),) = reactor.tcpServers
+    assert (port, interface) == (4321, "127.0.0.1")
+    return feed, factory
 
 
-def test_slow_tcp_reader_stays_bounded_and_fast_reader_gets_everything(shared_pgn):
-    from twisted.internet import reactor
+def tcp_reader(factory, reactor: MemoryReactorClock, buffer_size: int):
+    """A reader connected through iosim: (its collector, the feed's reader, the pump)."""
+    return connectedServerAndClient(
+        lambda: factory.buildProtocol(None), Collector,
+        serverTransportFactory=lambda p: FlowControlledTransport(p, True, buffer_size),
+        clock=reactor)
 
-    max_buffer = 8 * 1024
-    feed = GameFeed(max_buffer=max_buffer)
-    port = reactor.listenTCP(0, feed.factory(), interface="127.0.0.1")
-    address = ("127.0.0.1", port.getHost().port)
-    slow = socket.socket()
-    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    slow.connect(address)
-    fast = socket.create_connection(address)
-    fast.setblocking(False)
-    deadline = time.monotonic() + 20  # guards against a hang only
-    try:
-        while len(feed.readers) < 2:
-            assert time.monotonic() < deadline, "feed readers did not connect"
-            _pump(reactor, 0.01)
-        by_port = {r.transport.getPeer().port: r for r in feed.readers}
-        slow_reader = by_port[slow.getsockname()[1]]
-        # keep the kernel's share small so the test needs few events
-        slow_reader.transport.getHandle().setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
 
-        received = bytearray()
-        expected: list[dict] = [{"type": "hello", "games": 0}]
-        worst_queue = worst_transport = 0
-        for number, pgn_game in enumerate(_shared_games(shared_pgn, 60), 1):
-            game = ScratchGame(number, pgn_game.headers["White"], pgn_game.headers["Black"])
-            feed.game_started(game)
-            expected.append({"type": "start", "game": number})
-            for move in pgn_game.mainline_moves():
-                ply = game.tracker.push_move(move)
-                expected.append({"type": "move", "game": number, "fen": ply.fen})
-                _pump(reactor)
-                worst_queue = max(worst_queue, slow_reader.queued_bytes)
-                worst_transport = max(worst_transport, _buffered(slow_reader.transport))
-                try:
-                    while chunk := fast.recv(65536):
-                        received += chunk
-                except BlockingIOError:
-                    pass
-            feed.game_ended(game, pgn_game.headers["Result"])
-            expected.append({"type": "end", "game": number})
+def scripted_games(count: int, plies: int = 80):
+    """``count`` legal games, each move picked from python-chess's legal moves by a fixed rule."""
+    for number in range(1, count + 1):
+        board = chess.Board()
+        moves = []
+        while len(moves) < plies and not board.is_game_over():
+            legal = sorted(board.legal_moves, key=chess.Move.uci)
+            move = legal[(number * 7 + len(moves) * 3) % len(legal)]
+            board.push(move)
+            moves.append(move)
+        yield number, moves
 
-        total = sum(len(json.dumps(e)) for e in expected)
-        assert slow_reader.dropped_total > 0, "the slow reader never fell behind"
-        assert worst_queue <= max_buffer
-        # Twisted stops us writing once its buffer passes bufferSize: at most one line more
-        assert worst_transport <= slow_reader.transport.bufferSize + 4096
-        assert worst_queue + worst_transport < total / 4
 
-        while received.count(b"\n") < len(expected):
-            assert time.monotonic() < deadline, "fast reader did not get every event"
-            _pump(reactor, 0.01)
-            try:
-                while chunk := fast.recv(65536):
-                    received += chunk
-            except BlockingIOError:
-                pass
-        got = [json.loads(line) for line in received.decode("utf-8").splitlines()]
-        assert len(got) == len(expected)
-        for event, want in zip(got, expected):
-            assert {k: event[k] for k in want} == want
+def test_slow_reader_stays_bounded_and_fast_reader_gets_everything():
+    reactor = MemoryReactorClock()
+    max_buffer, socket_buffer = 8 * 1024, 4096
+    feed, factory = listening_feed(reactor, max_buffer=max_buffer)
+    slow, slow_reader, slow_pump = tcp_reader(factory, reactor, socket_buffer)
+    fast, fast_reader, fast_pump = tcp_reader(factory, reactor, socket_buffer)
+    slow_transport = slow_reader.transport
+    assert feed.readers == [slow_reader, fast_reader]
+    assert slow_transport.producer is slow_reader and slow_transport.streamingProducer
 
-        # Once the slow reader reads, it gets a prefix, one overflow notice, then the tail.
-        slow.setblocking(False)
-        data = bytearray()
-        while True:
-            assert time.monotonic() < deadline, "slow reader did not catch up"
-            _pump(reactor, 0.01)
-            try:
-                while chunk := slow.recv(65536):
-                    data += chunk
-            except BlockingIOError:
-                pass
-            lines = data.decode("utf-8").splitlines()
-            if not slow_reader.queued_bytes and data.endswith(b"\n") and lines and \
-                    json.loads(lines[-1])["type"] == "end":
-                break
-        late = [json.loads(line) for line in lines]
-        notices = [i for i, e in enumerate(late) if e["type"] == "overflow"]
-        assert len(notices) == 1
-        k = notices[0]
-        dropped = late[k]["dropped"]
-        assert dropped == slow_reader.dropped_total
-        assert late[:k] == got[:k]
-        assert late[k + 1:] == got[k + dropped:]
-    finally:
-        slow.close()
-        fast.close()
-        port.stopListening()
-        for _ in range(20):
-            _pump(reactor, 0.01)
-        if feed.readers:
-            pytest.fail(f"readers still connected: {feed.readers}")
+    expected: list[dict] = [{"type": "hello", "games": 0}]
+    worst_queue = longest = 0
+    for number, moves in scripted_games(60):
+        game = ScratchGame(number)
+        feed.game_started(game)
+        expected.append({"type": "start", "game": number})
+        for move in moves:
+            ply = game.tracker.push_move(move)
+            expected.append({"type": "move", "game": number, "fen": ply.fen})
+            fast_pump.flush()  # the fast reader reads everything at once; the slow one nothing
+            worst_queue = max(worst_queue, slow_reader.queued_bytes)
+        feed.game_ended(game, "*")
+        expected.append({"type": "end", "game": number})
+        longest = max(longest, *(len(line) for line in fast.data.splitlines()))
+    fast_pump.flush()
+
+    got = fast.events()
+    assert len(got) == len(expected)
+    for event, want in zip(got, expected):
+        assert {k: event[k] for k in want} == want
+    assert fast_reader.dropped_total == 0
+
+    total = len(fast.data)
+    assert slow_reader.dropped_total > 0, "the slow reader never fell behind"
+    assert worst_queue <= max_buffer
+    # the transport pauses the reader once past its buffer size: at most one line more
+    assert slow_transport.most_waiting <= socket_buffer + longest + 1
+    assert worst_queue + slow_transport.most_waiting < total / 4
+
+    # Once the slow reader reads, it gets a prefix, one overflow notice, then the tail.
+    slow_pump.flush()
+    assert slow_reader.queued_bytes == 0 and not slow_reader.paused
+    late = slow.events()
+    notices = [i for i, e in enumerate(late) if e["type"] == "overflow"]
+    assert len(notices) == 1
+    k = notices[0]
+    dropped = late[k]["dropped"]
+    assert dropped == slow_reader.dropped_total
+    assert late[:k] == got[:k]
+    assert late[k + 1:] == got[k + dropped:]
+
+    # readers that hang up are forgotten
+    slow.transport.loseConnection()
+    slow_pump.flush()
+    assert feed.readers == [fast_reader]
+    fast.transport.loseConnection()
+    fast_pump.flush()
+    assert feed.readers == []
+
+
+def test_a_reader_that_hangs_up_while_paused_is_forgotten_and_costs_nothing():
+    reactor = MemoryReactorClock()
+    feed, factory = listening_feed(reactor, max_buffer=1024)
+    slow, slow_reader, slow_pump = tcp_reader(factory, reactor, 512)
+    game = ScratchGame(5)
+    feed.game_started(game)
+    for move in next(scripted_games(1, plies=40))[1]:
+        game.tracker.push_move(move)
+    assert slow_reader.paused and slow_reader.queued_bytes > 0
+    slow.transport.loseConnection()
+    slow_pump.flush()
+    assert feed.readers == [] and slow_reader.queued_bytes == 0
+    received = bytes(slow.data)
+    game.tracker.push_move(next(iter(game.tracker.board.legal_moves)))
+    slow_pump.flush()
+    assert slow_reader.queued_bytes == 0 and slow.data == received
 
 
 def test_our_server_feeds_its_games_through_the_same_hooks():
     from ficsfen.server.testing import connect, make_server
 
     server = make_server()
-    if not hasattr(server, "game_hooks"):
-        pytest.skip("FicsServer.game_hooks is not wired yet (server change of issue 5)")
     feed = GameFeed()
     server.game_hooks.append(feed)
     reader, transport = connect_reader(feed)

@@ -5,7 +5,8 @@ already installed), installs it with ``pip install --target`` into a fresh
 folder, and runs Python from elsewhere with that folder first on the path:
 Twisted's plugin discovery must find ``ficsfen`` there, ``twist ficsfen
 --help`` must work, and ``twist ficsfen`` must run the telnet server and
-the feed.  Skipped with a reason when the wheel cannot be built offline.
+the feed.  When the wheel cannot be built offline these tests skip with the
+reason, or fail under CI (see ``conftest.missing``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import missing
+
 REPO = Path(__file__).resolve().parents[1]
 PLUGIN = "twisted/plugins/ficsfen_plugin.py"
 TIMEOUT = 20.0  # guards against a hang only
@@ -32,14 +35,14 @@ TIMEOUT = 20.0  # guards against a hang only
 def installed(tmp_path_factory) -> Path:
     """A folder holding ficsfen installed from its wheel (and nothing else)."""
     if importlib.util.find_spec("hatchling") is None:
-        pytest.skip("hatchling is not installed: cannot build the wheel offline")
+        missing("hatchling is not installed: cannot build the wheel offline")
     tmp = tmp_path_factory.mktemp("wheel")
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
          "--quiet", "-w", str(tmp / "dist"), str(REPO)],
         capture_output=True, text=True, timeout=120)
     if build.returncode != 0:
-        pytest.skip(f"cannot build the wheel offline: {build.stderr.strip()[-500:]}")
+        missing(f"cannot build the wheel offline: {build.stderr.strip()[-500:]}")
     (wheel,) = (tmp / "dist").glob("ficsfen-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
