@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
+from ficsfen.server.ivars import default_ivars
 from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,6 +97,8 @@ class Session:
         self.charset = "utf8"
         self.style = 1
         self.showfen = False
+        #: Interface variables the client set (``iset``, ``%b``): see :mod:`.ivars`.
+        self.ivars: dict[str, bool] = default_ivars()
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
