@@ -99,6 +99,12 @@ class Session:
         self.showfen = False
         #: Interface variables the client set (``iset``, ``%b``): see :mod:`.ivars`.
         self.ivars: dict[str, bool] = default_ivars()
+        #: Whether the client speaks timeseal, and its last measured lag in
+        #: milliseconds (set by the telnet side; style 12 and finger show it).
+        self.timeseal = False
+        self.lag_ms = 0
+        #: What ``set interface`` said (clients name themselves; finger shows it).
+        self.interface = ""
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
