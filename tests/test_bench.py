@@ -51,9 +51,9 @@ def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
     bench_parse = load("bench_parse")
     r = bench_parse.Round(theirs_valid=tv, ours_valid=ov, theirs_invalid=ti, ours_invalid=oi)
     w = r.valid_weight
-    assert r.pooled == pytest.approx(w * r.valid + (1 - w) * r.invalid, rel=1e-9)
+    assert r.pooled == pytest.approx(w * r.valid + (1 - w) * r.invalid, rel=1e-6)  # 1 - w cancels
     low, high = sorted((r.valid, r.invalid))
-    assert low * (1 - 1e-12) <= r.pooled <= high * (1 + 1e-12)
+    assert low * (1 - 1e-9) <= r.pooled <= high * (1 + 1e-9)
 
 
 def test_bench_parse_reports_medians_and_a_pooled_row_between_the_classes(shared_pgn, capsys):
