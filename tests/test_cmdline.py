@@ -409,3 +409,23 @@ def test_no_line_crashes_block_mode(line):
         else:
             assert ident == int(expected)
     assert client.connected or "Logging you out." in text
+
+
+def test_pin_set_before_login_is_honoured(server, alice):
+    """``%b`` at the login prompt sets ivars directly; arrival picks them up."""
+    alice.session.ivars["pin"] = True
+    server.arrived(alice.session)
+    alice.output()
+    carol = connect(server)
+    carol.login("carol")
+    assert "<wa> carol " in alice.output()
+
+
+def test_the_block_code_table_is_ficss():
+    assert len(block.BLOCK_CODES) == 178
+    assert sorted(block.BLOCK_CODES.values()) == list(range(10, 188))
+    assert (block.code_for("games"), block.code_for("observe"), block.code_for("iset"),
+            block.code_for("alias"), block.code_for("fen")) == (43, 80, 56, 159, 0)
+    assert block.frame("12", 43, b"x\r\n") == b"\x1512\x1643\x16x\r\n\x17\r\n"
+    assert block.split_id(" 12\tgames  now") == ("12", "games  now")
+    assert block.split_id("7") == ("7", "")

@@ -149,6 +149,9 @@ def split_id(line: str) -> tuple[str, str]:
     return m.group(1), m.group(2) or ""
 
 
+_TAIL = (BLOCK_END + "\r\n").encode("ascii")
+
+
 def frame(ident: str, code: int, output: bytes) -> bytes:
     """One reply: the start byte, id, code and output, the end byte, then CR LF.
 
@@ -156,7 +159,7 @@ def frame(ident: str, code: int, output: bytes) -> bytes:
     line by line) receive the frame's last line at once.
     """
     head = f"{BLOCK_START}{ident}{BLOCK_SEPARATOR}{code}{BLOCK_SEPARATOR}".encode("ascii")
-    return head + output + b"\x17\r\n"
+    return head + output + _TAIL
 
 
 @dataclass

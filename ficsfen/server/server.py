@@ -122,6 +122,10 @@ class FicsServer:
         self.game_hooks = self.directory.listeners
         self.connections = 0
         self.table = build_command_table(self)
+        #: Sessions with the ``pin`` / ``allresults`` ivar on (told of every
+        #: arrival, departure and game end): kept here so that a login does
+        #: not look at every session.
+        self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set()}
         self._current: Session | None = None
 
     def __repr__(self) -> str:
@@ -226,6 +230,8 @@ class FicsServer:
             self.directory.unobserve(session.handle, observed)
         self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)
         session.disconnect()
+        for members in self._listening.values():
+            members.discard(session)
         self._tell_pin(f"<wd> {session.handle}", session)
 
     def shutdown(self) -> None:
@@ -303,7 +309,8 @@ class FicsServer:
             return block.NULL
         word = words[0]
         if word[0] == "$":
-            line = line.lstrip()[2 if line.lstrip().startswith("$$") else 1:]
+            text = line.lstrip()
+            line = text[2:] if text.startswith("$$") else text[1:]
             words = line.split(None, 1)
             if not words:
                 return block.NULL
@@ -414,10 +421,11 @@ class FicsServer:
         for handle in audience:
             self.tell(handle, announcement)
         # The allresults ivar: every game's end, not only watched ones.
-        watching = {fold(h) for h in audience}
-        for key, other in list(self._sessions.items()):
-            if other.ivars["allresults"] and key not in watching:
-                self.tell(other.handle, announcement)
+        if self._listening["allresults"]:
+            watching = {fold(h) for h in audience}
+            for other in list(self._listening["allresults"]):
+                if fold(other.handle) not in watching:
+                    self.tell(other.handle, announcement)
         self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
                       white=game.white, black=game.black, score=result.score)
 
@@ -476,6 +484,7 @@ class FicsServer:
 
         Their opponents in adjourned games are told, and so are they.
         """
+        self.ivars_changed(session)  # %b at the login prompt may have set them
         self._tell_pin(self.pin_arrival(session), session)
         for game in self.adjourned.of(session.handle):
             other = game.black if fold(game.white) == fold(session.handle) else game.white
@@ -501,9 +510,19 @@ class FicsServer:
 
     def _tell_pin(self, line: str, about: Session) -> None:
         """``line`` to every other session with the ``pin`` ivar on."""
-        for other in self._sessions.values():
-            if other is not about and other.ivars["pin"]:
+        for other in list(self._listening["pin"]):
+            if other is not about:
                 other.notify(line)
+
+    def ivars_changed(self, session: Session) -> None:
+        """Note whether ``session`` now listens to arrivals and game ends."""
+        if self._sessions.get(fold(session.handle)) is not session:
+            return
+        for name, members in self._listening.items():
+            if session.ivars[name]:
+                members.add(session)
+            else:
+                members.discard(session)
 
     # -- boards ----------------------------------------------------------
 

@@ -94,6 +94,7 @@ class Session:
         self.boards = IBoards(server)
         #: Starting and ending games, match offers, adjourned games.
         self.games = IGameService(server)
+        self._ivars_changed = server.ivars_changed
         #: The prompt this session would have without ``defprompt``.
         self.chosen_prompt = server.config.prompt
         self.handle = handle
@@ -156,6 +157,11 @@ class Session:
             self.emit(data)
         else:
             reply.chunks.append(data)
+
+    def set_ivar(self, name: str, value: bool) -> None:
+        """Set one interface variable and tell the server (it keeps who has ``pin`` on)."""
+        self.ivars[name] = value
+        self._ivars_changed(self)
 
     @property
     def prompt_text(self) -> str:

@@ -112,7 +112,7 @@ class IsetCommand(Command):
         except (NameResolutionError, BadIvarValueError) as e:
             caller.send(e.message)
             return
-        caller.ivars[ivar] = on  # each is read where it acts (the prompt, block mode...)
+        caller.set_ivar(ivar, on)  # each is read where it acts (the prompt, block mode...)
         caller.send(f"{ivar} set." if on else f"{ivar} unset.")
 
 
