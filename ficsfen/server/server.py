@@ -32,18 +32,20 @@ from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.interfaces import ICommand
-from ficsfen.names import NameResolutionError, fold
-from ficsfen.server import boards
+from ficsfen.names import AmbiguousNameError, NameResolutionError, fold
+from ficsfen.server import block, boards
 from ficsfen.server.challenges import Challenges
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import board_cmds, examine, observe, play, session_cmds, settings
+from ficsfen.server.commands import (board_cmds, examine, interface, observe, play, session_cmds,
+                                     settings)
+from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import AdjournedGames, IGameListener, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
-from ficsfen.server.session import Session
+from ficsfen.server.session import Session, encode_text
 from ficsfen.tracker import is_move_text
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
@@ -73,6 +75,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         board_cmds.MovesCommand(),
         *play.COMMANDS,
         *observe.COMMANDS,
+        *interface.COMMANDS,
     ):
         check_command_names(command)
         table.register(command)
@@ -119,6 +122,10 @@ class FicsServer:
         self.game_hooks = self.directory.listeners
         self.connections = 0
         self.table = build_command_table(self)
+        #: Sessions with the ``pin`` / ``allresults`` ivar on (told of every
+        #: arrival, departure and game end): kept here so that a login does
+        #: not look at every session.
+        self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set()}
         self._current: Session | None = None
 
     def __repr__(self) -> str:
@@ -223,6 +230,9 @@ class FicsServer:
             self.directory.unobserve(session.handle, observed)
         self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)
         session.disconnect()
+        for members in self._listening.values():
+            members.discard(session)
+        self._tell_pin(f"<wd> {session.handle}", session)
 
     def shutdown(self) -> None:
         """Tell everyone the server stops, and close every session."""
@@ -233,37 +243,117 @@ class FicsServer:
     # -- commands --------------------------------------------------------
 
     def execute(self, session: Session, line: str) -> None:
-        """Run one input line for ``session``, then write the prompt."""
+        """Run one input line for ``session``, then write the prompt.
+
+        With the ``block`` ivar on, the line must start with a number and
+        the answer is one frame (:meth:`execute_block`), with no prompt.
+        """
+        if session.ivars["block"]:
+            self.execute_block(session, line)
+            return
         self._current = session
         session.hold()
         try:
-            words = line.split(None, 1)
-            if words:
-                word = words[0]
-                rest = words[1].strip() if len(words) > 1 else ""
-                # An exact command name first (one dict access): no name or
-                # alias is shaped like a move (see build_command_table).
-                command = self.table.exact(word)
-                if command is not None:
-                    command(session, rest, self.directory)
-                elif not rest and is_move_text(word):  # the tracker's own grammar
-                    self.move(session, word)
-                else:
-                    try:
-                        command = self.table.resolve(word)
-                    except NameResolutionError as e:
-                        session.send(e.message)
-                    else:
-                        command(session, rest, self.directory)
+            self._run(session, line)
         except Exception:
-            self.log.failure("command {line!r} from {handle} failed", line=line[:200],
-                             handle=session.handle)
-            session.send(msg("Sorry, an internal error occurred; it has been logged."))
+            self._failed(session, line)
         finally:
             self._current = None
         if self._sessions.get(fold(session.handle)) is session:
             session.prompt()
         session.release()
+
+    def execute_block(self, session: Session, line: str) -> None:
+        """Run ``ID COMMAND ARGS`` and answer with one block-mode frame.
+
+        A line without an id answers code 519; asynchronous output the
+        command causes for this session (a notification) stays outside the
+        frame, before it.
+        """
+        try:
+            ident, line = block.split_id(line)
+        except block.BlockIdError:
+            self._block_error(session, block.NO_SEQUENCE, msg(
+                "Block mode is on: start each command with its number, as in \"1 games\"."))
+            return
+        self._current = session
+        session.hold()
+        reply = session.open_block(ident)
+        try:
+            reply.code = self._run(session, line)
+        except Exception:
+            self._failed(session, line)
+        finally:
+            self._current = None
+        session.close_block()
+        session.release()
+
+    def _block_error(self, session: Session, code: int, message: Message) -> None:
+        """A frame for a line that never became a command (no id, too long)."""
+        text = session.render(message).replace("\n", "\r\n") + "\r\n"
+        session.emit(block.frame("0", code, encode_text(text, session.charset)))
+
+    def _failed(self, session: Session, line: str) -> None:
+        self.log.failure("command {line!r} from {handle} failed", line=line[:200],
+                         handle=session.handle)
+        session.send(msg("Sorry, an internal error occurred; it has been logged."))
+
+    def _run(self, session: Session, line: str) -> int:
+        """Run one command line; returns its block-mode code (FICS's table).
+
+        ``$`` and ``$$`` before a command skip alias expansion (the telnet
+        side does not count a ``$$`` line as activity).
+        """
+        words = line.split(None, 1)
+        if not words:
+            return block.NULL
+        word = words[0]
+        if word[0] == "$":
+            text = line.lstrip()
+            line = text[2:] if text.startswith("$$") else text[1:]
+            words = line.split(None, 1)
+            if not words:
+                return block.NULL
+            word = words[0]
+        elif session.aliases and not (len(words) == 1 and is_move_text(word)):
+            try:
+                expanded = expand_alias(line, session.aliases, session.handle)
+            except AliasError as e:
+                session.send(e.message)
+                return block.BAD_COMMAND
+            if expanded is not line:
+                words = expanded.split(None, 1)
+                if not words:
+                    return block.NULL
+                word = words[0]
+        rest = words[1].strip() if len(words) > 1 else ""
+        # An exact command name first (one dict access): no name or alias is
+        # shaped like a move (see build_command_table).
+        command = self.table.exact(word)
+        if command is None:
+            if not rest and is_move_text(word):  # the tracker's own grammar
+                self.move(session, word)
+                return block.GAME_MOVE
+            try:
+                command = self.table.resolve(word)
+            except NameResolutionError as e:
+                session.send(e.message)
+                return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
+        reply = session.block_reply
+        if reply is not None:  # known before it runs: "quit" closes the frame itself
+            reply.code = block.code_for(command.name)
+        command(session, rest, self.directory)
+        return block.code_for(command.name)
+
+    def line_too_long(self, session: Session) -> None:
+        """The telnet side dropped an over-long line: say so (code 520 in block mode)."""
+        note = msg("Your line was longer than {limit} bytes and has been ignored.",
+                   limit=self.config.max_line)
+        if session.ivars["block"]:
+            self._block_error(session, block.LINE_TOO_LONG, note)
+        else:
+            session.send(note)
+            session.prompt()
 
     def move(self, session: Session, text: str) -> None:
         """A move typed at the prompt, for the game ``session`` plays or examines.
@@ -330,6 +420,12 @@ class FicsServer:
         announcement = result.announcement(game)
         for handle in audience:
             self.tell(handle, announcement)
+        # The allresults ivar: every game's end, not only watched ones.
+        if self._listening["allresults"]:
+            watching = {fold(h) for h in audience}
+            for other in list(self._listening["allresults"]):
+                if fold(other.handle) not in watching:
+                    self.tell(other.handle, announcement)
         self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
                       white=game.white, black=game.black, score=result.score)
 
@@ -384,7 +480,12 @@ class FicsServer:
         return game
 
     def arrived(self, session: Session) -> None:
-        """A player logged in: tell them and their opponents about adjourned games."""
+        """A player logged in: ``<wa>`` for ``pin`` sessions, and adjourned games.
+
+        Their opponents in adjourned games are told, and so are they.
+        """
+        self.ivars_changed(session)  # %b at the login prompt may have set them
+        self._tell_pin(self.pin_arrival(session), session)
         for game in self.adjourned.of(session.handle):
             other = game.black if fold(game.white) == fold(session.handle) else game.white
             if self.session(other) is not None:
@@ -395,6 +496,33 @@ class FicsServer:
             else:
                 session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
                                    handle=other))
+
+    def pin_arrival(self, session: Session) -> str:
+        """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it.
+
+        The handle, its status character (``^`` playing, ``#`` examining,
+        blank otherwise), two hex digits of title flags (01: unregistered)
+        and nine rating fields; we rate nobody, so each is ``0P``.
+        """
+        game = self.directory.game_of(session.handle)
+        status = "#" if IExaminedGame.providedBy(game) else "^" if game is not None else " "
+        return f"<wa> {session.handle}{status}{'00' if session.registered else '01'}{'0P' * 9}"
+
+    def _tell_pin(self, line: str, about: Session) -> None:
+        """``line`` to every other session with the ``pin`` ivar on."""
+        for other in list(self._listening["pin"]):
+            if other is not about:
+                other.notify(line)
+
+    def ivars_changed(self, session: Session) -> None:
+        """Note whether ``session`` now listens to arrivals and game ends."""
+        if self._sessions.get(fold(session.handle)) is not session:
+            return
+        for name, members in self._listening.items():
+            if session.ivars[name]:
+                members.add(session)
+            else:
+                members.discard(session)
 
     # -- boards ----------------------------------------------------------
 
@@ -438,7 +566,6 @@ class FicsServer:
         thousand formattings.
         """
         texts: dict[tuple, str] = {}
-        prompt = self.config.prompt
         sessions = self._sessions
         current = self._current
         players = game.players()
@@ -473,7 +600,7 @@ class FicsServer:
         groups = self._observer_groups(game, players)
         current_watches = (current is not None
                            and fold(current.handle) in self.directory.observer_keys(game))
-        for (style, lang, showfen, charset), members in groups:
+        for (style, lang, showfen, charset, prompt), members in groups:
             key = (style, relation, False, lang if noted or style == 1 else "", showfen)
             text = text_for(members[0], key, noted)
             if current_watches and current in members:  # command output, without the prompt
@@ -482,7 +609,7 @@ class FicsServer:
             Session.emit_all(members, Session.notification(text, charset, prompt))
 
     def _observer_groups(self, game: Any, players: list[str]) -> list[tuple[tuple, list[Session]]]:
-        """``game``'s observers (not its players) by (style, language, showfen, charset)."""
+        """``game``'s observers (not its players) by (style, language, showfen, charset, prompt)."""
         sessions = self._sessions
         folded_players = {fold(h) for h in players}
         groups: dict[tuple, list[Session]] = {}
@@ -490,8 +617,8 @@ class FicsServer:
             session = sessions.get(key)
             if session is None or key in folded_players:
                 continue
-            groups.setdefault((session.style, session.lang, session.showfen, session.charset),
-                              []).append(session)
+            groups.setdefault((session.style, session.lang, session.showfen, session.charset,
+                               session.prompt_text), []).append(session)
         return list(groups.items())
 
     def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:

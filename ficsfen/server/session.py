@@ -18,13 +18,18 @@ from typing import TYPE_CHECKING, Callable
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
+from ficsfen.server.block import BlockReply
 from ficsfen.server.ivars import default_ivars
 from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.server import FicsServer
 
-__all__ = ["CHARSETS", "Session", "encode_text", "transliterate"]
+__all__ = ["CHARSETS", "DEFAULT_PROMPT", "Session", "encode_text", "transliterate"]
+
+#: FICS's prompt, which the ``defprompt`` ivar forces whatever the server's
+#: configured prompt (clients find the end of each answer by it).
+DEFAULT_PROMPT = "fics% "
 
 CHARSETS = ("utf8", "latin1", "ascii")
 
@@ -89,7 +94,9 @@ class Session:
         self.boards = IBoards(server)
         #: Starting and ending games, match offers, adjourned games.
         self.games = IGameService(server)
-        self._prompt = server.config.prompt
+        self._ivars_changed = server.ivars_changed
+        #: The prompt this session would have without ``defprompt``.
+        self.chosen_prompt = server.config.prompt
         self.handle = handle
         self.lang = lang
         self.registered = registered
@@ -105,6 +112,11 @@ class Session:
         self.lag_ms = 0
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
+        #: The player's own aliases (``alias``): folded name -> (name, text).
+        self.aliases: dict[str, tuple[str, str]] = {}
+        #: The reply being built while a numbered command runs in block mode
+        #: (:mod:`ficsfen.server.block`): command output goes in it.
+        self.block_reply: BlockReply | None = None
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
@@ -127,20 +139,60 @@ class Session:
 
     def send(self, message: Message | str) -> None:
         """Write ``message`` (possibly several lines) in the caller's language."""
+        reply = self.block_reply
+        if reply is not None and isinstance(message, Message):
+            reply.note(message.msgid)  # "Usage: ..." makes the frame's code 513
         self.write_text(self.render(message))
 
     def write_text(self, text: str) -> None:
-        """Write already rendered lines, each ended with CR LF."""
+        """Write already rendered lines, each ended with CR LF: command output.
+
+        In block mode it goes into the reply being built, not on the wire.
+        """
         if "\n" in text:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        self.emit(encode_text(text + "\r\n", self.charset))
+        data = encode_text(text + "\r\n", self.charset)
+        reply = self.block_reply
+        if reply is None:
+            self.emit(data)
+        else:
+            reply.chunks.append(data)
+
+    def set_ivar(self, name: str, value: bool) -> None:
+        """Set one interface variable and tell the server (it keeps who has ``pin`` on)."""
+        self.ivars[name] = value
+        self._ivars_changed(self)
+
+    @property
+    def prompt_text(self) -> str:
+        """The prompt written after each answer and asynchronous message.
+
+        Read from the ivars each time: ``%b`` at login sets them directly.
+        """
+        return DEFAULT_PROMPT if self.ivars["defprompt"] else self.chosen_prompt
 
     def prompt(self) -> None:
-        self.emit(encode_text(self._prompt, self.charset))
+        self.emit(encode_text(self.prompt_text, self.charset))
 
     def notify(self, message: Message | str) -> None:
-        """An asynchronous message: on a fresh line, followed by the prompt."""
-        self.emit(self.notification(self.render(message), self.charset, self._prompt))
+        """An asynchronous message: on a fresh line, followed by the prompt.
+
+        It is never part of a block-mode reply, even while one is being built.
+        """
+        self.emit(self.notification(self.render(message), self.charset, self.prompt_text))
+
+    # -- block mode ---------------------------------------------------------
+
+    def open_block(self, ident: str) -> BlockReply:
+        """Start collecting command output for the numbered command ``ident``."""
+        self.block_reply = reply = BlockReply(ident)
+        return reply
+
+    def close_block(self) -> None:
+        """Write the reply being built as one frame (nothing if none is open)."""
+        reply, self.block_reply = self.block_reply, None
+        if reply is not None:
+            self.emit(reply.to_bytes())
 
     @staticmethod
     def notification(text: str, charset: str, prompt: str) -> bytes:
@@ -189,5 +241,6 @@ class Session:
             self._write(b"".join(held))
 
     def disconnect(self) -> None:
+        self.close_block()  # "quit" in block mode: its reply goes out first
         self.release()
         self._close()
