@@ -429,3 +429,12 @@ def test_the_block_code_table_is_ficss():
     assert block.frame("12", 43, b"x\r\n") == b"\x1512\x1643\x16x\r\n\x17\r\n"
     assert block.split_id(" 12\tgames  now") == ("12", "games  now")
     assert block.split_id("7") == ("7", "")
+
+
+def test_a_bare_at_sign_is_the_rest_of_the_line_as_in_older_fics_aliases():
+    # The reading of FICS "help alias", and what xboard's "alias $ @" relies on.
+    server = make_server()
+    alice = connect(server)
+    alice.login()
+    alice.command("alias ob observe @")
+    assert "observe 7" in expand_alias("ob 7", alice.session.aliases, alice.session.handle)

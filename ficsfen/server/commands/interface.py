@@ -156,7 +156,9 @@ _UNALIASABLE = frozenset({"quit", "unalias"})
 # ("+alice" is the alias "+" with "alice"), as FICS reads "!", "." and ",".
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
 _WORD = re.compile(r"\S+")
-_PARAMETER = re.compile(r"\$(?:(\d)-|-(\d)|(\d)|(.)|$)", re.DOTALL)
+# FICS's "$" parameters, and the older "@" for the rest of the line (xboard
+# still sends "alias $ @").
+_PARAMETER = re.compile(r"\$(?:(\d)-|-(\d)|(\d)|(.)|$)|@", re.DOTALL)
 
 
 class AliasError(LocalizedError, ValueError):
@@ -173,12 +175,14 @@ def split_alias_word(line: str) -> tuple[str, str]:
 
 
 def _substitute(text: str, rest: str, handle: str) -> str:
-    """``text`` with FICS's ``$`` parameters filled from ``rest``."""
-    if "$" not in text:
+    """``text`` with FICS's ``$`` parameters (and ``@``, the rest) filled from ``rest``."""
+    if "$" not in text and "@" not in text:
         return text
     words = rest.split()
 
     def fill(m: re.Match) -> str:
+        if m.group() == "@":
+            return rest
         tail, upto, one, other = m.groups()
         if tail is not None:  # $n-: words n and after
             return " ".join(words[int(tail) - 1:]) if tail != "0" else rest
