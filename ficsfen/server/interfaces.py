@@ -223,9 +223,17 @@ class IServerCaller(ICaller):
     players = Attribute("IPlayers")
     boards = Attribute("IBoards")
     games = Attribute("IGameService")
+    ivars = Attribute("dict[str, bool]: interface variables, by name (see ficsfen.server.ivars).")
+    aliases = Attribute("dict[str, tuple[str, str]]: the caller's own aliases, by folded name.")
+    timeseal = Attribute("bool: the client speaks timeseal.")
+    lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")
+    interface = Attribute("str: what the client said it is (set interface).")
 
     def render(message):
         """``message`` in the caller's language."""
+
+    def set_ivar(name, value):
+        """Set one interface variable (the server hears of it: pin, allresults)."""
 
     def display_name():
         """The handle as ``who`` lists it."""
