@@ -105,6 +105,13 @@ class Session:
         self.lag_ms = 0
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
+        #: The prompt ``set prompt`` chose (the server's by default).
+        self.prompt_text = self._prompt
+        #: When the session logged in (the server's clock), for ``finger``.
+        self.login_time = 0.0
+        #: Values of the ``set`` variables clients set that change nothing here
+        #: (width, open, seek...), by name; ``variables`` lists them.
+        self.variables: dict[str, int | bool] = {}
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
@@ -135,12 +142,17 @@ class Session:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         self.emit(encode_text(text + "\r\n", self.charset))
 
+    @property
+    def default_prompt(self) -> str:
+        """The server's prompt, which ``set prompt`` with no text goes back to."""
+        return self._prompt
+
     def prompt(self) -> None:
-        self.emit(encode_text(self._prompt, self.charset))
+        self.emit(encode_text(self.prompt_text, self.charset))
 
     def notify(self, message: Message | str) -> None:
         """An asynchronous message: on a fresh line, followed by the prompt."""
-        self.emit(self.notification(self.render(message), self.charset, self._prompt))
+        self.emit(self.notification(self.render(message), self.charset, self.prompt_text))
 
     @staticmethod
     def notification(text: str, charset: str, prompt: str) -> bytes:
