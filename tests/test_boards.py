@@ -57,7 +57,7 @@ def test_starting_position_line_fields():
     _, game = new_game(5, 3)
     line = style12(game, viewer="alice")
     assert line == ("<12> rnbqkbnr pppppppp -------- -------- -------- -------- PPPPPPPP RNBQKBNR "
-                    "W -1 1 1 1 1 0 7 alice bob 1 5 3 39 39 300 300 1 none (0:00) none 0 0")
+                    "W -1 1 1 1 1 0 7 alice bob 1 5 3 39 39 300 300 1 none (0:00) none 0 0 0")
 
 
 def test_after_e4_fields_relation_and_flip():

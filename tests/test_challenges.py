@@ -32,7 +32,8 @@ def registry(busy=()):
 
 
 def said(notices, handle, lang="en"):
-    return [n.message.render(lang) for n in notices if n.handle == handle]
+    """What ``handle`` reads (the pendinfo lines, for clients that ask, left out)."""
+    return [n.message.render(lang) for n in notices if n.handle == handle and n.ivar is None]
 
 
 @pytest.mark.parametrize("args, tc, colour", [

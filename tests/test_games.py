@@ -57,7 +57,8 @@ def play(game, *moves):
 
 
 def texts(notices, handle, lang="en"):
-    return [n.message.render(lang) for n in notices if n.handle == handle]
+    """What ``handle`` reads (the pendinfo lines, for clients that ask, left out)."""
+    return [n.message.render(lang) for n in notices if n.handle == handle and n.ivar is None]
 
 
 def test_provides_igame():

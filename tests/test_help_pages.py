@@ -189,7 +189,7 @@ def test_style12_example_line_agrees_with_its_fen(lang: str) -> None:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith("<12> "))
     fields = " ".join(lines[start : start + 3]).split()
-    assert fields[0] == "<12>" and len(fields) == 32
+    assert fields[0] == "<12>" and len(fields) == 33
     ranks = []
     for rank in fields[1:9]:
         ranks.append(re.sub(r"-+", lambda m: str(len(m.group())), rank))

@@ -354,5 +354,6 @@ def test_the_last_board_of_a_finished_game_shows_no_clock_running(table):
     table.alice.output()
     out = table.bob.command(FOOLS_MATE[-1])
     board = next(line for line in out.splitlines() if line.startswith("<12> "))
-    assert board.split()[-1] == "0" and board.split()[-2] == "1"  # not ticking; Black's view
+    fields = board.split()
+    assert fields[31] == "0" and fields[30] == "1"  # not ticking; Black's view
     assert game.result.score == "0-1"

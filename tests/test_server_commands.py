@@ -299,12 +299,12 @@ def test_set_language_confirms_in_the_new_language(server, word, expected):
 def test_set_errors_and_prefixes(server):
     a = login(server)
     assert 'Unknown language "klingon"' in a.command("set lang klingon")
-    assert 'Ambiguous variable "s". Matches: showfen style' in a.command("set s 1")
+    assert 'Ambiguous variable "s". Matches: seek shout showfen style' in a.command("set s 1")
     assert 'No such variable "colour".' in a.command("set colour red")
     assert "Usage: set variable [value]" in a.command("set")
     assert "Style 12 set." in a.command("set st 12")
     assert "Style 3 is not supported" in a.command("set style 3")
-    assert "now see the FEN" in a.command("set sh on")
+    assert "now see the FEN" in a.command("set showf on")
     assert "no longer see the FEN" in a.command("set showfen")  # toggles
     assert "Usage: set language" in a.command("set language")
     assert 'Bad value "maybe"' in a.command("set showfen maybe")

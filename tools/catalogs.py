@@ -108,6 +108,9 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "fen": ("opcode opérande...;", "hmvc 0; fmvn 1;"),
     # Move annotations are glued to the move, and listed bare.
     "notation": ("(! ? !! ?? !? ?!)", "Qxf7!"),
+    # FICS lines ICS clients parse, quoted in English.
+    "moves": ("Movelist for game 3:", "initial time: 5 minutes, increment: 0 seconds."),
+    "observe": ("Game 12: alice",),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

@@ -26,10 +26,11 @@ from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import IClockedGame, IGame
 from ficsfen.server.clock import format_clock, format_move_time, round_seconds
 from ficsfen.server.interfaces import IServerGame
-from ficsfen.tracker import compress_rank
+from ficsfen.tracker import Tracker, compress_rank
 
 __all__ = [
     "RELATION_EXAMINER",
+    "RELATION_STARTING_POSITION",
     "RELATION_ISOLATED",
     "RELATION_MY_MOVE",
     "RELATION_OBSERVING",
@@ -37,8 +38,12 @@ __all__ = [
     "RELATION_OPPONENT_MOVE",
     "Style12Error",
     "Style12Frame",
+    "category",
     "fen_from_style12",
     "flip_for",
+    "format_move_time_ms",
+    "game_info_line",
+    "game_line_header",
     "material",
     "relation_for",
     "style1",
@@ -52,6 +57,8 @@ RELATION_EXAMINER = 2
 RELATION_OPPONENT_MOVE = -1
 RELATION_MY_MOVE = 1
 RELATION_OBSERVING = 0
+#: A board at the head of a move list (FICS's ``startpos`` ivar).
+RELATION_STARTING_POSITION = -4
 
 # FICS "strength": pawn 1, knight 3, bishop 3, rook 5, queen 9.
 _VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -95,13 +102,33 @@ def _move_times(game: IGame) -> list[float]:
     return clocked.move_times if clocked is not None else []
 
 
+def _time_control(game: IGame) -> tuple[int, int]:
+    clocked = IClockedGame(game, None)
+    if clocked is None:
+        return 0, 0
+    return clocked.time_control.minutes, clocked.time_control.increment
+
+
+def format_move_time_ms(seconds: float) -> str:
+    """How long a move took with milliseconds, ``m:ss.mmm`` (FICS's ``(0:01.234)`` with ivar ms)."""
+    millis = max(int(round(seconds * 1000)), 0)
+    whole, rest = divmod(millis, 1000)
+    return f"{whole // 60}:{whole % 60:02d}.{rest:03d}"
+
+
+def _clock_field(seconds: float, ms: bool) -> int:
+    return int(round(seconds * 1000)) if ms else round_seconds(seconds)
+
+
 @dataclass
 class Style12Frame:
     """The per-position part of a ``<12>`` line, shared by all viewers.
 
     ``head`` runs from ``<12>`` to Black's name, ``middle`` from the initial
     time to the pretty move, ``tail`` is the clock-ticking field.  Build it
-    with :meth:`for_game` once per move, then call :meth:`line` per viewer.
+    with :meth:`for_game` once per move (and per clock unit: ``ms`` gives
+    clocks in milliseconds, as clients ask with ``iset ms 1``), then call
+    :meth:`line` per viewer.
     """
 
     head: str
@@ -110,8 +137,26 @@ class Style12Frame:
     _lines: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def for_game(cls, game: IGame) -> "Style12Frame":
-        tracker = game.tracker
+    def for_game(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
+        minutes, increment = _time_control(game)
+        wtime, btime, ticking = _game_clocks(game)
+        return cls._build(game, game.tracker, minutes, increment, wtime, btime, ticking,
+                          _move_times(game), ms)
+
+    @classmethod
+    def starting_position(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
+        """The frame of the position ``game`` started from, clocks full, no move played.
+
+        FICS's ``startpos`` ivar puts it (relation -4) at the head of a move list.
+        """
+        minutes, increment = _time_control(game)
+        start = Tracker(game.tracker.initial_fen)
+        return cls._build(game, start, minutes, increment, minutes * 60.0, minutes * 60.0,
+                          False, [], ms)
+
+    @classmethod
+    def _build(cls, game: IGame, tracker: Tracker, minutes: int, increment: int, wtime: float,
+               btime: float, ticking: bool, times: list[float], ms: bool) -> "Style12Frame":
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
         ranks = " ".join(row.translate(_DIGITS) for row in fen_fields[0].split("/"))
@@ -121,30 +166,30 @@ class Style12Frame:
         flags = " ".join("1" if c in castling else "0" for c in "KQkq")
         head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} {flags} "
                 f"{fen_fields[4]} {game.number} {game.white} {game.black}")
-        clocked = IClockedGame(game, None)
-        minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
-                              if clocked is not None else (0, 0))
-        wtime, btime, ticking = _game_clocks(game)
+        took_format = format_move_time_ms if ms else format_move_time
         last = tracker.last_ply
         if last is not None:
             plies = last.number
             verbose = verbose_move(board, last.move)
-            times = _move_times(game)
-            took = format_move_time(times[plies - 1] if len(times) >= plies else 0)
+            took = took_format(times[plies - 1] if len(times) >= plies else 0)
             pretty = last.san
         else:
-            verbose, took, pretty = "none", "0:00", "none"
+            verbose, took, pretty = "none", took_format(0), "none"
         middle = (f"{minutes} {increment} {material(board, chess.WHITE)} "
-                  f"{material(board, chess.BLACK)} {round_seconds(wtime)} {round_seconds(btime)} "
-                  f"{fen_fields[5]} {verbose} ({took}) {pretty}")
+                  f"{material(board, chess.BLACK)} {_clock_field(wtime, ms)} "
+                  f"{_clock_field(btime, ms)} {fen_fields[5]} {verbose} ({took}) {pretty}")
         return cls(head, middle, "1" if ticking else "0")
 
-    def line(self, relation: int, flip: bool | int) -> str:
-        """The full ``<12>`` line for one viewer (memoized)."""
-        key = (relation, 1 if flip else 0)
+    def line(self, relation: int, flip: bool | int, lag: int = 0) -> str:
+        """The full ``<12>`` line for one viewer (memoized).
+
+        ``lag`` is the last field: the lag in milliseconds of the player who
+        made the last move, as FICS reports it (0 when unknown).
+        """
+        key = (relation, 1 if flip else 0, lag)
         text = self._lines.get(key)
         if text is None:
-            text = f"{self.head} {relation} {self.middle} {key[1]} {self.tail}"
+            text = f"{self.head} {relation} {self.middle} {key[1]} {self.tail} {lag}"
             self._lines[key] = text
         return text
 
@@ -169,16 +214,50 @@ def flip_for(game: IGame, viewer: str) -> bool:
     return viewer == game.black and viewer != game.white and not game.examined
 
 
-def _frame(game: IGame) -> Style12Frame:
+def _frame(game: IGame, ms: bool = False) -> Style12Frame:
     """The game's own cached frame (our games), else one built now."""
     if IServerGame.providedBy(game):
-        return game.style12_frame()
-    return Style12Frame.for_game(game)
+        return game.style12_frame(ms=ms)
+    return Style12Frame.for_game(game, ms=ms)
 
 
-def style12(game: IGame, *, viewer: str) -> str:
+def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
     """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
-    return _frame(game).line(relation_for(game, viewer), flip_for(game, viewer))
+    return _frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
+
+
+def category(game: IGame) -> str:
+    """FICS's category of ``game``: lightning, blitz, standard, or untimed (no clock)."""
+    clocked = IClockedGame(game, None)
+    return clocked.time_control.category if clocked is not None else "untimed"
+
+
+def game_line_header(game: IGame) -> str:
+    """``alice (----) bob (----) unrated blitz 5 0``: a game as ``observe`` and ``Creating:`` name it.
+
+    Kept in English whatever the language: ICS clients parse it.
+    """
+    minutes, increment = _time_control(game)
+    return (f"{game.white} (----) {game.black} (----) unrated {category(game)} "
+            f"{minutes} {increment}")
+
+
+def game_info_line(game: IGame, *, registered: tuple[bool, bool],
+                   timeseal: tuple[bool, bool]) -> str:
+    """FICS's ``<g1>`` line (ivar ``gameinfo``) for ``game``.
+
+    ``it=`` carries White's initial time in seconds and increment, ``i=``
+    Black's (FICS sends them that way, whatever its help page says); the
+    games here are unrated and private games do not exist, hence ``p=0``,
+    ``r=0`` and ``rt=0,0``.  ``u=`` says whether each player is registered,
+    ``ts=`` whether each uses timeseal.
+    """
+    minutes, increment = _time_control(game)
+    seconds = minutes * 60
+    return (f"<g1> {game.number} p=0 t={category(game)} r=0 "
+            f"u={int(registered[0])},{int(registered[1])} it={seconds},{increment} "
+            f"i={seconds},{increment} pt=0 rt=0,0 ts={int(timeseal[0])},{int(timeseal[1])} "
+            "m=2 n=0")
 
 
 def fen_from_style12(line: str) -> str:

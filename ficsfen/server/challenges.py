@@ -13,8 +13,9 @@ is the localized text for the person who asked.
 
 from __future__ import annotations
 
+import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import chess
@@ -37,7 +38,10 @@ __all__ = [
     "PlayerBusyError",
     "SelfChallengeError",
     "UnknownPlayerError",
+    "next_offer_id",
+    "offer_notices",
     "parse_match",
+    "removal_notices",
 ]
 
 DEFAULT_TIME_CONTROL = TimeControl(minutes=2, increment=12)
@@ -90,10 +94,45 @@ class MatchRequest:
 
 @dataclass(frozen=True)
 class Notice:
-    """One message for one person, produced by an action for the host to send."""
+    """One message for one person, produced by an action for the host to send.
+
+    ``ivar`` names an interface variable the person must have set to get it
+    (``pendinfo`` for the ``<pt>``/``<pf>``/``<pr>`` lines clients track
+    offers by); ``None`` for what everyone gets.
+    """
 
     handle: str
     message: Message
+    ivar: str | None = None
+
+
+# One numbering for every offer, match or in-game: clients answer
+# ``accept 12``/``decline 12`` by it, and FICS never reuses a number soon.
+_offer_ids = itertools.count(1)
+
+
+def next_offer_id() -> int:
+    """A fresh offer number (FICS's pendinfo index)."""
+    return next(_offer_ids)
+
+
+def offer_notices(offer_id: int, by: str, to: str, kind: str, params: str) -> list[Notice]:
+    """FICS's ``<pt>`` (to the one who offers) and ``<pf>`` (to the one offered) lines.
+
+    Kept in English: clients (pychess, Jin) parse them.
+    """
+    return [Notice(by, _verbatim(f"<pt> {offer_id} w={to} t={kind} p={params}"), "pendinfo"),
+            Notice(to, _verbatim(f"<pf> {offer_id} w={by} t={kind} p={params}"), "pendinfo")]
+
+
+def removal_notices(offer_id: int, *handles: str) -> list[Notice]:
+    """FICS's ``<pr>`` line: the offer was accepted, declined, withdrawn or removed."""
+    return [Notice(handle, _verbatim(f"<pr> {offer_id}"), "pendinfo") for handle in handles]
+
+
+def _verbatim(text: str) -> Message:
+    """``text`` as a message no catalog translates (a line clients parse)."""
+    return Message(text)
 
 
 def _number(word: str) -> int | None:
@@ -146,6 +185,8 @@ class Challenge:
     receiver: str
     time_control: TimeControl = DEFAULT_TIME_CONTROL
     colour: chess.Color | None = None  # the colour the challenger asked for
+    #: The offer's number, for ``accept N`` and the pendinfo lines.
+    id: int = field(default_factory=next_offer_id, compare=False)
 
     def describe(self) -> Message:
         """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``."""
@@ -239,14 +280,22 @@ class Challenges:
             notices.append(Notice(challenger, msg("Updating the offer already made to {handle}.",
                                                   handle=receiver)))
             notices.append(Notice(receiver, msg("{handle} updates the match offer.", handle=challenger)))
+            notices += removal_notices(previous.id, challenger, receiver)
         notices.append(Notice(challenger, msg("Issuing: {terms}.", terms=challenge.describe())))
         notices.append(Notice(receiver, msg(
             "Challenge: {terms}.\nYou can \"accept\" or \"decline\", or propose different parameters.",
             terms=challenge.describe())))
+        notices += offer_notices(challenge.id, challenger, receiver, "match",
+                                 challenge.describe().render("en"))
         return challenge, notices
 
     def _pick(self, offers: list[Challenge], name: str | None, *, none: Message,
               role: Callable[[Challenge], str]) -> Challenge:
+        if name and name.isascii() and name.isdigit():  # an offer number (pendinfo's index)
+            for challenge in offers:
+                if challenge.id == int(name):
+                    return challenge
+            raise NoSuchOfferError(msg("There is no offer {number} for you.", number=int(name)))
         if name:
             try:
                 handle = self._handle(name)
@@ -277,7 +326,8 @@ class Challenges:
         del self._offers[(challenge.challenger, challenge.receiver)]
         notices = [Notice(receiver, msg("You accept the match offer from {handle}.",
                                         handle=challenge.challenger)),
-                   Notice(challenge.challenger, msg("{handle} accepts the match offer.", handle=receiver))]
+                   Notice(challenge.challenger, msg("{handle} accepts the match offer.", handle=receiver)),
+                   *removal_notices(challenge.id, receiver, challenge.challenger)]
         for handle in (challenge.challenger, receiver):
             notices += self.drop(handle)
         return challenge, notices
@@ -290,6 +340,7 @@ class Challenges:
         return [
             Notice(receiver, msg("You decline the match offer from {handle}.", handle=challenge.challenger)),
             Notice(challenge.challenger, msg("{handle} declines the match offer.", handle=receiver)),
+            *removal_notices(challenge.id, receiver, challenge.challenger),
         ]
 
     def withdraw(self, challenger: str, name: str | None = None) -> list[Notice]:
@@ -300,6 +351,7 @@ class Challenges:
         return [
             Notice(challenger, msg("You withdraw the match offer to {handle}.", handle=challenge.receiver)),
             Notice(challenge.receiver, msg("{handle} withdraws the match offer.", handle=challenger)),
+            *removal_notices(challenge.id, challenger, challenge.receiver),
         ]
 
     def drop(self, handle: str) -> list[Notice]:
@@ -312,6 +364,7 @@ class Challenges:
                 notices.append(Notice(other, msg("The match offer between {challenger} and {receiver} "
                                                  "has been removed.",
                                                  challenger=c.challenger, receiver=c.receiver)))
+                notices += removal_notices(c.id, c.challenger, c.receiver)
         return notices
 
     def pending(self, handle: str) -> list[Message]:

@@ -95,7 +95,8 @@ class ExaminedGame:
         self.result: str | None = None
         self.setup: SetupDraft | None = None
         self._future: list[str] = []
-        self._frame: tuple[int, str, Style12Frame] | None = None
+        self._frames: dict[bool, Style12Frame] = {}
+        self._frames_key: tuple[int, str] | None = None
         #: Told ``boardChanged(game)`` after each move (an :class:`ficsfen.server.games.IGameListener`).
         self.listener: Any = None
         #: Who made the last move (several people may examine one game).
@@ -112,12 +113,16 @@ class ExaminedGame:
     def players(self) -> tuple[str, ...]:
         return tuple(self.examiners)
 
-    def style12_frame(self) -> Style12Frame:
-        """The ``<12>`` frame of the current position, built once per position."""
+    def style12_frame(self, *, ms: bool = False) -> Style12Frame:
+        """The ``<12>`` frame of the current position, built once per position and clock unit."""
         key = (self.tracker.ply, self.tracker.fen)
-        if self._frame is None or self._frame[:2] != key:
-            self._frame = (*key, Style12Frame.for_game(self))
-        return self._frame[2]
+        if self._frames_key != key:
+            self._frames.clear()
+            self._frames_key = key
+        frame = self._frames.get(ms)
+        if frame is None:
+            frame = self._frames[ms] = Style12Frame.for_game(self, ms=ms)
+        return frame
 
     def listing(self) -> str:
         """One ``games`` line, FICS layout for an examined game."""

@@ -19,7 +19,7 @@ The host's game directory numbers games and finds them by player;
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 import chess
@@ -28,7 +28,7 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import Interface, implementer
 
 from ficsfen.server.boards import Style12Frame, _style1, material
-from ficsfen.server.challenges import Notice
+from ficsfen.server.challenges import Notice, next_offer_id, offer_notices, removal_notices
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
@@ -105,6 +105,9 @@ class GameResult:
     score: str
     reason: Message
     adjourned: bool = False
+    #: What the end tells particular people besides the announcement: the
+    #: pendinfo removals of the offers it cleared (the host delivers them).
+    notices: tuple[Notice, ...] = field(default=(), compare=False)
 
     def announcement(self, game: "PlayedGame") -> Message:
         """``{Game 12 (alice vs. bob) bob checkmated} 1-0``."""
@@ -165,6 +168,13 @@ class Offer:
     kind: str
     by: str
     plies: int = 0
+    #: The offer's number (``accept N``, the pendinfo lines), shared with match offers.
+    id: int = field(default_factory=next_offer_id, compare=False)
+
+    @property
+    def params(self) -> str:
+        """The ``p=`` field of its pendinfo lines: the half-moves of a takeback, else ``#``."""
+        return str(self.plies) if self.kind == "takeback" else "#"
 
     def describe(self) -> Message:
         if self.kind == "takeback":
@@ -209,8 +219,11 @@ class PlayedGame:
         self.result: GameResult | None = None
         self.offers: list[Offer] = []
         self._turn_started = reactor.seconds()
+        #: When the game was created (reactor time): the ``moves`` header's date.
+        self.started_at = reactor.seconds()
         self._version = 0
-        self._frame: tuple[int, Style12Frame] | None = None
+        self._frames: dict[bool, Style12Frame] = {}
+        self._frames_version = -1
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -254,15 +267,20 @@ class PlayedGame:
     def _changed(self) -> None:
         self._version += 1
 
-    def style12_frame(self) -> Style12Frame:
-        """The ``<12>`` frame of the current position, built once per change.
+    def style12_frame(self, *, ms: bool = False) -> Style12Frame:
+        """The ``<12>`` frame of the current position, built once per change and clock unit.
 
         Clocks in it are as of the last change (what a move broadcast shows);
         for a fresh snapshot (``refresh``) use ``Style12Frame.for_game(game)``.
+        ``ms`` gives clocks and move times in milliseconds (ivar ``ms``).
         """
-        if self._frame is None or self._frame[0] != self._version:
-            self._frame = (self._version, Style12Frame.for_game(self))
-        return self._frame[1]
+        if self._frames_version != self._version:
+            self._frames.clear()
+            self._frames_version = self._version
+        frame = self._frames.get(ms)
+        if frame is None:
+            frame = self._frames[ms] = Style12Frame.for_game(self, ms=ms)
+        return frame
 
     def style1(self, *, flipped: bool, lang: str) -> str:
         """The style 1 diagram for one orientation and language, cached per change."""
@@ -352,6 +370,12 @@ class PlayedGame:
             else:
                 notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
                                                     handle=mover, what=what)))
+        return notices + self._drop_offers()
+
+    def _drop_offers(self) -> list[Notice]:
+        """Clear every pending offer; the pendinfo removals for both players."""
+        notices = [n for offer in self.offers
+                   for n in removal_notices(offer.id, self.white, self.black)]
         self.offers.clear()
         return notices
 
@@ -359,11 +383,13 @@ class PlayedGame:
         existing = self._find(kind, handle)
         if existing is not None and existing.plies == plies:
             raise OfferPendingError(msg("You have already made that offer."))
+        opponent = self.opponent_of(handle)
+        removed: list[Notice] = []
         if existing is not None:
             self.offers.remove(existing)
+            removed = removal_notices(existing.id, handle, opponent)
         offer = Offer(kind, handle, plies)
         self.offers.append(offer)
-        opponent = self.opponent_of(handle)
         if kind == "takeback":
             told = msgn("{handle} would like to take back {count} half move.",
                         "{handle} would like to take back {count} half moves.", plies, handle=handle)
@@ -380,7 +406,8 @@ class PlayedGame:
             sent = msg("Adjourn request sent to {handle}.", handle=opponent)
         hint = msg("Type \"{command}\" to accept or \"decline\" to refuse.",
                    command=kind if kind != "takeback" else "takeback %d" % plies)
-        return [Notice(handle, sent), Notice(opponent, told), Notice(opponent, hint)]
+        return [*removed, Notice(handle, sent), Notice(opponent, told), Notice(opponent, hint),
+                *offer_notices(offer.id, handle, opponent, kind, offer.params)]
 
     def offers_to(self, handle: str) -> list[Offer]:
         return [o for o in self.offers if o.by != handle]
@@ -388,10 +415,19 @@ class PlayedGame:
     def offers_by(self, handle: str) -> list[Offer]:
         return [o for o in self.offers if o.by == handle]
 
-    def accept(self, handle: str) -> list[Notice]:
-        """Accept the single pending offer made to ``handle`` (FICS ``accept``)."""
+    def _numbered(self, offers: list[Offer], offer_id: int | None) -> list[Offer]:
+        """``offers``, or only the one numbered ``offer_id`` (pendinfo's index)."""
+        if offer_id is None:
+            return offers
+        chosen = [o for o in offers if o.id == offer_id]
+        if not chosen:
+            raise NoOfferError(msg("There is no offer {number} for you.", number=offer_id))
+        return chosen
+
+    def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""
         self._player(handle)
-        offers = self.offers_to(handle)
+        offers = self._numbered(self.offers_to(handle), offer_id)
         if not offers:
             raise NoOfferError(msg("There are no offers to accept."))
         if len(offers) > 1:
@@ -405,31 +441,33 @@ class PlayedGame:
         }
         return accepting[offer.kind](handle)
 
-    def decline(self, handle: str) -> list[Notice]:
-        """Decline every offer made to ``handle``."""
+    def decline(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Decline every offer made to ``handle`` (or only offer ``offer_id``)."""
         self._player(handle)
-        offers = self.offers_to(handle)
+        offers = self._numbered(self.offers_to(handle), offer_id)
         if not offers:
             raise NoOfferError(msg("There are no offers to decline."))
         notices = []
         for offer in offers:
             self.offers.remove(offer)
+            notices += removal_notices(offer.id, offer.by, handle)
             what = _OFFER_NAMES[offer.kind]
             notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.", handle=handle, what=what)))
             notices.append(Notice(handle, msg("You decline the {what} offer from {handle}.",
                                               what=what, handle=offer.by)))
         return notices
 
-    def withdraw(self, handle: str) -> list[Notice]:
-        """Withdraw every offer ``handle`` made."""
+    def withdraw(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Withdraw every offer ``handle`` made (or only offer ``offer_id``)."""
         self._player(handle)
-        offers = self.offers_by(handle)
+        offers = self._numbered(self.offers_by(handle), offer_id)
         if not offers:
             raise NoOfferError(msg("You have no offers to withdraw."))
         opponent = self.opponent_of(handle)
         notices = []
         for offer in offers:
             self.offers.remove(offer)
+            notices += removal_notices(offer.id, handle, opponent)
             what = _OFFER_NAMES[offer.kind]
             notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.", handle=handle, what=what)))
             notices.append(Notice(handle, msg("You withdraw the {what} offer.", what=what)))
@@ -486,7 +524,7 @@ class PlayedGame:
         theirs = self._find("takeback", opponent)
         if theirs is None or theirs.plies != plies:
             return self._offer(handle, "takeback", plies)
-        self.offers.clear()
+        removed = self._drop_offers()
         self.tracker.takeback(plies)
         del self.move_times[played - plies:]
         self._turn_started = self.reactor.seconds()
@@ -496,7 +534,8 @@ class PlayedGame:
         return [Notice(opponent, msg("{handle} accepts the takeback request.", handle=handle)),
                 Notice(handle, msgn("You accept the takeback request: {count} half move taken back.",
                                     "You accept the takeback request: {count} half moves taken back.",
-                                    plies))]
+                                    plies)),
+                *removed]
 
     def _resync_clock(self) -> None:
         first = chess.WHITE if self.tracker.initial_fen.split(" ")[1] == "w" else chess.BLACK
@@ -548,15 +587,15 @@ class PlayedGame:
 
     def _end(self, result: GameResult) -> None:
         self.clock.stop()
-        self.offers.clear()
+        result = replace(result, notices=tuple(self._drop_offers()))
         self.result = result
         self._changed()
         self.listener.gameEnded(self, result)
 
     def _adjourn(self, reason: Message) -> None:
         self.clock.pause()
-        self.offers.clear()
-        self.result = GameResult(UNFINISHED, reason, adjourned=True)
+        self.result = GameResult(UNFINISHED, reason, adjourned=True,
+                                 notices=tuple(self._drop_offers()))
         self._changed()
         self.listener.gameEnded(self, self.result)
 

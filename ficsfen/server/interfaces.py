@@ -41,8 +41,9 @@ class IServerGame(IGame):
     def listing():
         """The game's line in ``games``."""
 
-    def style12_frame():
-        """The per-position part of its ``<12>`` lines (ficsfen.server.boards.Style12Frame)."""
+    def style12_frame(*, ms=False):
+        """The per-position part of its ``<12>`` lines (ficsfen.server.boards.Style12Frame);
+        ``ms``: clocks in milliseconds."""
 
 
 class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
@@ -64,14 +65,14 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
     def offers_by(handle):
         """Offers ``handle`` made."""
 
-    def accept(handle):
-        """Accept the single offer made to ``handle``."""
+    def accept(handle, offer_id=None):
+        """Accept the single offer made to ``handle`` (or the one numbered ``offer_id``)."""
 
-    def decline(handle):
-        """Decline every offer made to ``handle``."""
+    def decline(handle, offer_id=None):
+        """Decline every offer made to ``handle`` (or the one numbered ``offer_id``)."""
 
-    def withdraw(handle):
-        """Withdraw every offer ``handle`` made."""
+    def withdraw(handle, offer_id=None):
+        """Withdraw every offer ``handle`` made (or the one numbered ``offer_id``)."""
 
     def resign(handle):
         """``handle`` resigns."""

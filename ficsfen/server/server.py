@@ -36,8 +36,8 @@ from ficsfen.names import AmbiguousNameError, NameResolutionError, fold
 from ficsfen.server import block, boards
 from ficsfen.server.challenges import Challenges
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, interface, observe, play, session_cmds,
-                                     settings)
+from ficsfen.server.commands import (board_cmds, examine, info, interface, observe, play,
+                                     session_cmds, settings)
 from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
@@ -72,7 +72,10 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         examine.RevertCommand(),
         examine.BsetupCommand(),
         board_cmds.RefreshCommand(),
-        board_cmds.MovesCommand(),
+        board_cmds.MovesCommand(now=server.clock.seconds),
+        info.DateCommand(now=server.clock.seconds),
+        info.FingerCommand(now=server.clock.seconds, last_seen=server.last_seen,
+                           is_registered=server.is_registered),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
@@ -121,6 +124,8 @@ class FicsServer:
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
+        #: When each player who left logged out (reactor time), for ``finger``.
+        self.last_seen: dict[str, float] = {}
         self.table = build_command_table(self)
         #: Sessions with the ``pin`` / ``allresults`` ivar on (told of every
         #: arrival, departure and game end): kept here so that a login does
@@ -208,6 +213,7 @@ class FicsServer:
         self.release(handle)
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
+        session.login_time = self.clock.seconds()
         self._sessions[fold(handle)] = session
         self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
         return session
@@ -218,6 +224,7 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
+        self.last_seen[key] = self.clock.seconds()
         game = self.directory.game_of(session.handle)
         if IExaminedGame.providedBy(game):
             self.stop_examining(session.handle, game, quiet=True)
@@ -390,12 +397,16 @@ class FicsServer:
 
     def deliver(self, notices: Any) -> None:
         """Send :class:`ficsfen.server.challenges.Notice` values, one notification per person."""
-        grouped: dict[str, list[Message]] = {}
+        grouped: dict[str, list[Any]] = {}
         for notice in notices:
-            grouped.setdefault(notice.handle, []).append(notice.message)
-        for handle, messages in grouped.items():
+            grouped.setdefault(notice.handle, []).append(notice)
+        for handle, wanted in grouped.items():
             session = self.session(handle)
-            if session is not None:
+            if session is None:
+                continue
+            # Notices for an interface variable (pendinfo) reach only those who set it.
+            messages = [n.message for n in wanted if n.ivar is None or session.ivars.get(n.ivar)]
+            if messages:
                 self.tell(handle, "\n".join(session.render(m) for m in messages))
 
     # -- played games: IGameListener ---------------------------------------
@@ -420,6 +431,7 @@ class FicsServer:
         announcement = result.announcement(game)
         for handle in audience:
             self.tell(handle, announcement)
+        self.deliver(result.notices)
         # The allresults ivar: every game's end, not only watched ones.
         if self._listening["allresults"]:
             watching = {fold(h) for h in audience}
@@ -440,14 +452,17 @@ class FicsServer:
                        increment=tc.increment)
         header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
                      number=game.number, white=white, black=black, category=tc.category)
+        info_line = self.game_info(game)
         for handle, colour in ((white, msg("White")), (black, msg("Black"))):
             session = self.session(handle)
             if session is not None:
-                self.tell(handle, "\n".join([
-                    session.render(creating), session.render(header),
-                    session.render(msg("You play {colour} in game {number}, time control {minutes} {increment}.",
-                                       colour=colour, number=game.number, minutes=tc.minutes,
-                                       increment=tc.increment))]))
+                lines = [session.render(creating), session.render(header),
+                         session.render(msg("You play {colour} in game {number}, time control {minutes} {increment}.",
+                                            colour=colour, number=game.number, minutes=tc.minutes,
+                                            increment=tc.increment))]
+                if session.ivars["gameinfo"]:
+                    lines.append(info_line)
+                self.tell(handle, "\n".join(lines))
         self.show_position(game)
         return game
 
@@ -465,6 +480,14 @@ class FicsServer:
             self.tell(handle, header)
         game.listener = self
         game.resume()
+
+    def game_info(self, game: Any) -> str:
+        """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
+        white, black = self.session(game.white), self.session(game.black)
+        return boards.game_info_line(
+            game, registered=(white is not None and white.registered,
+                              black is not None and black.registered),
+            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
 
     def _logged_in_as(self, handle: str) -> str:
         """``handle`` as its session spells it now (the same name, maybe in another case)."""
@@ -530,18 +553,30 @@ class FicsServer:
         """Handles who see every board of ``game``: its players, then observers."""
         return list(dict.fromkeys([*game.players(), *self.directory.observers(game)]))
 
-    def board_text(self, session: Session, game: Any, *, fresh: bool = False) -> str:
+    def mover_lag(self, game: Any) -> int:
+        """The lag (ms) of the player who made ``game``'s last move: style 12's last field."""
+        if not IPlayedGame.providedBy(game) or game.tracker.last_ply is None:
+            return 0
+        session = self.session(game.handle_of(game.tracker.last_ply.color))
+        return session.lag_ms if session is not None else 0
+
+    def board_text(self, session: Session, game: Any, *, fresh: bool = False,
+                   lag: int | None = None) -> str:
         """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
 
         ``fresh`` reads the clocks now (``refresh``) instead of as of the last move.
+        Style 12 follows the session's ``ms`` ivar; ``lag`` is the mover's
+        (:meth:`mover_lag`, looked up when not given).
         """
         handle = session.handle
         if session.style == 12:
+            ms = session.ivars["ms"]
+            lag = self.mover_lag(game) if lag is None else lag
             if fresh:
-                text = boards.Style12Frame.for_game(game).line(
-                    boards.relation_for(game, handle), boards.flip_for(game, handle))
+                text = boards.Style12Frame.for_game(game, ms=ms).line(
+                    boards.relation_for(game, handle), boards.flip_for(game, handle), lag)
             else:
-                text = boards.style12(game, viewer=handle)
+                text = boards.style12(game, viewer=handle, ms=ms, lag=lag)
         else:
             if IPlayedGame.providedBy(game) and not fresh:  # it caches its diagrams
                 text = game.style1(flipped=boards.flip_for(game, handle), lang=session.lang)
@@ -569,11 +604,12 @@ class FicsServer:
         sessions = self._sessions
         current = self._current
         players = game.players()
+        lag = self.mover_lag(game)
 
         def text_for(session: Session, key: tuple, noted: bool) -> str:
             text = texts.get(key)
             if text is None:
-                text = self.board_text(session, game)
+                text = self.board_text(session, game, lag=lag)
                 if noted:
                     text = f"{session.render(note)}\n{text}"
                 texts[key] = text
@@ -586,7 +622,8 @@ class FicsServer:
             is_caller = session is current
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
-                   session.lang if noted or session.style == 1 else "", session.showfen)
+                   session.lang if noted or session.style == 1 else "", session.showfen,
+                   session.ivars["ms"])
             text = text_for(session, key, noted)
             if is_caller:
                 session.write_text(text)
@@ -600,8 +637,8 @@ class FicsServer:
         groups = self._observer_groups(game, players)
         current_watches = (current is not None
                            and fold(current.handle) in self.directory.observer_keys(game))
-        for (style, lang, showfen, charset, prompt), members in groups:
-            key = (style, relation, False, lang if noted or style == 1 else "", showfen)
+        for (style, lang, showfen, ms, charset, prompt), members in groups:
+            key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
             text = text_for(members[0], key, noted)
             if current_watches and current in members:  # command output, without the prompt
                 current.write_text(text)
@@ -609,7 +646,10 @@ class FicsServer:
             Session.emit_all(members, Session.notification(text, charset, prompt))
 
     def _observer_groups(self, game: Any, players: list[str]) -> list[tuple[tuple, list[Session]]]:
-        """``game``'s observers (not its players) by (style, language, showfen, charset, prompt)."""
+        """``game``'s observers (not its players) by what they receive.
+
+        The key is (style, language, showfen, ms ivar, charset, prompt).
+        """
         sessions = self._sessions
         folded_players = {fold(h) for h in players}
         groups: dict[tuple, list[Session]] = {}
@@ -617,8 +657,8 @@ class FicsServer:
             session = sessions.get(key)
             if session is None or key in folded_players:
                 continue
-            groups.setdefault((session.style, session.lang, session.showfen, session.charset,
-                               session.prompt_text), []).append(session)
+            groups.setdefault((session.style, session.lang, session.showfen, session.ivars["ms"],
+                               session.charset, session.prompt_text), []).append(session)
         return list(groups.items())
 
     def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:

@@ -95,6 +95,8 @@ class Session:
         #: Starting and ending games, match offers, adjourned games.
         self.games = IGameService(server)
         self._ivars_changed = server.ivars_changed
+        #: The server's prompt, which ``set prompt`` with no text goes back to.
+        self.default_prompt = server.config.prompt
         #: The prompt this session would have without ``defprompt``.
         self.chosen_prompt = server.config.prompt
         self.handle = handle
@@ -117,6 +119,11 @@ class Session:
         #: The reply being built while a numbered command runs in block mode
         #: (:mod:`ficsfen.server.block`): command output goes in it.
         self.block_reply: BlockReply | None = None
+        #: When the session logged in (the server's clock), for ``finger``.
+        self.login_time = 0.0
+        #: Values of the ``set`` variables clients set that change nothing here
+        #: (width, open, seek...), by name; ``variables`` lists them.
+        self.variables: dict[str, int | bool] = {}
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None

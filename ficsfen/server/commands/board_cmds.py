@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
+from zope.interface import implementer
+
 from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.fen import STARTING_FEN
 from ficsfen.i18n import msg
 from ficsfen.interfaces import ICaller, IClockedGame, IGame
 from ficsfen.names import NameResolutionError
+from ficsfen.server.boards import (RELATION_STARTING_POSITION, Style12Frame, category,
+                                   style1)
 from ficsfen.server.clock import format_move_time
+from ficsfen.server.commands.info import fics_date
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
+from ficsfen.tracker import Tracker
 
 __all__ = ["MovesCommand", "RefreshCommand", "move_list"]
 
@@ -36,22 +45,31 @@ class RefreshCommand(Command):
             caller.boards.send_board(caller, game)
 
 
-def move_list(game: IGame, lang: str) -> str:
-    """The ``moves`` text of ``game`` in ``lang``."""
+def move_list(game: IGame, lang: str, *, started: float = 0.0,
+              start_board: str | None = None) -> str:
+    """The ``moves`` text of ``game``: FICS's frame in English, results in ``lang``.
+
+    The header lines, the ``Move`` heading and the closing ``{...} *`` are
+    what xboard and eboard look for, so they stay in English; ``started``
+    (epoch seconds) dates the game; ``start_board`` (ivar startpos) is the
+    board of a starting position other than the usual one, shown before the
+    moves.
+    """
     tracker = game.tracker
     history = tracker.history
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
-    lines = [msg("Movelist for game {number}:", number=game.number).render(lang), "",
-             f"{game.white} (UNR) vs. {game.black} (UNR)"]
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
-    lines.append(msg("Unrated match, initial time: {minutes} minutes, increment: {increment} seconds.",
-                     minutes=minutes, increment=increment).render(lang))
+    lines = [f"Movelist for game {game.number}:", "",
+             f"{game.white} (UNR) vs. {game.black} (UNR) --- {fics_date(started)}",
+             f"Unrated {category(game)} match, initial time: {minutes} minutes, "
+             f"increment: {increment} seconds."]
     if tracker.initial_fen != STARTING_FEN:
         lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
-    heading = msg("Move").render(lang)
-    lines += ["", f"{heading:<6}{game.white:<24}{game.black}",
+    if start_board is not None:
+        lines += ["", start_board]
+    lines += ["", f"{'Move':<6}{game.white:<24}{game.black}",
               f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
     row = ""
     for i, ply in enumerate(history):
@@ -71,8 +89,37 @@ def move_list(game: IGame, lang: str) -> str:
     if result is not None:
         lines.append("      {" + result.reason.render(lang) + "} " + result.score)
     else:
-        lines.append("      {" + msg("Still in progress").render(lang) + "} *")
+        lines.append("      {Still in progress} *")
     return "\n".join(lines)
+
+
+def starting_board(caller: IServerCaller, game: IGame) -> str | None:
+    """The board of ``game``'s starting position for a ``startpos`` client, if it is unusual.
+
+    FICS shows it in the caller's style; style 12 marks it with relation -4.
+    """
+    if not caller.ivars["startpos"] or game.tracker.initial_fen == STARTING_FEN:
+        return None
+    if caller.style == 12:
+        return Style12Frame.starting_position(game, ms=caller.ivars["ms"]).line(
+            RELATION_STARTING_POSITION, False)
+    return style1(_StartingPosition(game), viewer="", lang=caller.lang)
+
+
+@implementer(IGame)
+class _StartingPosition:
+    """``game`` as it stood before its first move (for the style 1 diagram)."""
+
+    examined = False
+
+    def __init__(self, game: IGame) -> None:
+        self.number = game.number
+        self.white = game.white
+        self.black = game.black
+        self.tracker = Tracker(game.tracker.initial_fen)
+
+    def players(self) -> tuple[str, str]:
+        return (self.white, self.black)
 
 
 class MovesCommand(Command):
@@ -80,7 +127,13 @@ class MovesCommand(Command):
     spec = "o"
     usage = msg("moves [game number | handle]")
 
-    def run(self, caller: ICaller, target: str | None, *, directory: IServerDirectory) -> None:
+    def __init__(self, now: Callable[[], float] = time.time) -> None:
+        self.now = now
+
+    def run(self, caller: IServerCaller, target: str | None, *,
+            directory: IServerDirectory) -> None:
         game = _game_or_tell(caller, target, directory)
         if game is not None:
-            caller.send(move_list(game, caller.lang))
+            started = game.started_at if IPlayedGame.providedBy(game) else self.now()
+            caller.send(move_list(game, caller.lang, started=started,
+                                  start_board=starting_board(caller, game)))

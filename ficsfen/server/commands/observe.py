@@ -11,7 +11,8 @@ from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.i18n import msg, msgn
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+from ficsfen.server.boards import game_info_line, game_line_header
+from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 
 __all__ = ["COMMANDS"]
 
@@ -35,7 +36,14 @@ class ObserveCommand(Command):
             caller.send(msg("You are already observing game {number}.", number=game.number))
             return
         caller.send(msg("You are now observing game {number}.", number=game.number))
+        # FICS's header, in English: clients read the players and time control from it.
+        caller.send(f"Game {game.number}: {game_line_header(game)}")
         caller.boards.send_board(caller, game)
+        if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
+            players = [caller.players.session(h) for h in (game.white, game.black)]
+            caller.send(game_info_line(
+                game, registered=tuple(p is not None and p.registered for p in players),
+                timeseal=tuple(p is not None and p.timeseal for p in players)))
 
 
 class UnobserveCommand(Command):

@@ -74,10 +74,17 @@ class MatchCommand(Command):
         _run(caller, lambda: games.challenges.offer(caller.handle, replace(request, opponent=found))[1])
 
 
+def _offer_number(name: str | None) -> int | None:
+    """The offer number ``name`` gives (``accept 12``, as clients answer pendinfo), or None."""
+    if name is not None and name.isascii() and name.isdigit():
+        return int(name)
+    return None
+
+
 def _offer_name(name: str | None, directory: IServerDirectory) -> str | None:
     """``name`` as a logged-in handle when it names one (else as typed: the engine says why)."""
-    if name is None:
-        return None
+    if name is None or _offer_number(name) is not None:
+        return name
     try:
         return resolve_handle(name, directory.handles())
     except NameResolutionError:
@@ -91,8 +98,9 @@ class AcceptCommand(Command):
 
     def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory, tell=False)
+        number = _offer_number(name)
         if game is not None:
-            _run(caller, lambda: game.accept(caller.handle))
+            _run(caller, lambda: game.accept(caller.handle, number))
             return
         if directory.game_of(caller.handle) is not None:
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
@@ -119,17 +127,21 @@ class _OfferAnswer(Command):
 
     def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory, tell=False)
-        if game is not None and name is None and self.game_offers(game, caller.handle):
-            _run(caller, lambda: self.answer_game(game, caller.handle))
+        number = _offer_number(name)
+        if (game is not None and (name is None or number is not None)
+                and self.game_offers(game, caller.handle, number)):
+            _run(caller, lambda: self.answer_game(game, caller.handle, number))
             return
         challenges = caller.games.challenges
         _run(caller, lambda: self.answer_match(challenges, caller.handle,
                                                _offer_name(name, directory)))
 
-    def game_offers(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
+    def game_offers(self, game: IPlayedGame, handle: str,
+                    number: int | None) -> list:  # pragma: no cover
         raise NotImplementedError
 
-    def answer_game(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
+    def answer_game(self, game: IPlayedGame, handle: str,
+                    number: int | None) -> list:  # pragma: no cover
         raise NotImplementedError
 
     def answer_match(self, challenges: Challenges, handle: str,
@@ -141,11 +153,11 @@ class DeclineCommand(_OfferAnswer):
     name = "decline"
     usage = msg("decline [HANDLE]")
 
-    def game_offers(self, game: IPlayedGame, handle: str) -> list:
-        return game.offers_to(handle)
+    def game_offers(self, game: IPlayedGame, handle: str, number: int | None) -> list:
+        return [o for o in game.offers_to(handle) if number is None or o.id == number]
 
-    def answer_game(self, game: IPlayedGame, handle: str) -> list:
-        return game.decline(handle)
+    def answer_game(self, game: IPlayedGame, handle: str, number: int | None) -> list:
+        return game.decline(handle, number)
 
     def answer_match(self, challenges: Challenges, handle: str, name: str | None) -> list:
         return challenges.decline(handle, name)
@@ -155,11 +167,11 @@ class WithdrawCommand(_OfferAnswer):
     name = "withdraw"
     usage = msg("withdraw [HANDLE]")
 
-    def game_offers(self, game: IPlayedGame, handle: str) -> list:
-        return game.offers_by(handle)
+    def game_offers(self, game: IPlayedGame, handle: str, number: int | None) -> list:
+        return [o for o in game.offers_by(handle) if number is None or o.id == number]
 
-    def answer_game(self, game: IPlayedGame, handle: str) -> list:
-        return game.withdraw(handle)
+    def answer_game(self, game: IPlayedGame, handle: str, number: int | None) -> list:
+        return game.withdraw(handle, number)
 
     def answer_match(self, challenges: Challenges, handle: str, name: str | None) -> list:
         return challenges.withdraw(handle, name)

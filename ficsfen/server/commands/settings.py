@@ -2,8 +2,13 @@
 
 Each variable is a small value object saying how to read what the player
 typed and how to confirm it.  Variable names and the words they accept
-may be abbreviated to any unique prefix (``set lang fr``, ``set sh on``);
+may be abbreviated to any unique prefix (``set lang fr``, ``set showf on``);
 the language confirmation is rendered in the new language.
+
+Besides ours, the variables ICS clients set when they connect (``set
+interface xboard 4.9.1``, ``set width 79``, ``set seek 0``...) are accepted
+with FICS's ranges, kept per session and listed by ``variables``;
+``interface`` and ``prompt`` take the rest of the line.
 """
 
 from __future__ import annotations
@@ -87,7 +92,11 @@ def _set_showfen(session: Any, value: bool) -> Message:
 
 @dataclass(frozen=True)
 class Variable:
-    """One settable variable: how to read a value, apply it and show it."""
+    """One settable variable: how to read a value, apply it and show it.
+
+    ``listed`` says whether ``variables`` shows it among the ``name=value``
+    pairs (``interface`` and ``prompt`` get lines of their own).
+    """
 
     name: str
     values: str
@@ -95,10 +104,67 @@ class Variable:
     apply: Callable[[Any, Any], Message]
     show: Callable[[Any], str]
     toggle: Callable[[Any], Any] | None = None
+    listed: bool = True
 
     @property
     def topic(self) -> str:
         return self.name
+
+
+def _flag(name: str, default: bool) -> Variable:
+    """A FICS on/off variable clients set (``set open 1``); ``set NAME`` alone toggles it."""
+    values = _values_of(msg(name), _BOOLEAN)
+
+    def read(word: str) -> bool:
+        return resolve_value(word, _BOOLEAN, values)
+
+    def current(session: Any) -> bool:
+        return bool(session.variables.get(name, default))
+
+    def apply(session: Any, value: bool) -> Message:
+        session.variables[name] = value
+        return msg("{name} set to {value}.", name=name, value=int(value))
+
+    return Variable(name, "0|1|on|off", read, apply, lambda s: str(int(current(s))),
+                    toggle=lambda s: not current(s))
+
+
+def _number(name: str, low: int, high: int, default: int) -> Variable:
+    """A FICS number variable (``set width 79``), refused outside ``low``-``high``."""
+
+    def read(word: str) -> int:
+        if word.isascii() and word.isdigit() and low <= int(word) <= high:
+            return int(word)
+        raise BadValueError(msg("Bad value \"{value}\" for {what}: give a number from {low} to {high}.",
+                                value=word, what=name, low=low, high=high))
+
+    def apply(session: Any, value: int) -> Message:
+        session.variables[name] = value
+        return msg("{name} set to {value}.", name=name, value=value)
+
+    return Variable(name, f"{low}-{high}", read, apply,
+                    lambda s: str(s.variables.get(name, default)))
+
+
+_MAX_TEXT = 1000
+
+
+def _text(word: str) -> str:
+    if len(word) > _MAX_TEXT:
+        raise BadValueError(msg("That text is too long: at most {limit} characters.",
+                                limit=_MAX_TEXT))
+    return word
+
+
+def _set_interface(session: Any, value: str) -> Message:
+    session.interface = value
+    return msg("interface set to \"{value}\".", value=value)
+
+
+def _set_prompt(session: Any, value: str | None) -> Message:
+    # FICS puts a space after the text, as after its own "fics%".
+    session.chosen_prompt = session.default_prompt if value is None else value + " "
+    return msg("prompt set to \"{value}\".", value=session.chosen_prompt)
 
 
 VARIABLES: dict[str, Variable] = {v.name: v for v in (
@@ -108,12 +174,29 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     Variable("showfen", "0|1|on|off", _showfen, _set_showfen,
              lambda s: "1" if s.showfen else "0", toggle=lambda s: not s.showfen),
     Variable("style", "1|12", _style, _set_style, lambda s: str(s.style)),
+    # What ICS clients set: FICS's names, ranges and defaults; listed, no effect here.
+    _number("width", 32, 240, 79),
+    _number("height", 5, 240, 24),
+    _flag("bell", True),
+    _flag("open", True),
+    _flag("seek", True),
+    _flag("shout", True),
+    _flag("cshout", True),
+    _flag("tell", True),
+    _flag("chanoff", False),
+    _flag("pin", False),
+    _flag("gin", False),
+    _flag("availinfo", False),
+    _number("level1", 0, 9, 0),
+    Variable("interface", "TEXT", _text, _set_interface, lambda s: s.interface, listed=False),
+    Variable("prompt", "TEXT", _text, _set_prompt, lambda s: s.chosen_prompt,
+             toggle=lambda s: None, listed=False),
 )}
 
 
 class SetCommand(Command):
     name = "set"
-    spec = "wo"
+    spec = "ws"
     usage = msg("set variable [value]")
 
     def run(self, caller: IServerCaller, name: str, value: str | None, *,
@@ -168,6 +251,20 @@ class VariablesCommand(Command):
                 caller.send(e.message)
                 return
             target = caller.players.session(handle)
-        values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values())
+        values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values() if v.listed)
         caller.send(msg("Variable settings of {handle}:", handle=target.handle))
-        caller.send("\n" + values)
+        caller.send("\n" + _wrapped(values, 79))
+        caller.send(f"\nPrompt: \"{target.prompt_text}\"")
+        if target.interface:
+            caller.send(f"Interface: \"{target.interface}\"")
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` broken at its double spaces into lines of at most ``width`` columns."""
+    lines: list[str] = []
+    for item in text.split("  "):
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += "  " + item
+        else:
+            lines.append(item)
+    return "\n".join(lines)

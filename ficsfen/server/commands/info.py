@@ -1,0 +1,128 @@
+"""Who and when: ``date`` and ``finger [HANDLE]``.
+
+Both read time from a ``now()`` callable the server hands them (its
+reactor's clock), so tests drive them with a fake clock.  ``date`` is
+pychess's keep-alive: it answers at once, with FICS's layout, in English
+(clients read it).  ``finger`` shows what a client and a person want to know
+about a player: whether they are here (or when they left), their game, and
+how they connect (interface, timeseal, lag).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Mapping
+
+from ficsfen.commands.base import Command
+from ficsfen.i18n import Message, language_name, msg, msgn
+from ficsfen.names import NameResolutionError, fold, resolve_handle
+from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+
+__all__ = ["DateCommand", "FingerCommand", "fics_date", "online_for"]
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def fics_date(seconds: float, *, utc: bool = False) -> str:
+    """``Sun Jan  7, 14:22 CET 2024``: FICS's date layout, English names whatever the locale."""
+    stamp = time.gmtime(seconds) if utc else time.localtime(seconds)
+    zone = "GMT" if utc else time.strftime("%Z", stamp)
+    return (f"{_DAYS[stamp.tm_wday]} {_MONTHS[stamp.tm_mon - 1]} {stamp.tm_mday:>2}, "
+            f"{stamp.tm_hour:02d}:{stamp.tm_min:02d} {zone} {stamp.tm_year}")
+
+
+class DateCommand(Command):
+    """``date``: the time here and in GMT, as FICS prints it."""
+
+    name = "date"
+    spec = ""
+    usage = msg("date")
+
+    def __init__(self, now: Callable[[], float] = time.time) -> None:
+        self.now = now
+
+    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
+        now = self.now()
+        here = fics_date(now)
+        # Kept in English with FICS's labels: scripts and clients read these lines.
+        caller.send(f"Local time     - {here}\nServer time    - {here}\n"
+                    f"GMT            - {fics_date(now, utc=True)}")
+
+
+def online_for(seconds: float) -> Message:
+    """A duration in words, largest units first (``1 hr 5 mins``)."""
+    total = max(int(seconds), 0)
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [msgn("{count} day", "{count} days", days) if days else None,
+             msgn("{count} hr", "{count} hrs", hours) if hours else None,
+             msgn("{count} min", "{count} mins", minutes) if minutes else None,
+             msgn("{count} sec", "{count} secs", secs) if secs or not total else None]
+    shown = [p for p in parts if p is not None][:2]
+    return msg("{first} {second}", first=shown[0], second=shown[1]) if len(shown) > 1 else shown[0]
+
+
+class FingerCommand(Command):
+    """``finger [HANDLE]``: a player's status and connection, FICS's layout."""
+
+    name = "finger"
+    spec = "o"
+    usage = msg("finger [HANDLE]")
+
+    def __init__(self, *, now: Callable[[], float] = time.time,
+                 last_seen: Mapping[str, float] | None = None,
+                 is_registered: Callable[[str], bool] = lambda name: False) -> None:
+        self.now = now
+        self.last_seen = last_seen if last_seen is not None else {}
+        self.is_registered = is_registered
+
+    def run(self, caller: IServerCaller, who: str | None, *,
+            directory: IServerDirectory) -> None:
+        if who is None:
+            caller.send(self.online(caller, caller, directory))
+            return
+        try:
+            handle = resolve_handle(who, directory.handles())
+        except NameResolutionError as e:
+            if self.is_registered(who):
+                caller.send(self.offline(caller, who))
+            else:
+                caller.send(e.message)
+            return
+        caller.send(self.online(caller, caller.players.session(handle), directory))
+
+    def offline(self, caller: IServerCaller, name: str) -> str:
+        seen = self.last_seen.get(fold(name))
+        lines = [f"Finger of {name}:", ""]
+        if seen is None:
+            lines.append(caller.render(msg("{handle} is not logged in.", handle=name)))
+        else:
+            lines.append(caller.render(msg("Last disconnected: {date}", date=fics_date(seen))))
+        return "\n".join(lines)
+
+    def online(self, caller: IServerCaller, target: IServerCaller,
+               directory: IServerDirectory) -> str:
+        render = caller.render
+        # "Finger of NAME:" and the Timeseal line frame the answer for clients
+        # (pychess reads from one to the other): kept in English.
+        lines = [f"Finger of {target.display_name()}:", "",
+                 render(msg("On for: {duration}",
+                            duration=online_for(self.now() - target.login_time)))]
+        game = directory.game_of(target.handle)
+        if IExaminedGame.providedBy(game):
+            lines.append(render(msg("(examining game {number})", number=game.number)))
+        elif game is not None:
+            lines.append(render(msg("(playing game {number}: {white} vs. {black})",
+                                    number=game.number, white=game.white, black=game.black)))
+        lines.append("")
+        if not target.registered:
+            lines += [render(msg("{handle} is NOT a registered player.", handle=target.handle)), ""]
+        lines.append(render(msg("Language   : {language}", language=language_name(target.lang))))
+        if target.interface:
+            lines.append(render(msg("Interface  : \"{interface}\"", interface=target.interface)))
+        if target.timeseal:
+            lines.append(render(msg("Lag        : {lag} ms", lag=target.lag_ms)))
+        lines.append(f"Timeseal   : {'On' if target.timeseal else 'Off'}")
+        return "\n".join(lines)
