@@ -152,6 +152,14 @@ def test_the_shipped_exceptions_are_the_ics_lines():
         "Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
         "{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
         "{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
+        # the FICS login dialogue (xboard, pychess and scripts wait for these)
+        '"{name}" is a registered name.  If it is yours, type the password.',
+        '"{name}" is not a registered name.  You may play unrated games as a guest.',
+        'Press return to enter the server as "{handle}":',
+        "**** Invalid password! ****",
+        "#Ivars set.",
+        "**** {handle} has arrived - you can't both be logged in. ****",
+        "**** {handle} is already logged in - kicking them out. ****",
     }
 
 

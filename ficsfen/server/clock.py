@@ -163,22 +163,26 @@ class ChessClock:
         self._running = None
         return used
 
-    def moved(self, color: Color) -> float:
+    def moved(self, color: Color, *, used: float | None = None) -> float:
         """``color`` completed a move: stop it, add increment, start the opponent.
 
         The opponent's clock starts only when both sides have moved at least
-        once (FICS).  Returns the seconds the move took on the clock.
+        once (FICS).  ``used`` charges that many seconds instead of the time
+        the clock ran (a timeseal client's own measure, lag excluded); it is
+        held within ``[0, time run]``, so a client can never gain time.
+        Returns the seconds charged.
         """
-        used = 0.0
+        charged = 0.0
         if self._running == color:
-            used = self.stop()
-            self._remaining[color] += self.time_control.increment
+            ran = self.stop()
+            charged = ran if used is None else min(max(used, 0.0), ran)
+            self._remaining[color] += ran - charged + self.time_control.increment
         else:
             self.stop()
         self._moves[color] += 1
         if self._moves[chess.WHITE] and self._moves[chess.BLACK]:
             self.start(not color)
-        return used
+        return charged
 
     def resync(self, *, white_moves: int, black_moves: int, turn: Color) -> None:
         """Reset the move counts (after a takeback) and run the side to move if due."""

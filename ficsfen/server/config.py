@@ -59,6 +59,7 @@ class Config:
     login_timeout: float = 120.0
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
+    lag_compensation: float = 1.0
     accounts: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
 
@@ -128,6 +129,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "login_timeout"): ("login_timeout", _seconds),
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
+    ("limits", "lag_compensation"): ("lag_compensation", _seconds),
 }
 _TABLES = {"server", "limits", "accounts"}
 

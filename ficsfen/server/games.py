@@ -40,6 +40,7 @@ __all__ = [
     "AdjournedGames",
     "GameResult",
     "IGameListener",
+    "IMoveTiming",
     "MoveRefusedError",
     "NoOfferError",
     "NullListener",
@@ -150,6 +151,18 @@ class IGameListener(Interface):
         """The game ended or was adjourned: announce ``result.announcement(game)``."""
 
 
+class IMoveTiming(Interface):
+    """How long a player's move took, when the host knows better than its clock.
+
+    A host whose :class:`IGameListener` also provides this (the server, for
+    players whose client time-stamps its lines with timeseal) decides what
+    each move costs; the game holds the answer within the wall-clock time.
+    """
+
+    def charge(game, handle, wall):
+        """Seconds to charge ``handle`` for the move just made, after ``wall`` seconds."""
+
+
 @implementer(IGameListener)
 class NullListener:
     """Hears nothing; the default until a host plugs itself in."""
@@ -191,7 +204,8 @@ class PlayedGame:
     """A game between two handles, with clocks on ``reactor``.
 
     ``move_times[i]`` is how long ply ``i + 1`` took (reactor seconds since
-    the previous move, as FICS shows it in ``(m:ss)``).
+    the previous move, as FICS shows it in ``(m:ss)``, or less if the
+    listener provides :class:`IMoveTiming`: what it charged).
     """
 
     examined = False
@@ -330,9 +344,12 @@ class PlayedGame:
         except MoveError as exc:
             raise MoveRefusedError(exc) from None
         now = self.reactor.seconds()
-        self.move_times.append(now - self._turn_started)
+        wall = now - self._turn_started
+        timing = IMoveTiming(self.listener, None)
+        used = None if timing is None else min(max(timing.charge(self, handle, wall), 0.0), wall)
+        self.move_times.append(wall if used is None else used)
         self._turn_started = now
-        self.clock.moved(color)
+        self.clock.moved(color, used=used)
         notices = self._clear_offers(handle, moved=True)
         outcome = self.tracker.outcome()
         if outcome is not None:

@@ -42,7 +42,7 @@ from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
-from ficsfen.server.games import AdjournedGames, IGameListener, PlayedGame
+from ficsfen.server.games import AdjournedGames, IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
 from ficsfen.server.session import Session, encode_text
@@ -95,7 +95,7 @@ def check_command_names(command: ICommand) -> None:
             raise ValueError(f"command name {word!r} reads as a move")
 
 
-@implementer(IGameListener, IPlayers, IBoards, IGameService)
+@implementer(IGameListener, IMoveTiming, IPlayers, IBoards, IGameService)
 class FicsServer:
     """Sessions by handle, the game directory and the command table.
 
@@ -209,12 +209,31 @@ class FicsServer:
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
               registered: bool = False, peer: str = "") -> Session:
-        """Log ``handle`` in; the name must have been reserved by the login."""
+        """Log ``handle`` in; the name must have been reserved by the login.
+
+        A registered player who is logged in already is replaced, as on FICS:
+        the old session is told and closed, and the new one takes over what
+        is kept by handle (the game in progress, observed games, offers).
+        """
         self.release(handle)
+        key = fold(handle)
+        old = self._sessions.get(key)
+        if old is not None:
+            handle = old.handle  # the spelling its games know
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
-        self._sessions[fold(handle)] = session
+        self._sessions[key] = session
+        if old is not None:
+            old.write_text("\n" + old.render(msg(
+                "**** {handle} has arrived - you can't both be logged in. ****", handle=handle)))
+            old.disconnect()  # its connection's logout finds the new session and does nothing
+            for listeners in self._listening.values():
+                listeners.discard(old)
+            session.send(msg("**** {handle} is already logged in - kicking them out. ****",
+                             handle=handle))
+            self.log.info("{handle} logged in again from {peer}; old session closed",
+                          handle=handle, peer=peer)
         self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
         return session
 
@@ -503,12 +522,21 @@ class FicsServer:
         return game
 
     def arrived(self, session: Session) -> None:
-        """A player logged in: ``<wa>`` for ``pin`` sessions, and adjourned games.
+        """A player logged in: ``<wa>`` for ``pin`` sessions, their game in progress
+        (when they logged in again) and adjourned games.
 
         Their opponents in adjourned games are told, and so are they.
         """
         self.ivars_changed(session)  # %b at the login prompt may have set them
         self._tell_pin(self.pin_arrival(session), session)
+        game = self.directory.game_of(session.handle)
+        if IPlayedGame.providedBy(game):
+            other = game.opponent_of(session.handle)
+            session.notify("\n".join([
+                session.render(msg("You are still playing game {number} against {handle}.",
+                                   number=game.number, handle=other)),
+                self.board_text(session, game, fresh=True)]))
+            self._ping_to_move(game)
         for game in self.adjourned.of(session.handle):
             other = game.black if fold(game.white) == fold(session.handle) else game.white
             if self.session(other) is not None:
@@ -644,6 +672,21 @@ class FicsServer:
                 current.write_text(text)
                 members = [m for m in members if m is not current]
             Session.emit_all(members, Session.notification(text, charset, prompt))
+        self._ping_to_move(game)
+
+    def _ping_to_move(self, game: Any) -> None:
+        """A timeseal player to move asks their client when the board arrived (FICS's [G])."""
+        if IPlayedGame.providedBy(game) and game.result is None:
+            session = self._sessions.get(fold(game.handle_of(game.tracker.turn)))
+            if session is not None and session.move_timer is not None:
+                session.move_timer.ping()
+
+    def charge(self, game: Any, handle: str, wall: float) -> float:
+        """:class:`IMoveTiming`: a timeseal player's move costs what their stamps say."""
+        session = self.session(handle)
+        if session is None or session.move_timer is None:
+            return wall
+        return session.move_timer.charge(wall)
 
     def _observer_groups(self, game: Any, players: list[str]) -> list[tuple[tuple, list[Session]]]:
         """``game``'s observers (not its players) by what they receive.

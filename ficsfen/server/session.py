@@ -24,6 +24,7 @@ from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCa
 
 if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.server import FicsServer
+    from ficsfen.server.timeseal import MoveTimer
 
 __all__ = ["CHARSETS", "DEFAULT_PROMPT", "Session", "encode_text", "transliterate"]
 
@@ -112,6 +113,9 @@ class Session:
         #: milliseconds (set by the telnet side; style 12 and finger show it).
         self.timeseal = False
         self.lag_ms = 0
+        #: A timeseal client's move timing (:class:`ficsfen.server.timeseal.MoveTimer`),
+        #: or ``None``: moves are charged by the server's clock.
+        self.move_timer: "MoveTimer | None" = None
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
         #: The player's own aliases (``alias``): folded name -> (name, text).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import deque
 from typing import Any
 
 from twisted.conch.telnet import (
@@ -23,11 +24,13 @@ from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
 
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
+from ficsfen.server import timeseal
+from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
 
-__all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "decode_line"]
+__all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "MAX_TYPE_AHEAD", "decode_line"]
 
 
 def _latin1_fallback(error: UnicodeDecodeError) -> tuple[str, int]:
@@ -65,6 +68,13 @@ _DIRECT_TRANSPORTS = frozenset({tcp.Server})
 # What the login dialogue asks for, by FicsProtocol.state (FICS's own words:
 # clients and scripts wait for them, so they are never translated).
 _PROMPTS = {"login": b"login: ", "password": b"password: "}
+
+#: Most lines kept while a password is being checked (typed ahead by a
+#: script or a client); later ones are dropped, and the player is told how
+#: many once logged in.  Each line is at most ``max_line`` bytes.
+MAX_TYPE_AHEAD = 50
+
+_DOLLAR = ord("$")
 
 
 def _send_now(transport: Any, data: bytes) -> bool:
@@ -271,11 +281,20 @@ class FicsProtocol(TelnetProtocol):
         self._counted = False
         self._echo_off = False
         self._last_input = 0.0  # clock time of the last command line (idle timeout)
-        # What a line means in each state of the login dialogue (none while
-        # the password is checked, nor once closed).
+        #: Lines typed while the password is checked, with their timeseal stamps.
+        self._type_ahead: deque[tuple[str, int | None]] = deque()
+        self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
+        self._ivars: dict[str, bool] = {}  # set by %b at the login prompt
+        #: A timeseal client's timing, once its first line said so.
+        self._seal: timeseal.MoveTimer | None = None
+        # What each raw input line goes through: the first one is looked at
+        # for a timeseal hello, then every line is plain or decoded.
+        self._take = self._first_line
+        # What a line means in each state of the login dialogue (none once closed).
         self._line_handlers = {
             "login": self.line_login,
             "password": self.line_password,
+            "checking": self.line_type_ahead,
             "confirm": self.line_confirm,
             "command": self.line_command,
         }
@@ -361,6 +380,7 @@ class FicsProtocol(TelnetProtocol):
 
     def close(self) -> None:
         self.state = "closed"
+        self._cancel_timer()
         self.transport.loseConnection()
 
     # -- output ------------------------------------------------------------
@@ -382,9 +402,30 @@ class FicsProtocol(TelnetProtocol):
         if (self.state == "command" and data[-1:] == b"\n" and not self._buffer
                 and not self._discarding and len(data) <= limit
                 and data.find(b"\n") == len(data) - 1):
-            self._last_input = self.server.clock.seconds()
+            if data[0] != _DOLLAR or data[1] != _DOLLAR:  # "$$" is not activity
+                self._last_input = self.server.clock.seconds()
             self.server.execute(self.session, decode_line(data[:-1]))
             return
+        self._receive(data, limit)
+
+    def _sealed_data(self, data: bytes) -> None:
+        """``dataReceived`` of a timeseal connection: every line is decoded first.
+
+        It replaces the plain method on the instance once the first line
+        was a timeseal hello, so plain connections pay nothing for timeseal.
+        An encoded line is longer than its text by at most
+        :data:`ficsfen.server.timeseal.MAX_OVERHEAD` bytes.
+        """
+        limit = self.config.max_line + timeseal.MAX_OVERHEAD
+        # Fast path, as in dataReceived: one whole line and nothing buffered.
+        if (data[-1:] == b"\n" and not self._buffer and not self._discarding
+                and len(data) <= limit and data.find(b"\n") == len(data) - 1):
+            self._sealed_line(data[:-1])
+            return
+        self._receive(data, limit)
+
+    def _receive(self, data: bytes, limit: int) -> None:
+        """Split ``data`` into lines, each handed to the current line taker."""
         if self._discarding:
             k = data.find(b"\n")
             if k < 0:
@@ -409,16 +450,60 @@ class FicsProtocol(TelnetProtocol):
             if len(raw) > limit:
                 self._line_too_long()
             else:
-                self.lineReceived(decode_line(raw))
+                self._take(raw)
         if len(tail) > limit:
             self._buffer = b""
             self._discarding = True
         else:
             self._buffer = tail
 
+    def _first_line(self, raw: bytes) -> None:
+        """The connection's first line: a timeseal hello switches decoding on."""
+        found = timeseal.detect(raw)
+        if found is None:
+            self._take = self._plain_line
+            self._plain_line(raw)
+            return
+        hello, ping = found
+        self._seal = timeseal.MoveTimer(ping=ping, max_compensation=self.config.lag_compensation)
+        self._take = self._sealed_line
+        self.dataReceived = self._sealed_data  # type: ignore[method-assign]
+        self.log.info("timeseal client at {peer}: {hello}", peer=self.peer,
+                      hello=decode_line(hello.text[:200]))
+
+    def _plain_line(self, raw: bytes) -> None:
+        self.lineReceived(decode_line(raw))
+
+    def _sealed_line(self, raw: bytes) -> None:
+        """One line of a timeseal connection: decoded, a ping answer kept, else run."""
+        if not raw:
+            return  # a bare line end: nothing a timeseal client encodes
+        seal = self._seal
+        try:
+            line = timeseal.decode(raw)
+        except timeseal.TimesealError as e:
+            self.log.info("ignored a bad timeseal line from {peer}: {reason}", peer=self.peer,
+                          reason=e.render("en"))
+            self._complain(e.message)
+            return
+        if line.text == timeseal.PING_REPLY:
+            seal.replied(line.stamp)
+            return
+        seal.stamp = line.stamp
+        if self.state == "command":  # what line_command does, one call less
+            text = decode_line(line.text)
+            if not text.startswith("$$"):
+                self._last_input = self.server.clock.seconds()
+            self.server.execute(self.session, text)
+        else:
+            self.lineReceived(decode_line(line.text))
+
     def _line_too_long(self) -> None:
-        note = msg("Your line was longer than {limit} bytes and has been ignored.",
-                   limit=self.config.max_line)
+        self._complain(msg("Your line was longer than {limit} bytes and has been ignored.",
+                           limit=self.config.max_line))
+
+    def _complain(self, note: Message) -> None:
+        """Why an input line was ignored, then the prompt of where the client is."""
         if self.session is not None:
             self.session.send(note)
             self.session.prompt()
@@ -442,6 +527,9 @@ class FicsProtocol(TelnetProtocol):
         if not name:
             self._reprompt()
             return
+        if name.startswith("%b"):
+            self._set_ivars(name[2:])
+            return
         name = name.split()[0]
         server = self.server
         if fold(name) == fold(self.config.guest_login):
@@ -452,13 +540,13 @@ class FicsProtocol(TelnetProtocol):
             self._ask_return(handle)
             return
         if server.is_registered(name):
-            if server.in_use(name):
-                self.say(msg("Sorry, {name} is already logged in. Try another name.", name=name))
-                self._reprompt()
-                return
+            # Asked even when the player is logged in: the right password
+            # then closes the other session (FicsServer.enter).
             self.pending_name = name
-            server.reserve(name)
             self.state = "password"
+            self.say(msg("\"{name}\" is a registered name.  If it is yours, type the password.\n"
+                         "If not, just hit return to try another name.", name=name))
+            self.write(b"\r\n")
             self._echo(False)
             self._reprompt()
             return
@@ -469,9 +557,22 @@ class FicsProtocol(TelnetProtocol):
             return
         server.reserve(name)
         self.pending_name = name
-        self.say(msg("\"{name}\" is not a registered name. You may use this name to play "
-                     "unrated games.", name=name))
+        self.say(msg("\"{name}\" is not a registered name.  You may play unrated games as a "
+                     "guest.", name=name))
         self._ask_return(name)
+
+    def _set_ivars(self, digits: str) -> None:
+        """``%b0101...`` at the login prompt: interface variables by position, for the session."""
+        if digits.strip("01"):
+            self.say(msg("Sorry, \"%b\" must be followed by the digits 0 and 1 only, one per "
+                         "interface variable. Try again."))
+        elif len(digits) > len(IVARS):
+            self.say(msg("Sorry, \"%b\" sets at most {count} interface variables; you gave "
+                         "{given} digits. Try again.", count=len(IVARS), given=len(digits)))
+        else:
+            self._ivars.update((name, digit == "1") for name, digit in zip(IVARS, digits))
+            self.say(msg("#Ivars set."))
+        self._reprompt()
 
     def _ask_return(self, handle: str) -> None:
         self.state = "confirm"
@@ -481,24 +582,45 @@ class FicsProtocol(TelnetProtocol):
     def line_password(self, line: str) -> None:
         self._echo(True)
         self.write(b"\r\n")
-        self.state = "checking"  # lines typed while the hash is computed are ignored
+        if not line:  # "If not, just hit return to try another name."
+            self.pending_name = ""
+            self.state = "login"
+            self._reprompt()
+            return
+        self.state = "checking"  # lines typed meanwhile wait in self._type_ahead
         d = self.server.check_password(self.pending_name, line)
         d.addCallback(self._password_checked)
         d.addErrback(lambda failure: self.log.failure("password check failed", failure))
+
+    def line_type_ahead(self, line: str) -> None:
+        """A line typed while the password is checked: kept, to run in order afterwards."""
+        if len(self._type_ahead) < MAX_TYPE_AHEAD:
+            self._type_ahead.append((line, self._seal.stamp if self._seal is not None else None))
+        else:
+            self._dropped += 1
 
     def _password_checked(self, ok: bool) -> None:
         if self.state != "checking":  # the connection went away meanwhile
             return
         if ok:
             self._enter(registered=True)
-            return
-        name = self.pending_name
-        self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
-        self.server.release(name)
-        self.pending_name = ""
-        self.state = "login"
-        self.say(msg("**** Invalid password! ****"))
-        self._reprompt(fresh_line=True)
+        else:
+            name = self.pending_name
+            self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
+            self.pending_name = ""
+            self.state = "login"
+            self.say(msg("**** Invalid password! ****"))
+            self._reprompt(fresh_line=True)
+        self._replay_type_ahead()
+
+    def _replay_type_ahead(self) -> None:
+        """Run the lines typed during the check, as if they came now (until another check)."""
+        queue = self._type_ahead
+        while queue and self.state != "checking" and self.state != "closed":
+            line, stamp = queue.popleft()
+            if self._seal is not None:
+                self._seal.stamp = stamp
+            self.lineReceived(line)
 
     def line_confirm(self, line: str) -> None:
         self._enter(registered=False)
@@ -512,12 +634,22 @@ class FicsProtocol(TelnetProtocol):
         session = self.server.enter(handle, write=self.transport.write, close=self.close,
                                     registered=registered, peer=self.peer)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
+        session.ivars.update(self._ivars)
+        if self._seal is not None:
+            session.timeseal = True
+            session.move_timer = self._seal
+            self._seal.attach(session)
         self.session = session
         self.state = "command"
         session.send(msg("**** Starting FICS session as {name} ****", name=session.display_name()))
         session.write_text("")
         session.prompt()
-        self.server.arrived(session)  # adjourned games: tell both players
+        if self._dropped:
+            session.notify(msgn("{count} line typed before your login was complete was ignored.",
+                                "{count} lines typed before your login was complete were ignored.",
+                                self._dropped))
+            self._dropped = 0
+        self.server.arrived(session)  # a game going on, adjourned games: tell both players
         self._arm_idle()
 
     def _arm_idle(self) -> None:
@@ -526,7 +658,8 @@ class FicsProtocol(TelnetProtocol):
             self._timer = self.server.clock.callLater(self.config.idle_timeout, self._idle_timeout)
 
     def line_command(self, line: str) -> None:
-        self._last_input = self.server.clock.seconds()
+        if not line.startswith("$$"):  # "$$" lines do not count as activity
+            self._last_input = self.server.clock.seconds()
         self.server.execute(self.session, line)
 
     # -- telnet options ----------------------------------------------------

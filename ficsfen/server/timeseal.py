@@ -1,0 +1,264 @@
+"""Timeseal version 1: the line encoding ICS clients use to time-stamp what they type.
+
+A timeseal client (pychess, eboard, the ``timeseal``/``openseal`` helpers
+of other interfaces) sends every line encoded, with its own clock in it.
+The server then knows how long the player *thought* over a move (client
+time from the board's arrival to the move's sending), so network lag is
+not charged to the player's clock.
+
+The encoding of one line, as clients apply it:
+
+1. append ``\\x18``, the client's clock in milliseconds modulo 10**7 as
+   decimal digits, ``\\x19``, and filler up to a multiple of 12 bytes;
+2. in each 12-byte block swap bytes 0 and 11, 2 and 9, 4 and 7;
+3. for each byte at position ``n``: OR it with 0x80, XOR it with
+   ``KEY[(n + offset) % 50]`` for a random ``offset``, subtract 32;
+4. append ``0x80 | offset`` and the line end ``\\n``.
+
+:func:`decode` undoes it with C-level operations only (one ``itemgetter``
+pick or strided slices for the swaps, ``bytes.translate``, one big-integer
+XOR with a cached key stream): no Python loop over the bytes of a line.
+
+The first line a client sends is ``TIMESTAMP|USER|SYSTEM|`` (``TIMESEAL2|``
+for version 2 clients), which tells the server to decode the rest.  The
+server asks for a stamp by sending :data:`PING`; the client answers with an
+encoded :data:`PING_REPLY` line.
+
+:class:`MoveTimer` turns those stamps into the time charged for a move,
+never more than the wall clock measured and never less than the wall
+clock minus a configured lag allowance.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import TYPE_CHECKING, NamedTuple
+
+from ficsfen.i18n import LocalizedError, msg
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ficsfen.server.session import Session
+
+__all__ = [
+    "HELLO_V1",
+    "HELLO_V2",
+    "KEY",
+    "MAX_OVERHEAD",
+    "MoveTimer",
+    "PING",
+    "PING_REPLY",
+    "PING_V2",
+    "STAMP_MODULUS",
+    "SealedLine",
+    "TimesealError",
+    "client_elapsed_ms",
+    "decode",
+    "detect",
+    "lag_charge",
+]
+
+#: The XOR key every timeseal implementation shares (50 bytes).
+KEY = b"Timestamp (FICS) v1.0 - programmed by Henrik Gram."
+#: Client stamps are milliseconds modulo this (they wrap every 2 h 46 min).
+STAMP_MODULUS = 10_000_000
+#: First line of a version 1 (``openseal``) client, and of a version 2 one.
+HELLO_V1 = b"TIMESTAMP|"
+HELLO_V2 = b"TIMESEAL2|"
+#: What the server sends to ask for a stamp.  FICS writes "\n[G]\n" and
+#: its output layer turns each "\n" into "\n\r": these are the bytes
+#: clients look for (pychess matches "[G]\n\r", older helpers all of it).
+PING = b"\n\r[G]\n\r"
+#: Version 2 clients wait for "[G]" followed by a NUL byte instead.
+PING_V2 = b"[G]\x00"
+#: The decoded text of the client's answer to :data:`PING`.
+PING_REPLY = b"\x029"
+#: Most bytes the encoding adds to a line's text: the stamp's marks and up
+#: to 13 digits (some clients send the full millisecond clock), up to 12
+#: filler bytes and the offset byte.
+MAX_OVERHEAD = 2 + 13 + 12 + 1
+
+_KEY_LENGTH = len(KEY)
+_MAX_DIGITS = 20
+
+# Encoded bytes are (x ^ key) - 32 with x >= 0x80, so they lie in
+# 0x60..0xDF; adding 32 back and dropping the high bit leaves x ^ key with
+# x's own high bit gone.  Any other byte cannot come from an encoder: it
+# maps to 0xFF, which no valid line decodes to.
+_UNSHIFT = bytes((b + 32) & 0x7F if 0x60 <= b <= 0xDF else 0xFF for b in range(256))
+# Where each byte of a 12-byte block comes from: the swaps are their own inverse.
+_BLOCK = (11, 1, 9, 3, 7, 5, 6, 4, 8, 2, 10, 0)
+
+
+def _swap_blocks(line: bytes, size: int) -> bytes:
+    """The first ``size`` bytes of ``line`` with the swaps undone in every 12-byte block."""
+    block = bytearray(line[:size])
+    block[0::12], block[11::12] = block[11::12], block[0::12]
+    block[2::12], block[9::12] = block[9::12], block[2::12]
+    block[4::12], block[7::12] = block[7::12], block[4::12]
+    return bytes(block)
+
+
+# For short lines (most commands fit in one or two blocks) one itemgetter
+# call picks every byte in its original order, cheaper than six slices.
+_PICKS = {size: itemgetter(*(base + i for base in range(0, size, 12) for i in _BLOCK))
+          for size in range(12, 61, 12)}
+
+
+def _unswap(line: bytes, size: int) -> bytes:
+    pick = _PICKS.get(size)
+    return bytes(pick(line)) if pick is not None else _swap_blocks(line, size)
+
+
+_KEYS: dict[tuple[int, int], int] = {}
+_MAX_KEYS = 4096
+
+
+def _key(offset: int, size: int) -> int:
+    """The key stream of a line, in the original byte order, as one integer to XOR with."""
+    key = _KEYS.get((offset, size))
+    if key is None:
+        stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
+        key = int.from_bytes(_unswap(stream, size), "little")
+        if len(_KEYS) < _MAX_KEYS:  # 50 offsets x the line sizes in use
+            _KEYS[offset, size] = key
+    return key
+
+
+class TimesealError(LocalizedError, ValueError):
+    """A line that is not valid timeseal; :attr:`message` says what is wrong."""
+
+
+class SealedLine(NamedTuple):
+    """One decoded line: its ``text`` and the client's ``stamp`` (ms modulo 10**7)."""
+
+    text: bytes
+    stamp: int
+
+
+_sealed_line = tuple.__new__  # builds a SealedLine without NamedTuple's Python-level __new__
+
+
+def decode(line: bytes) -> SealedLine:
+    """The text and stamp of one encoded ``line`` (without its ``\\n``).
+
+    :raises TimesealError: wrong length, a byte no encoder writes, a bad
+        offset byte, or no ``\\x18DIGITS\\x19`` stamp at the end.
+    """
+    size = len(line) - 1
+    if size <= 0 or size % 12:
+        raise TimesealError(msg("Bad timeseal line: its length is not a multiple of 12 plus 1."))
+    offset = line[-1] - 0x80
+    if not 0 <= offset < _KEY_LENGTH:
+        raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
+    # Undo the swaps first (one C-level pick of every byte), then the
+    # shift and the XOR with the key stream picked the same way.
+    plain = _unswap(line, size).translate(_UNSHIFT)
+    if 0xFF in plain:
+        raise TimesealError(msg("Bad timeseal line: it holds bytes no timeseal client sends."))
+    block = (int.from_bytes(plain, "little") ^ _key(offset, size)).to_bytes(size, "little")
+    start = block.rfind(b"\x18")
+    end = block.find(b"\x19", start + 1) if start >= 0 else -1
+    digits = block[start + 1:end]
+    if (end < 0 or not digits or len(digits) > _MAX_DIGITS or not digits.isdigit()
+            or size - end > 13):
+        raise TimesealError(msg("Bad timeseal line: it carries no time stamp."))
+    return _sealed_line(SealedLine, (block[:start], int(digits) % STAMP_MODULUS))
+
+
+def detect(line: bytes) -> tuple[SealedLine, bytes] | None:
+    """``(decoded hello, ping bytes)`` if ``line`` is a timeseal client's first line, else ``None``.
+
+    Only the first line of a connection is looked at; a line that cannot be
+    decoded or does not start like a hello is plain text.
+    """
+    if len(line) < 13 or line[-1] < 0x80:
+        return None
+    try:
+        hello = decode(line)
+    except TimesealError:
+        return None
+    if hello.text.startswith(HELLO_V1):
+        return hello, PING
+    if hello.text.startswith(HELLO_V2):
+        return hello, PING_V2
+    return None
+
+
+def client_elapsed_ms(received: int, moved: int, wall_ms: float) -> int:
+    """Milliseconds between two client stamps, the wrap-around resolved by the wall clock.
+
+    The stamps are known modulo 10**7 only; of all the differences they
+    allow, this is the one nearest the ``wall_ms`` the server measured (it
+    may be negative: a move sent before the board arrived).
+    """
+    difference = (moved - received) % STAMP_MODULUS
+    turns = round((wall_ms - difference) / STAMP_MODULUS)
+    return difference + turns * STAMP_MODULUS
+
+
+def lag_charge(client: float, wall: float, max_compensation: float) -> float:
+    """Seconds to charge for a move: the client's time, within what the wall clock allows.
+
+    ``charged = min(wall, max(client, wall - max_compensation, 0))``: never
+    more than the server measured (a client can never gain time), and at
+    most ``max_compensation`` seconds of lag forgiven per move.
+    """
+    return min(wall, max(client, wall - max_compensation, 0.0))
+
+
+class MoveTimer:
+    """What one timeseal connection's stamps say about the player's moves.
+
+    The telnet side sets :attr:`stamp` to the stamp of each line before
+    running it and reports answers to pings (:meth:`replied`); the server
+    calls :meth:`ping` after sending the board to the player to move and
+    :meth:`charge` when that player's move arrives.  As FICS does, the
+    thinking time is the move line's stamp minus the stamp of the first
+    answer after the last ping (the board's arrival).  An answer when no
+    ping is pending is ignored; an early one (to an older ping) can only
+    date the board earlier, which charges more, never less.
+    """
+
+    def __init__(self, *, ping: bytes = PING, max_compensation: float = 1.0) -> None:
+        self.ping_bytes = ping
+        self.max_compensation = max_compensation
+        #: The stamp of the line being run.
+        self.stamp: int | None = None
+        self._session: "Session | None" = None
+        self._pending = 0  # pings sent and not answered yet
+        self._received: int | None = None  # stamp of the first answer since the last ping
+
+    def attach(self, session: "Session") -> None:
+        """Send pings to ``session`` and report its lag there (``session.lag_ms``)."""
+        self._session = session
+
+    def ping(self) -> None:
+        """A board reached the player to move: ask for the stamp of its arrival."""
+        if self._session is None:
+            return
+        self._pending += 1
+        self._received = None
+        self._session.emit(self.ping_bytes)
+
+    def replied(self, stamp: int) -> None:
+        """The client answered a ping: the first answer since the last ping dates the board."""
+        if self._pending:
+            self._pending -= 1
+            if self._received is None:
+                self._received = stamp
+
+    def charge(self, wall: float) -> float:
+        """Seconds to charge for the move on the current line, whose clock ran ``wall`` seconds.
+
+        Without an answer to the last ping (or without a stamp) the client
+        is taken to have moved at once, so the lag allowance alone is
+        forgiven.  The measured lag (wall minus client time) goes to the
+        session's ``lag_ms``.
+        """
+        received, self._received = self._received, None
+        if received is None or self.stamp is None:
+            return lag_charge(0.0, wall, self.max_compensation)
+        client = client_elapsed_ms(received, self.stamp, wall * 1000.0) / 1000.0
+        if self._session is not None:
+            self._session.lag_ms = max(0, round((wall - client) * 1000.0))
+        return lag_charge(client, wall, self.max_compensation)
