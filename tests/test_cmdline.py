@@ -438,3 +438,11 @@ def test_a_bare_at_sign_is_the_rest_of_the_line_as_in_older_fics_aliases():
     alice.login()
     alice.command("alias ob observe @")
     assert "observe 7" in expand_alias("ob 7", alice.session.aliases, alice.session.handle)
+
+
+def test_an_overlong_line_typed_in_block_mode_is_answered_with_code_520(server, alice):
+    blocked(alice)
+    alice.send("1 " + "x" * (server.config.max_line + 10))
+    assert one_frame(alice.output())[:2] == (0, block.LINE_TOO_LONG)
+    alice.send("2 fen")  # the session goes on
+    assert one_frame(alice.output())[0] == 2

@@ -499,8 +499,11 @@ class FicsProtocol(TelnetProtocol):
             self.lineReceived(decode_line(line.text))
 
     def _line_too_long(self) -> None:
-        self._complain(msg("Your line was longer than {limit} bytes and has been ignored.",
-                           limit=self.config.max_line))
+        if self.session is not None:  # the server answers (code 520 in block mode)
+            self.server.line_too_long(self.session)
+        else:
+            self._complain(msg("Your line was longer than {limit} bytes and has been ignored.",
+                               limit=self.config.max_line))
 
     def _complain(self, note: Message) -> None:
         """Why an input line was ignored, then the prompt of where the client is."""
