@@ -11,7 +11,6 @@ import importlib.util
 import re
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest

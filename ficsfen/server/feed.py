@@ -49,7 +49,7 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.i18n import DEFAULT_LANGUAGE, Message, msg
+from ficsfen.i18n import DEFAULT_LANGUAGE, msg
 from ficsfen.interfaces import IClockedGame, IGame, IMoveEvents
 from ficsfen.tracker import outcome_message
 from ficsfen.server.games import GameResult

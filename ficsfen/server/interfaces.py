@@ -178,6 +178,12 @@ class IPlayers(Interface):
     def sessions_sorted():
         """Every logged-in :class:`IServerCaller`, by handle."""
 
+    def named(word):
+        """The :class:`IServerCaller` whose handle ``word`` names (exact or unique prefix).
+
+        :raises ficsfen.names.NameResolutionError: nobody, or several players.
+        """
+
     def deliver(notices):
         """Send notices (``handle``, ``message``), one message per person."""
 

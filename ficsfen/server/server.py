@@ -32,7 +32,7 @@ from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.interfaces import ICommand
-from ficsfen.names import AmbiguousNameError, NameResolutionError, fold
+from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards
 from ficsfen.server.challenges import Challenges
 from ficsfen.server.command_table import CommandTable
@@ -143,6 +143,9 @@ class FicsServer:
 
     def session(self, handle: str) -> Session | None:
         return self._sessions.get(fold(handle))
+
+    def named(self, word: str) -> Session:
+        return self._sessions[fold(resolve_handle(word, self.handles()))]
 
     def sessions_sorted(self) -> list[Session]:
         return sorted(self._sessions.values(), key=lambda s: fold(s.handle))

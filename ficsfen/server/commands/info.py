@@ -15,7 +15,7 @@ from typing import Callable, Mapping
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, language_name, msg, msgn
-from ficsfen.names import NameResolutionError, fold, resolve_handle
+from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
 
 __all__ = ["DateCommand", "FingerCommand", "fics_date", "online_for"]
@@ -84,14 +84,14 @@ class FingerCommand(Command):
             caller.send(self.online(caller, caller, directory))
             return
         try:
-            handle = resolve_handle(who, directory.handles())
+            target = caller.players.named(who)
         except NameResolutionError as e:
             if self.is_registered(who):
                 caller.send(self.offline(caller, who))
             else:
                 caller.send(e.message)
             return
-        caller.send(self.online(caller, caller.players.session(handle), directory))
+        caller.send(self.online(caller, target, directory))
 
     def offline(self, caller: IServerCaller, name: str) -> str:
         seen = self.last_seen.get(fold(name))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
-from ficsfen.names import NameKind, NameResolutionError, fold, resolve_handle, resolve_value
+from ficsfen.names import NameKind, NameResolutionError, fold, resolve_value
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.ivars import IVARS
 
@@ -129,11 +129,10 @@ class IvariablesCommand(Command):
         target = caller
         if who is not None:
             try:
-                handle = resolve_handle(who, directory.handles())
+                target = caller.players.named(who)
             except NameResolutionError as e:
                 caller.send(e.message)
                 return
-            target = caller.players.session(handle)
         caller.send(msg("Interface variable settings of {handle}:", handle=target.handle))
         caller.send("\n" + ivariables_table(target.ivars) + "\n")
 

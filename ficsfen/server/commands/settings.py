@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, language_name, msg
-from ficsfen.names import (VARIABLE, NameKind, NameResolutionError, resolve_handle,
+from ficsfen.names import (VARIABLE, NameKind, NameResolutionError,
                            resolve_language, resolve_value)
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
@@ -246,11 +246,10 @@ class VariablesCommand(Command):
         target = caller
         if who is not None:
             try:
-                handle = resolve_handle(who, directory.handles())
+                target = caller.players.named(who)
             except NameResolutionError as e:
                 caller.send(e.message)
                 return
-            target = caller.players.session(handle)
         values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values() if v.listed)
         caller.send(msg("Variable settings of {handle}:", handle=target.handle))
         caller.send("\n" + _wrapped(values, 79))
