@@ -126,7 +126,9 @@ class Run:
 
     def env(self, home: Path) -> dict[str, str]:
         home.mkdir(parents=True, exist_ok=True)
+        path = os.environ.get("PATH", "/usr/bin:/bin")
         env = dict(os.environ, HOME=str(home), DISPLAY=self.display, LANG="C.UTF-8",
+                   PATH=path if "/usr/games" in path.split(":") else path + ":/usr/games",
                    XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
                    XDG_CACHE_HOME=str(home / ".cache"), NO_AT_BRIDGE="1")
         env.pop("XAUTHORITY", None)
@@ -240,6 +242,11 @@ class Run:
         result["logged_in"] = {h: bool(wait_for(lambda h=h: "Starting FICS session" in self.traffic(folder, h), 20))
                                for h in xbs}
         time.sleep(3)
+        dead = {h: (folder / f"xboard-{h}.out").read_text(errors="replace")[-400:]
+                for h, proc in xbs.items() if proc.poll() is not None}
+        if dead:
+            result["error"] = f"xboard exited: {dead}"
+            return result
         xbs["zipa"].stdin.write(b"match zipb 1 0\n")
         xbs["zipa"].stdin.flush()
         started = wait_for(lambda: "Creating:" in self.traffic(folder, "zipa"), 25)
