@@ -7,7 +7,7 @@ and writes one log per connection (``conn-N.log``) with a line per chunk:
 server-to-client bytes, and ``C=`` for what was forwarded when ``--strip-dollar``
 rewrote a client chunk (Python ``repr``, so control and 8-bit bytes are exact).
 
-    python3 proxy.py LISTEN_PORT TARGET_PORT LOG_DIR [--tag NAME]
+    python3 proxy.py LISTEN_PORT TARGET_PORT LOG_DIR [--tag NAME] [--host 127.0.0.2]
 
 Stdlib only (asyncio); runs until killed.  ``summarize.py`` reads the logs.
 """
@@ -65,6 +65,8 @@ async def main() -> None:
     parser.add_argument("target_port", type=int)
     parser.add_argument("log_dir", type=Path)
     parser.add_argument("--tag", default="conn")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (any 127.x.y.z works on Linux)")
     parser.add_argument("--strip-dollar", action="store_true",
                         help="remove $ / $$ command prefixes from what the client sends")
     args = parser.parse_args()
@@ -90,8 +92,8 @@ async def main() -> None:
             s_writer.close()
             c_writer.close()
 
-    server = await asyncio.start_server(handle, "127.0.0.1", args.listen_port)
-    print(f"proxy 127.0.0.1:{args.listen_port} -> 127.0.0.1:{args.target_port}", flush=True)
+    server = await asyncio.start_server(handle, args.host, args.listen_port)
+    print(f"proxy {args.host}:{args.listen_port} -> 127.0.0.1:{args.target_port}", flush=True)
     async with server:
         await server.serve_forever()
 

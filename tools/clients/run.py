@@ -269,20 +269,25 @@ class Run:
     def pychess(self, name: str, timeseal: bool) -> dict:
         folder = self.out / name
         folder.mkdir()
-        port = self.proxy(folder, name)
+        # pychess opens its second ("helper") connection, the one that asks for games,
+        # players and seeks, only when the host is not localhost/127.0.0.1: use 127.0.0.2.
+        port = self.proxy(folder, name, "--host", "127.0.0.2")
         home = folder / "home"
         conf = home / ".config/pychess/config"
         conf.parent.mkdir(parents=True)
         conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
                         "dont_show_externals_at_startup = True\n\n"
-                        f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.1\n"
+                        f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
                         "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
                         "[ICC]\ntimesealCheck = False\n")
         players, state, go = self.players(folder, plies=30, delay=1.0)
         created = wait_for(lambda: self.read_state(state).get("game"), 30)
         result: dict = {"scenario": name, "timeseal": timeseal, "game_for_observing": created}
+        if shutil.which("ping") is None:
+            result["warning"] = ("no ping on PATH: pychess's lounge stops after `finger` "
+                                 "(install iputils-ping)")
         proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
-                                 "--ics-host", "127.0.0.1", "--ics-port", str(port)],
+                                 "--ics-host", "127.0.0.2", "--ics-port", str(port)],
                                 folder / "pychess.out", cwd=folder, env=self.env(home))
         result["logged_in"] = bool(wait_for(lambda: "Starting FICS session" in self.traffic(folder), 45))
         go.touch()
