@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Two scripted telnet players: log in as guests, one matches the other, play a PGN game.
+
+Run with a Python that has python-chess (the checkout's ``.venv/bin/python``)::
+
+    players.py --port P --pgn FILE [--index N] [--plies 40] [--delay 0.7]
+               --state STATE.json [--go GO_FILE] [--go-timeout 60]
+
+Writes STATE.json as the game goes: ``{"game": N, "white": ..., "black": ...,
+"phase": "created" | "playing" | "paused" | "done", "ply": K, "fen": ...}``.
+After the match is created it waits for GO_FILE to exist (so an observer can
+start observing first), plays ``--plies`` moves of the PGN game ``--index``,
+sets phase "paused" and waits for GO_FILE + ".end", then Black resigns and
+the phase becomes "done".  Every byte each player receives is kept in
+STATE.json's folder as ``player-white.log`` / ``player-black.log``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+import time
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+PROMPT = b"fics% "
+
+
+class Player:
+    def __init__(self, port: int, log: Path) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+        self.log = log.open("wb")
+        self.handle = ""
+
+    def read_until(self, pattern: bytes, timeout: float = 10.0) -> bytes:
+        """Bytes up to and including the first match of regex ``pattern``."""
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while not (m := rx.search(self.buf)):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{self.handle or '?'}: no {pattern!r} in {self.buf[-300:]!r}")
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                raise ConnectionError(f"{self.handle}: server closed; last {self.buf[-300:]!r}")
+            self.log.write(data)
+            self.log.flush()
+            self.buf += data
+        out, self.buf = self.buf[:m.end()], self.buf[m.end():]
+        return out
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\r\n")
+
+    def login_guest(self) -> str:
+        self.read_until(rb"login: ")
+        self.send("guest")
+        self.read_until(rb'Press return to enter the server as "\w+": ')
+        self.send("")
+        text = self.read_until(rb"\*\*\*\* Starting FICS session as (\w+)")
+        self.handle = re.search(rb"session as (\w+?)(\(U\))?$", text).group(1).decode()
+        self.read_until(PROMPT)
+        return self.handle
+
+
+def write_state(path: Path, **state) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1))
+    tmp.replace(path)
+
+
+def wait_file(path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--pgn", type=Path, required=True)
+    p.add_argument("--index", type=int, default=0, help="which game of the PGN file (0-based)")
+    p.add_argument("--plies", type=int, default=40)
+    p.add_argument("--delay", type=float, default=0.7, help="seconds between moves")
+    p.add_argument("--state", type=Path, required=True)
+    p.add_argument("--go", type=Path)
+    p.add_argument("--go-timeout", type=float, default=60)
+    args = p.parse_args()
+
+    with args.pgn.open(encoding="utf-8-sig") as f:
+        for _ in range(args.index):
+            chess.pgn.skip_game(f)
+        game = chess.pgn.read_game(f)
+    moves = list(game.mainline_moves())[: args.plies]
+
+    folder = args.state.parent
+    white, black = Player(args.port, folder / "player-white.log"), Player(args.port, folder / "player-black.log")
+    white.login_guest()
+    black.login_guest()
+    for pl in (white, black):
+        pl.send("style 12")
+        pl.read_until(PROMPT)
+    white.send(f"match {black.handle} 15 0 white")
+    black.read_until(rb"Challenge: ")
+    black.send("accept")
+    created = black.read_until(rb"\{Game (\d+) \(")
+    number = int(re.search(rb"\{Game (\d+) \($", created).group(1))
+    state = {"game": number, "white": white.handle, "black": black.handle,
+             "event": f'{game.headers.get("White")} - {game.headers.get("Black")}',
+             "phase": "created", "ply": 0, "fen": chess.STARTING_FEN, "moves": []}
+    write_state(args.state, **state)
+    if args.go:
+        wait_file(args.go, args.go_timeout)
+
+    board = game.board()
+    state["phase"] = "playing"
+    for move in moves:
+        mover = white if board.turn == chess.WHITE else black
+        san = board.san(move)
+        board.push(move)
+        placement = board.board_fen().split("/")
+        ranks = " ".join(r.replace("8", "--------").replace("7", "-------").replace("6", "------")
+                         .replace("5", "-----").replace("4", "----").replace("3", "---")
+                         .replace("2", "--").replace("1", "-") for r in placement)
+        mover.send(san)
+        # The move is accepted when the mover gets the style 12 board of the new position.
+        mover.read_until(re.escape(b"<12> " + ranks.encode()))
+        state.update(ply=board.ply(), fen=board.fen(), moves=state["moves"] + [san])
+        write_state(args.state, **state)
+        time.sleep(args.delay)
+
+    state["phase"] = "paused"
+    write_state(args.state, **state)
+    if args.go:
+        wait_file(Path(str(args.go) + ".end"), args.go_timeout)
+    black.send("resign")
+    end = white.read_until(rb"\{Game \d+ [^}]*\} \S+", timeout=10)
+    state.update(phase="done", result=end.decode("latin-1").splitlines()[-1].strip())
+    write_state(args.state, **state)
+    for pl in (white, black):
+        pl.send("quit")
+        time.sleep(0.2)
+        pl.sock.close()
+
+
+if __name__ == "__main__":
+    main()

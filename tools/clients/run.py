@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Run Debian's ICS clients (xboard, zippy, pychess, eboard) against ``ficsfen serve``.
+
+    python3 tools/clients/run.py --checkout /path/to/ficsfen [--out /tmp/clients-RUN]
+                                 [--only xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,pychess-timeseal,
+                                  eboard,eboard-timeseal]
+
+Starts the checkout's ``.venv/bin/ficsfen serve`` on a free loopback port with
+two registered accounts (zipa/zpass1, zipb/zpass2), an Xvfb display, and for
+each scenario a logging proxy (``proxy.py``) between the client and the
+server, so every byte both ways lands in ``OUT/SCENARIO/traffic/``.  Each
+scenario is bounded in time and stops what it started.  See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import boardcheck  # noqa: E402
+
+ACCOUNTS = {"zipa": "zpass1", "zipb": "zpass2"}
+XBOARD = "/usr/games/xboard"
+DEFAULT_PGN = Path("/work/shared/data/pgn/kasparov-deep-blue-1997.pgn")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+def wait_for(predicate, timeout: float, step: float = 0.3):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := predicate():
+            return value
+        time.sleep(step)
+    return None
+
+
+class Procs:
+    """Processes started by this run, stopped in reverse order (by pid, process group)."""
+
+    def __init__(self) -> None:
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, argv: list[str], log: Path, **kw) -> subprocess.Popen:
+        kw.setdefault("stdout", log.open("wb"))
+        kw.setdefault("stderr", subprocess.STDOUT)
+        proc = subprocess.Popen(argv, start_new_session=True, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def stop(self, proc: subprocess.Popen) -> None:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(5)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        if proc in self.procs:
+            self.procs.remove(proc)
+
+    def stop_all(self) -> None:
+        for proc in reversed(list(self.procs)):
+            self.stop(proc)
+
+
+class Run:
+    def __init__(self, checkout: Path, out: Path, pgn: Path) -> None:
+        self.checkout, self.out, self.pgn = checkout, out, pgn
+        self.ficsfen = checkout / ".venv/bin/ficsfen"
+        self.python = checkout / ".venv/bin/python"
+        self.procs = Procs()
+        self.port = free_port()
+        self.display = ""
+        self.results: dict[str, dict] = {}
+
+    # -- shared infrastructure -------------------------------------------------
+    def start_server(self) -> None:
+        lines = ["[server]", f'listen = ["tcp:{self.port}:interface=127.0.0.1"]', "", "[accounts]"]
+        for name, password in ACCOUNTS.items():
+            digest = subprocess.run([str(self.ficsfen), "serve", "--hash-password"], input=password,
+                                    capture_output=True, text=True, check=True).stdout.strip()
+            lines.append(f'{name} = "{digest}"')
+        config = self.out / "ficsfen.toml"
+        config.write_text("\n".join(lines) + "\n")
+        self.procs.start([str(self.ficsfen), "serve", "--config", str(config), "--lang", "en",
+                          "--listen", f"tcp:{self.port}:interface=127.0.0.1"], self.out / "server.log")
+        wait_port(self.port)
+
+    def start_xvfb(self) -> None:
+        read, write = os.pipe()
+        self.procs.start(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24",
+                          "-nolisten", "tcp"], self.out / "xvfb.log", pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read) as f:
+            self.display = ":" + f.readline().strip()
+
+    def env(self, home: Path) -> dict[str, str]:
+        home.mkdir(parents=True, exist_ok=True)
+        path = os.environ.get("PATH", "/usr/bin:/bin")
+        env = dict(os.environ, HOME=str(home), DISPLAY=self.display, LANG="C.UTF-8",
+                   PATH=path if "/usr/games" in path.split(":") else path + ":/usr/games",
+                   XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
+                   XDG_CACHE_HOME=str(home / ".cache"), NO_AT_BRIDGE="1")
+        env.pop("XAUTHORITY", None)
+        return env
+
+    def proxy(self, folder: Path, tag: str, *extra: str) -> int:
+        port = free_port()
+        out = folder / f"proxy-{tag}.out"
+        self.procs.start([sys.executable, str(HERE / "proxy.py"), str(port), str(self.port),
+                          str(folder / "traffic"), "--tag", tag, *extra], out)
+        # Wait for its "listening" line: a test connection would make a log of its own.
+        if not wait_for(lambda: out.exists() and "proxy" in out.read_text(), 20):
+            raise TimeoutError(f"proxy for {tag} did not start")
+        return port
+
+    def shot(self, folder: Path, name: str) -> Path:
+        path = folder / f"{name}.png"
+        subprocess.run(["import", "-display", self.display, "-window", "root", str(path)],
+                       check=False, timeout=30)
+        return path
+
+    def xdotool(self, *args: str) -> str:
+        return subprocess.run(["xdotool", *args], env=dict(os.environ, DISPLAY=self.display),
+                              capture_output=True, text=True, timeout=10).stdout
+
+    def players(self, folder: Path, plies: int, delay: float) -> tuple[subprocess.Popen, Path, Path]:
+        state, go = folder / "players-state.json", folder / "go"
+        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.port),
+                                 "--pgn", str(self.pgn), "--plies", str(plies), "--delay", str(delay),
+                                 "--state", str(state), "--go", str(go), "--go-timeout", "90"],
+                                folder / "players.out")
+        return proc, state, go
+
+    @staticmethod
+    def read_state(state: Path) -> dict:
+        try:
+            return json.loads(state.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    # -- xboard observing a game ----------------------------------------------
+    def xboard_observe(self, name: str, logon: str, strip: bool = False) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name, *(["--strip-dollar"] if strip else []))
+        result: dict = {"scenario": name, "dollar_stripped_by_proxy": strip}
+        players, state, go = self.players(folder, plies=30, delay=0.6)
+        created = wait_for(lambda: self.read_state(state).get("game"), 30)
+        if not created:
+            result["error"] = "players could not create a game (see players.out)"
+            self.procs.stop(players)
+            return result
+        logon_file = folder / "logon.txt"
+        logon_file.write_text(logon)
+        xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
+                               "-icslogon", str(logon_file), "-debugMode", "true",
+                               "-nameOfDebugFile", str(folder / "xboard.debug"),
+                               "-popupExitMessage", "false", "-autoRaiseBoard", "false",
+                               *boardcheck.XBOARD_COLOURS],
+                              folder / "xboard.out", stdin=subprocess.PIPE, cwd=folder,
+                              env=self.env(folder / "home"))
+        logged = wait_for(lambda: "Starting FICS session" in self.traffic(folder), 20)
+        result["logged_in"] = bool(logged)
+        time.sleep(2)
+        self.xdotool("mousemove", "1270", "1010")
+        xb.stdin.write(f"observe {created}\n".encode())     # typed in xboard's terminal
+        xb.stdin.flush()
+        time.sleep(3)
+        shots = [self.shot(folder, "01-observing")]
+        go.touch()
+        wait_for(lambda: self.read_state(state).get("ply", 0) >= 14, 60)
+        time.sleep(0.3)
+        shots.append(self.shot(folder, "02-mid-game"))
+        st = wait_for(lambda: (s := self.read_state(state)).get("phase") == "paused" and s, 90) or {}
+        time.sleep(3)
+        shots.append(self.shot(folder, "03-paused"))
+        if st:
+            check = boardcheck.compare(str(shots[-1]), st["fen"])
+            result["board_vs_game"] = {k: v for k, v in check.items() if k not in ("seen", "want")}
+            result["board_seen"] = check.get("seen")
+            result["game_fen"] = st["fen"]
+        Path(str(go) + ".end").touch()
+        done = wait_for(lambda: self.read_state(state).get("phase") == "done", 20)
+        time.sleep(3)
+        shots.append(self.shot(folder, "04-after-resign"))
+        result["game_result"] = self.read_state(state).get("result") if done else None
+        result["screenshots"] = [str(p) for p in shots]
+        self.procs.stop(xb)
+        self.procs.stop(players)
+        return result
+
+    # -- two zippy engines ------------------------------------------------------
+    def zippy(self, name: str, strip: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        result: dict = {"scenario": name, "dollar_stripped_by_proxy": strip}
+        xbs = {}
+        for handle, password in ACCOUNTS.items():
+            port = self.proxy(folder, handle, *(["--strip-dollar"] if strip else []))
+            logon = folder / f"logon-{handle}.txt"
+            logon.write_text(f"{handle}\n{password}\n")
+            xbs[handle] = self.procs.start(
+                [XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port), "-icslogon", str(logon),
+                 "-zp", "-fcp", "/usr/games/stockfish", "-fUCI", "-autoCallFlag", "true",
+                 "-zippyTalk", "false", "-debugMode", "true",
+                 "-nameOfDebugFile", str(folder / f"xboard-{handle}.debug"),
+                 "-popupExitMessage", "false", "-autoRaiseBoard", "false", *boardcheck.XBOARD_COLOURS],
+                folder / f"xboard-{handle}.out", stdin=subprocess.PIPE, cwd=folder,
+                env=self.env(folder / f"home-{handle}"))
+            time.sleep(1)
+        result["logged_in"] = {h: bool(wait_for(lambda h=h: "Starting FICS session" in self.traffic(folder, h), 20))
+                               for h in xbs}
+        time.sleep(3)
+        dead = {h: (folder / f"xboard-{h}.out").read_text(errors="replace")[-400:]
+                for h, proc in xbs.items() if proc.poll() is not None}
+        if dead:
+            result["error"] = f"xboard exited: {dead}"
+            return result
+        xbs["zipa"].stdin.write(b"match zipb 1 0\n")
+        xbs["zipa"].stdin.flush()
+        started = wait_for(lambda: "Creating:" in self.traffic(folder, "zipa"), 25)
+        result["game_started"] = bool(started)
+        shots = [self.shot(folder, "01-after-match")]
+        if started:
+            end = re.compile(r"\{Game \d+ \([^)]*\) ([^}]*)\} (1-0|0-1|1/2-1/2|\*)")
+            found = wait_for(lambda: end.search(self.traffic(folder, "zipa")), 240, step=1)
+            result["game_end"] = found.group(0) if found else "no result within 240 s"
+            time.sleep(2)
+            shots.append(self.shot(folder, "02-end"))
+        else:
+            result["zipb_replies_after_challenge"] = self.replies_matching(folder, "zipb", r"accept")
+        result["screenshots"] = [str(p) for p in shots]
+        for proc in xbs.values():
+            self.procs.stop(proc)
+        return result
+
+    # -- pychess ----------------------------------------------------------------
+    def pychess(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        # pychess opens its second ("helper") connection, the one that asks for games,
+        # players and seeks, only when the host is not localhost/127.0.0.1: use 127.0.0.2.
+        port = self.proxy(folder, name, "--host", "127.0.0.2")
+        home = folder / "home"
+        conf = home / ".config/pychess/config"
+        conf.parent.mkdir(parents=True)
+        conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
+                        "dont_show_externals_at_startup = True\n\n"
+                        f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
+                        "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
+                        "[ICC]\ntimesealCheck = False\n")
+        players, state, go = self.players(folder, plies=30, delay=1.0)
+        created = wait_for(lambda: self.read_state(state).get("game"), 30)
+        result: dict = {"scenario": name, "timeseal": timeseal, "game_for_observing": created}
+        if shutil.which("ping") is None:
+            result["warning"] = ("no ping on PATH: pychess's lounge stops after `finger` "
+                                 "(install iputils-ping)")
+        proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
+                                 "--ics-host", "127.0.0.2", "--ics-port", str(port)],
+                                folder / "pychess.out", cwd=folder, env=self.env(home))
+        result["logged_in"] = bool(wait_for(lambda: "Starting FICS session" in self.traffic(folder), 45))
+        go.touch()
+        time.sleep(12)
+        shots = [self.shot(folder, "01-lounge")]
+        result["windows"] = self.xdotool("search", "--onlyvisible", "--name", ".").split()
+        time.sleep(8)
+        shots.append(self.shot(folder, "02-later"))
+        result["screenshots"] = [str(p) for p in shots]
+        Path(str(go) + ".end").touch()
+        self.procs.stop(proc)
+        self.procs.stop(players)
+        for log in (home / ".local/share/pychess").glob("*.log"):
+            shutil.copy(log, folder / f"pychess-{log.name}")
+        return result
+
+    # -- eboard -----------------------------------------------------------------
+    def eboard(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name)
+        home = folder / "home"
+        players, state, go = self.players(folder, plies=30, delay=1.0)
+        created = wait_for(lambda: self.read_state(state).get("game"), 30)
+        result: dict = {"scenario": name, "timeseal": timeseal, "game_for_observing": created}
+        proc = self.procs.start(["/usr/games/eboard", "-log", "-debug"], folder / "eboard.out",
+                                cwd=folder, env=self.env(home))
+        time.sleep(6)
+        shots = [self.shot(folder, "01-started")]
+        result["driven"] = self.drive_eboard(folder, port, timeseal, shots)
+        result["logged_in"] = "Starting FICS session" in self.traffic(folder)
+        self.eboard_command("games")
+        time.sleep(3)
+        self.eboard_command(f"observe {created}")
+        time.sleep(2)
+        go.touch()
+        time.sleep(4)
+        shots.append(self.shot(folder, "05-observing"))
+        self.eboard_command(f"games {created}")
+        self.eboard_command(f"moves {created}")
+        wait_for(lambda: self.read_state(state).get("phase") == "paused", 60)
+        time.sleep(2)
+        shots.append(self.shot(folder, "06-paused"))
+        result["game_fen"] = self.read_state(state).get("fen")
+        Path(str(go) + ".end").touch()
+        time.sleep(4)
+        shots.append(self.shot(folder, "07-after-resign"))
+        result["screenshots"] = [str(p) for p in shots]
+        self.procs.stop(proc)
+        self.procs.stop(players)
+        for log in ("LOG.eboard", "DEBUG.eboard"):
+            if (home / log).exists():
+                shutil.copy(home / log, folder / log)
+        return result
+
+    def window(self, title: str) -> tuple[str, int, int] | None:
+        wins = self.xdotool("search", "--onlyvisible", "--name", title).split()
+        if not wins:
+            return None
+        geo = dict(line.split("=", 1) for line in
+                   self.xdotool("getwindowgeometry", "--shell", wins[0]).split())
+        return wins[0], int(geo["X"]), int(geo["Y"])
+
+    def click(self, x: int, y: int, times: int = 1) -> None:
+        self.xdotool("mousemove", str(x), str(y), "click", "--repeat", str(times), "1")
+
+    def eboard_command(self, text: str) -> None:
+        """Type a line in eboard's command entry (below the board, window at 0,0)."""
+        self.click(430, 550)
+        self.xdotool("type", "--delay", "30", text)
+        self.xdotool("key", "Return")
+        time.sleep(1)
+
+    def drive_eboard(self, folder: Path, port: int, timeseal: bool, shots: list[Path]) -> str:
+        """Peer > Connect to Other Server..., host/port/protocol, then log in as guest.
+
+        Coordinates are eboard 1.1.3's default layout (800x600 main window at 0,0, no
+        window manager); the screenshots show each step.
+        """
+        if help_win := self.window("Help: Getting Started"):
+            _, x, y = help_win
+            self.click(x + 583, y + 534)              # its Close button
+            time.sleep(1)
+        self.click(26, 15)                            # Peer menu
+        time.sleep(1)
+        self.click(118, 85)                           # Connect to Other Server...
+        time.sleep(2)
+        dialog = self.window("Connect to ICS Server")
+        if dialog is None:
+            return "the Connect to ICS Server dialog did not open"
+        _, x, y = dialog
+        self.click(x + 95, y + 37)                    # Hostname
+        self.xdotool("type", "127.0.0.1")
+        self.click(x + 95, y + 87, 3)                 # TCP Port (select all)
+        self.xdotool("key", "ctrl+a")
+        self.xdotool("type", str(port))
+        self.click(x + 174, y + 137)                  # Protocol list
+        time.sleep(1)
+        self.click(x + 85, y + (163 if timeseal else 184))   # "FICS" / "FICS without timeseal"
+        time.sleep(0.5)
+        shots.append(self.shot(folder, "02-connect-dialog"))
+        self.click(x + 340, y + 254)                  # Connect
+        time.sleep(4)
+        shots.append(self.shot(folder, "03-connected"))
+        self.eboard_command("guest")
+        time.sleep(1)
+        self.eboard_command("")
+        time.sleep(3)
+        shots.append(self.shot(folder, "04-logged-in"))
+        return "connected through the dialog"
+
+    # -- reports ----------------------------------------------------------------
+    def traffic(self, folder: Path, tag: str | None = None) -> str:
+        text = ""
+        for log in sorted((folder / "traffic").glob(f"{tag or ''}*.log")):
+            text += log.read_text(errors="replace")
+        return _decode_log(text)
+
+    def replies_matching(self, folder: Path, tag: str, word: str) -> list[str]:
+        return [line for line in self.traffic(folder, tag).splitlines() if word in line][:10]
+
+
+def _decode_log(text: str) -> str:
+    """The server-to-client bytes of proxy logs, as text (for searching)."""
+    import ast
+    out = []
+    for line in text.splitlines():
+        body = line.strip().split(" ", 2)
+        if len(body) == 3 and body[1] == "S<" and body[2].startswith("b"):
+            out.append(ast.literal_eval(body[2]).decode("latin-1"))
+    return "".join(out)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--checkout", type=Path, required=True, help="ficsfen checkout with a .venv")
+    p.add_argument("--out", type=Path, default=Path(time.strftime("/tmp/clients-%Y%m%d-%H%M%S")))
+    p.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
+    p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
+                                      "pychess-timeseal,eboard,eboard-timeseal")
+    args = p.parse_args()
+    args.out.mkdir(parents=True, exist_ok=False)
+    run = Run(args.checkout.resolve(), args.out, args.pgn)
+    scenarios = {
+        "xboard-guest": lambda: run.xboard_observe("xboard-guest", "guest\n\n"),
+        "xboard-registered": lambda: run.xboard_observe("xboard-registered", "zipa\nzpass1\n"),
+        "xboard-strip": lambda: run.xboard_observe("xboard-strip", "guest\n\n", strip=True),
+        "zippy": lambda: run.zippy("zippy", strip=False),
+        "zippy-strip": lambda: run.zippy("zippy-strip", strip=True),
+        "pychess": lambda: run.pychess("pychess", timeseal=False),
+        "pychess-timeseal": lambda: run.pychess("pychess-timeseal", timeseal=True),
+        "eboard": lambda: run.eboard("eboard", timeseal=False),
+        "eboard-timeseal": lambda: run.eboard("eboard-timeseal", timeseal=True),
+    }
+    try:
+        run.start_server()
+        run.start_xvfb()
+        print(f"server on port {run.port}, display {run.display}, results in {args.out}", flush=True)
+        for name in args.only.split(","):
+            started = time.monotonic()
+            try:
+                result = scenarios[name]()
+            except Exception as exc:        # one client failing must not stop the others
+                result = {"scenario": name, "error": f"{type(exc).__name__}: {exc}"}
+            result["seconds"] = round(time.monotonic() - started, 1)
+            run.results[name] = result
+            print(json.dumps(result, indent=1), flush=True)
+            (args.out / "results.json").write_text(json.dumps(run.results, indent=1))
+    finally:
+        run.procs.stop_all()
+    subprocess.run([sys.executable, str(HERE / "summarize.py"), str(args.out)], check=False)
+
+
+if __name__ == "__main__":
+    main()
