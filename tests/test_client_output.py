@@ -344,7 +344,7 @@ def test_games_n_lists_one_game_and_games_word_filters_by_handle(room):
     rows = [GAMES_LINE.match(l) for l in out.splitlines() if GAMES_LINE.match(l)]
     assert [(m.group(1), m.group(3), m.group(5), m.group(6)) for m in rows] == [
         ("2", "dave", "erin", "su")]
-    assert "1 game displayed (of 2 in progress)." in out
+    assert "1 games displayed (of 2 in progress)." in out  # always "games": pychess waits for it
     assert "alice" in room.carol.command("games AL") and "dave" not in room.carol.command("games al")
     assert "There is no game 7." in room.carol.command("games 7")
     assert "starts with \"zz\"" in room.carol.command("games zz")

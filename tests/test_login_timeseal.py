@@ -183,7 +183,7 @@ def test_lines_typed_after_the_password_run_once_logged_in(server):
     start = text.index("**** Starting FICS session as alice ****")
     examined = text.index("Game 1 (alice vs. alice)") if "Game 1 (alice" in text else text.index(
         "alice", start + 40)
-    assert start < examined < text.index("++++ alice")  # examine ran, then who
+    assert start < examined < text.index("----#alice")  # examine ran, then who (alice examining)
     assert server.directory.game_of("alice") is not None
 
 
@@ -198,7 +198,7 @@ def test_xboard_login_bytes_with_the_password_typed_ahead(server):
     pending[0][0].callback(True)
     text = client.output()
     assert "**** Starting FICS session as zipa ****" in text
-    assert "++++ zipa" in text.split("Starting FICS session")[1]
+    assert "---- zipa" in text.split("Starting FICS session")[1]
     assert server.session("zipa").style == 12
 
 
@@ -212,7 +212,7 @@ def test_type_ahead_after_a_wrong_password_is_read_as_the_dialogue(server):
     (_, name, password) = pending[1]
     assert (name, password) == ("alice", "secret")
     pending[1][0].callback(True)
-    assert "++++ alice" in client.output()
+    assert "---- alice" in client.output()
 
 
 def test_type_ahead_is_bounded_and_the_player_told(server):
@@ -251,13 +251,13 @@ def test_type_ahead_over_a_real_socket(tmp_path):
             c.send_bytes(b"alice\nsecret\nwho\n")
             text = c.read_until("fics% ")
             assert "**** Starting FICS session as alice ****" in text
-            assert "++++ alice" in c.read_until("fics% ")
+            assert "---- alice" in c.read_until("fics% ")
         with process.connect() as c:
             c.read_until("login: ")
             c.send_bytes(b"zipa\nzpass1\nstyle 12\r\nwho\r\n")
             assert "**** Starting FICS session as zipa ****" in c.read_until("fics% ")
             c.read_until("fics% ")  # style 12
-            assert "++++ zipa" in c.read_until("fics% ")
+            assert "---- zipa" in c.read_until("fics% ")
 
 
 # -- logging in twice -----------------------------------------------------------------
@@ -428,7 +428,7 @@ def test_timeseal_registered_login_with_type_ahead(server):
     alice.send("who")
     pending[0][0].callback(True)
     text = alice.output()
-    assert "**** Starting FICS session as alice ****" in text and "++++ alice" in text
+    assert "**** Starting FICS session as alice ****" in text and "---- alice" in text
     assert alice.client.session.timeseal
 
 

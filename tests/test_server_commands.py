@@ -197,7 +197,7 @@ def test_unexamine_and_games(server):
     assert "  1 (Exam." in text and "  2 (Exam." in text and "2 games displayed." in text
     assert "You are no longer examining game 1." in a.command("unexamine")
     assert "You are not examining a game." in a.command("unexamine")
-    assert "1 game displayed." in b.command("games")
+    assert "1 games displayed." in b.command("games")
     assert "Game 1 (alice" in a.command("examine")  # the number is reused
 
 
@@ -386,7 +386,8 @@ def test_who_lists_everyone(server):
     login(server, "alice")
     b = login(server, "bob")
     text = b.command("who")
-    assert "++++ alice(U)" in text and "++++ bob(U)" in text and "2 players displayed." in text
+    assert "++++ alice(U)" in text and "++++ bob(U)" in text
+    assert "2 players displayed (of 2)." in text
 
 
 def test_unknown_and_ambiguous_commands(server):

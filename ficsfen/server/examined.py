@@ -127,7 +127,7 @@ class ExaminedGame:
     def listing(self) -> str:
         """One ``games`` line, FICS layout for an examined game."""
         board = self.tracker.board
-        return (f"{self.number:>3} (Exam. {0:>4} {self.white:<11} {0:>4} {self.black:<11}) "
+        return (f"{self.number:>3} (Exam. {0:>4} {self.white:<11} {0:>4} {self.black:<10}) "
                 f"[ uu  0   0] {'W' if board.turn else 'B'}: {board.fullmove_number:>2}")
 
     # -- moving ------------------------------------------------------------

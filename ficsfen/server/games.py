@@ -312,7 +312,7 @@ class PlayedGame:
         frame_board = self.tracker.board
         tc = self.time_control
         kind = tc.category[0]
-        return (f"{self.number:>3} ++++ {self.white:<11} ++++ {self.black:<11} "
+        return (f"{self.number:>3} ++++ {self.white:<11} ++++ {self.black:<10} "
                 f"[ {kind}u{tc.minutes:>3} {tc.increment:>3}] "
                 f"{format_clock(self.clock.remaining(chess.WHITE)):>6} -"
                 f"{format_clock(self.clock.remaining(chess.BLACK)):>6} "

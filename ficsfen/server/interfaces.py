@@ -235,6 +235,8 @@ class IServerCaller(ICaller):
     timeseal = Attribute("bool: the client speaks timeseal.")
     lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")
     interface = Attribute("str: what the client said it is (set interface).")
+    variables = Attribute("dict[str, int | bool]: the FICS variables clients set (open, "
+                          "autoflag...), by name; absent ones have their default.")
 
     def render(message):
         """``message`` in the caller's language."""

@@ -33,7 +33,7 @@ from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.interfaces import ICommand
 from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
-from ficsfen.server import block, boards
+from ficsfen.server import block, boards, wholist
 from ficsfen.server.challenges import Challenges
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, observe, play,
@@ -552,15 +552,13 @@ class FicsServer:
                                    handle=other))
 
     def pin_arrival(self, session: Session) -> str:
-        """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it.
-
-        The handle, its status character (``^`` playing, ``#`` examining,
-        blank otherwise), two hex digits of title flags (01: unregistered)
-        and nine rating fields; we rate nobody, so each is ``0P``.
+        """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it:
+        ``who I``'s line for the nine rating categories (:mod:`.wholist`).
         """
         game = self.directory.game_of(session.handle)
-        status = "#" if IExaminedGame.providedBy(game) else "^" if game is not None else " "
-        return f"<wa> {session.handle}{status}{'00' if session.registered else '01'}{'0P' * 9}"
+        status = wholist.status_char(game, open_=bool(session.variables.get("open", True)))
+        return "<wa> " + wholist.interface_entry(session.handle, status, session.registered,
+                                                 tuple(wholist.RATING_CATEGORIES))
 
     def _tell_pin(self, line: str, about: Session) -> None:
         """``line`` to every other session with the ``pin`` ivar on."""

@@ -1,28 +1,98 @@
-"""Session commands of our own server: ``who``, ``games``, ``quit``."""
+"""Session commands of our own server: ``who``, ``games``, ``quit``.
+
+``who`` and ``games`` take FICS's option letters (:mod:`ficsfen.server.wholist`);
+the lines ICS clients parse (the ``I`` layout, ``games`` lines and both
+trailers) stay in FICS's English whatever the session's language.
+"""
 
 from __future__ import annotations
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import msg, msgn
+from ficsfen.i18n import msg
 from ficsfen.interfaces import IGame
 from ficsfen.names import fold
-from ficsfen.server.interfaces import IServerCaller, IServerDirectory, IServerGame
+from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
+                                       IServerDirectory, IServerGame)
+from ficsfen.server.wholist import (WhoOptions, WhoOptionsError, interface_entry,
+                                    parse_games_flags, parse_who_options, status_char)
 
 __all__ = ["GamesCommand", "QuitCommand", "WhoCommand", "games_line"]
 
 
-class WhoCommand(Command):
-    name = "who"
-    spec = ""
-    usage = msg("who")
+def _is_open(session: IServerCaller) -> bool:
+    """The ``open`` variable (on by default): open to match requests."""
+    return bool(session.variables.get("open", True))
 
-    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
-        sessions = caller.players.sessions_sorted()
-        lines = [f"++++ {s.display_name()}" for s in sessions]
-        lines.append("")
+
+#: ``who``'s filters: which players each letter keeps.  Nobody plays rated
+#: games or has a bughouse partner here, so ``r`` and ``B`` keep nobody.
+_KEEPS = {
+    "o": lambda s, game: _is_open(s),
+    "r": lambda s, game: False,
+    "f": lambda s, game: game is None,
+    "a": lambda s, game: game is None and _is_open(s),
+    "R": lambda s, game: s.registered,
+    "U": lambda s, game: not s.registered,
+    "B": lambda s, game: False,
+}
+
+
+class WhoCommand(Command):
+    """``who [OPTIONS]``: the players logged in, filtered, sorted and laid out as FICS does."""
+
+    name = "who"
+    spec = "s"
+    usage = msg("who [o][r][f][a][R][U][B][s][b][w][z][L][S][A][l][t][I][1-3|ij]")
+
+    def run(self, caller: IServerCaller, options: str | None, *,
+            directory: IServerDirectory) -> None:
+        try:
+            request = parse_who_options(options or "")
+        except WhoOptionsError:
+            self.send_usage(caller)
+            return
+        if request.layout in "vn":
+            caller.send(msg("The v and n layouts are not available here: who lists players "
+                            "tersely (t, the default) or one line each for interfaces (I)."))
+            return
+        everyone = caller.players.sessions_sorted()
+        games = {fold(s.handle): directory.game_of(s.handle) for s in everyone}
+        shown = [s for s in everyone
+                 if all(_KEEPS[f](s, games[fold(s.handle)]) for f in request.filters)]
+        if request.order not in "Al":
+            # FICS's rating order: all ratings are equal here, so registered
+            # players come first, then handles in alphabetical order.
+            shown.sort(key=lambda s: not s.registered)
+        shown = _part_of(shown, request)
+        if not shown:
+            caller.send(msg("No logged in players match the flags in your who request."))
+            return
+        lines = [_who_line(s, games[fold(s.handle)], request) for s in shown]
+        # FICS's trailer, in English (clients read it), always "players".
+        lines += ["", f" {len(shown)} players displayed (of {len(everyone)}). "
+                      "(*) indicates system administrator."]
         caller.send("\n".join(lines))
-        caller.send(msgn(" {count} player displayed.", " {count} players displayed.",
-                         len(sessions)))
+
+
+def _part_of(players: list, request: WhoOptions) -> list:
+    """The i-th of j parts of the list: together the parts list everyone once.
+
+    (FICS rounds each part's end up, so neighbouring parts may share a player.)
+    """
+    if request.part is None:
+        return players
+    i, j = request.part
+    return players[len(players) * (i - 1) // j:len(players) * i // j]
+
+
+def _who_line(session: IServerCaller, game: object | None, request: WhoOptions) -> str:
+    status = status_char(game, open_=_is_open(session))
+    if request.layout == "I":
+        return interface_entry(session.handle, status, session.registered, request.columns)
+    if request.order == "l":
+        return f"     {session.display_name()}"
+    # Nobody is rated: "++++" for unregistered players, "----" for the others.
+    return f"{'----' if session.registered else '++++'}{status}{session.display_name()}"
 
 
 def games_line(game: IGame) -> str:
@@ -30,6 +100,15 @@ def games_line(game: IGame) -> str:
     if IServerGame.providedBy(game):
         return game.listing()
     return f"{game.number:>3} {game.white} {game.black}"
+
+
+def _category(game: IGame) -> str:
+    """The ``games /FLAGS`` letter that selects ``game``: ``e`` examined, else its speed."""
+    if IExaminedGame.providedBy(game):
+        return "e"
+    if IPlayedGame.providedBy(game):
+        return game.time_control.category[0]
+    return ""
 
 
 def _matching(games: list[IGame], which: str) -> list[IGame]:
@@ -41,32 +120,57 @@ def _matching(games: list[IGame], which: str) -> list[IGame]:
 
 
 class GamesCommand(Command):
-    """``games [N|WORD]``: every game, game N alone, or those of players whose handle starts with WORD."""
+    """``games [/FLAGS] [N|WORD]``: every game, those of some categories, game N, or by handle.
+
+    Examined games come first, as on FICS.  The trailer says "games" even
+    for one game: FICS writes "1 game displayed.", and pychess 1.0.3, which
+    waits for "N games displayed", then never sees the end of the list.
+    """
 
     name = "games"
-    spec = "o"
-    usage = msg("games [GAME-NUMBER|WORD]")
+    spec = "s"
+    usage = msg("games [/bslueBzSLwx] [GAME-NUMBER|WORD]")
 
-    def run(self, caller: IServerCaller, which: str | None, *,
+    def run(self, caller: IServerCaller, args: str | None, *,
             directory: IServerDirectory) -> None:
+        words = (args or "").split()
+        flags = [w for w in words if w[:1] in "/-"]
+        rest = [w for w in words if w[:1] not in "/-"]
+        try:
+            if len(flags) > 1 or len(rest) > 1:
+                raise WhoOptionsError(args)
+            kinds = parse_games_flags(flags[0]) if flags else None
+        except WhoOptionsError:
+            self.send_usage(caller)
+            return
+        which = rest[0] if rest else None
         games = directory.games()
         if not games:
             caller.send(msg("There are no games in progress."))
             return
         shown = games if which is None else _matching(games, which)
-        if not shown:
+        if which is not None and not shown:
             caller.send(msg("There is no game {number}.", number=int(which))
                         if which.isascii() and which.isdigit()
                         else msg("No game in progress involves a player whose handle starts "
                                  "with \"{word}\".", word=which))
             return
-        caller.send("\n".join(games_line(g) for g in shown) + "\n")
-        if which is None:
-            caller.send(msgn("  {count} game displayed.", "  {count} games displayed.", len(games)))
+        if kinds is not None:
+            shown = [g for g in shown if _category(g) in kinds]
+        if not shown:
+            caller.send(msg("No matching games were found (of {total} in progress).",
+                            total=len(games)))
+            return
+        shown.sort(key=lambda g: not IExaminedGame.providedBy(g))
+        # FICS's layout and trailer, in English: clients parse both.  The
+        # blank first line matters: in block mode pychess reads the frame's
+        # first line unstripped, and "  1 ..." would not match its pattern.
+        text = "\n" + "\n".join(games_line(g) for g in shown) + "\n\n"
+        if len(shown) < len(games):
+            text += f"  {len(shown)} games displayed (of {len(games)} in progress)."
         else:
-            caller.send(msgn("  {count} game displayed (of {total} in progress).",
-                             "  {count} games displayed (of {total} in progress).",
-                             len(shown), total=len(games)))
+            text += f"  {len(games)} games displayed."
+        caller.send(text)
 
 
 class QuitCommand(Command):

@@ -188,6 +188,11 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _flag("gin", False),
     _flag("availinfo", False),
     _number("level1", 0, 9, 0),
+    # pychess sets these two.  The server always calls the flag when a clock
+    # runs out, and starting a game never stops your observing others: the
+    # defaults say what happens here (autoflag 1, unobserve 3), whatever is set.
+    _flag("autoflag", True),
+    _number("unobserve", 0, 3, 3),
     Variable("interface", "TEXT", _text, _set_interface, lambda s: s.interface, listed=False),
     Variable("prompt", "TEXT", _text, _set_prompt, lambda s: s.chosen_prompt,
              toggle=lambda s: None, listed=False),

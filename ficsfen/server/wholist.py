@@ -1,0 +1,142 @@
+"""What ``who`` and ``games`` list, and how they pick it: FICS's option letters.
+
+``who`` takes a run of letters (spaces allowed between them): filters
+(``o r f a R U B``), a sort order (a rating category, ``A`` alphabetical,
+``l`` alphabetical without ratings), a layout (``t`` terse, ``I`` one
+machine-readable line per player) and a part of the list (``1``-``3`` for a
+third, ``ij`` for the i-th of j parts).  ``games`` takes ``/`` (or ``-``)
+and the letters of the game categories to list.
+
+The ``I`` line is also what the ``pin`` ivar's ``<wa>`` line carries, so
+both are built here: the handle, a status character, two hex digits of
+title flags and, for each rating category asked for, a rating and its
+deviation mark.  Nobody is rated here, so each category reads ``0P``
+(no rating, provisional).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ficsfen.server.interfaces import IExaminedGame
+
+__all__ = ["GAME_CATEGORIES", "RATING_CATEGORIES", "WhoOptions", "WhoOptionsError",
+           "interface_entry", "parse_games_flags", "parse_who_options", "status_char"]
+
+#: The rating categories of the ``I`` layout and of ``<wa>`` lines, by letter,
+#: in the order pychess asks for them (``who IbslwBzSLx``).
+RATING_CATEGORIES: dict[str, str] = {
+    "b": "blitz", "s": "standard", "l": "lightning", "w": "wild", "B": "bughouse",
+    "z": "crazyhouse", "S": "suicide", "L": "losers", "x": "atomic"}
+
+#: ``games /FLAGS`` letters: the played-game categories, ``e`` examined games
+#: and the variants FICS has (none is played here, so they select nothing).
+GAME_CATEGORIES: dict[str, str] = {
+    "b": "blitz", "s": "standard", "l": "lightning", "u": "untimed", "e": "examined",
+    "w": "wild", "x": "atomic", "z": "crazyhouse", "B": "bughouse", "L": "losers",
+    "S": "suicide"}
+
+#: ``who``'s filters; a player is listed when every filter given keeps them.
+WHO_FILTERS = frozenset("orfaRUB")
+#: ``who``'s sort letters outside the ``I`` layout (FICS's: ``L`` is lightning there).
+WHO_SORTS = frozenset("sbwzLSBAl")
+WHO_LAYOUTS = frozenset("tvnI")
+
+
+class WhoOptionsError(ValueError):
+    """Letters ``who`` or ``games`` do not know, or a part of the list that does not exist."""
+
+
+@dataclass(frozen=True)
+class WhoOptions:
+    """A parsed ``who`` request.
+
+    ``columns`` are the rating categories of the ``I`` layout, in the order
+    asked (blitz alone when none is named); ``part`` is ``(i, j)``: the i-th
+    of j equal parts of the list.
+    """
+
+    filters: frozenset[str] = frozenset()
+    order: str = "b"
+    layout: str = "t"
+    columns: tuple[str, ...] = ("b",)
+    part: tuple[int, int] | None = None
+
+
+def parse_who_options(text: str) -> WhoOptions:
+    """Read ``who``'s letters (blanks between them ignored).
+
+    With ``I`` anywhere, rating letters name the ``I`` line's categories
+    (``games``' letters: ``l`` lightning, ``L`` losers); otherwise they are
+    FICS's sort orders (``L`` lightning, ``l`` no ratings).
+
+    :raises WhoOptionsError: an unknown letter, a digit run that names no
+        part of the list, or two different layouts.
+    """
+    letters = "".join(text.split())
+    layout_letters = {c for c in letters if c in WHO_LAYOUTS}
+    if len(layout_letters) > 1:
+        raise WhoOptionsError(text)
+    layout = layout_letters.pop() if layout_letters else "t"
+    filters: set[str] = set()
+    columns: list[str] = []
+    order = "b"
+    part = None
+    i = 0
+    while i < len(letters):
+        c = letters[i]
+        if c.isascii() and c.isdigit():
+            run = letters[i:i + 2] if letters[i + 1:i + 2].isdigit() else c
+            part = _part(run, text)
+            i += len(run)
+            continue
+        if layout == "I" and c in RATING_CATEGORIES:
+            if c not in columns:
+                columns.append(c)
+        elif c in WHO_LAYOUTS:
+            pass
+        elif c in WHO_FILTERS or c in WHO_SORTS:
+            if c in WHO_FILTERS:
+                filters.add(c)
+            if c in WHO_SORTS:
+                order = c
+        else:
+            raise WhoOptionsError(text)
+        i += 1
+    return WhoOptions(frozenset(filters), order, layout, tuple(columns) or ("b",), part)
+
+
+def _part(run: str, text: str) -> tuple[int, int]:
+    """``"2"`` is the second third; ``"29"`` the second of nine parts."""
+    if len(run) == 1:
+        if run not in "123":
+            raise WhoOptionsError(text)
+        return int(run), 3
+    i, j = int(run[0]), int(run[1])
+    if not 1 <= i <= j:
+        raise WhoOptionsError(text)
+    return i, j
+
+
+def parse_games_flags(word: str) -> frozenset[str]:
+    """The category letters of ``/bslwBzSLx`` (or ``-bs``).
+
+    :raises WhoOptionsError: no letter, or a letter that names no category.
+    """
+    letters = word[1:]
+    if not letters or any(c not in GAME_CATEGORIES for c in letters):
+        raise WhoOptionsError(word)
+    return frozenset(letters)
+
+
+def status_char(game: object | None, *, open_: bool = True) -> str:
+    """FICS's status mark: ``#`` examining, ``^`` playing, ``:`` not open, else a blank."""
+    if game is not None:
+        return "#" if IExaminedGame.providedBy(game) else "^"
+    return " " if open_ else ":"
+
+
+def interface_entry(handle: str, status: str, registered: bool,
+                    columns: tuple[str, ...] | str) -> str:
+    """One ``I``-layout line: ``alice^000P0P...`` (01 marks an unregistered player)."""
+    return f"{handle}{status}{'00' if registered else '01'}{'0P' * len(columns)}"
