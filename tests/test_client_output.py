@@ -394,7 +394,13 @@ def test_observe_header_then_the_board(room):
                           lines[at + 1])
     assert header is not None
     assert header.groups() == ("1", "alice", "----", "bob", "----", "unrated", "blitz", "5", "3")
-    assert lines[at + 2].startswith("<12> ")
+    # FICS's blank line before the board: pychess 1.0.3 expects exactly these four lines.
+    assert lines[at + 2] == "" and lines[at + 3].startswith("<12> ")
+    names, ratings = r"(\w+)", r"\(\s*([0-9\ \-\+]{1,4}[P E]?|UNR)\)"
+    pychess_observe = [r"You are now observing game \d+\.",
+                       r"Game (\d+): %s %s %s %s %s ([\w/]+) (\d+) (\d+)" % (
+                           names, ratings, names, ratings, "(rated|unrated)"), "", "<12> (.+)"]
+    assert all(re.match(rx, line, re.I) for rx, line in zip(pychess_observe, lines[at:at + 4]))
     room.carol.command("set lang fr")
     room.carol.command("unobserve")
     assert "\nGame 1: alice (----) bob (----) unrated blitz 5 3\n" in room.carol.command("observe 1")

@@ -17,7 +17,7 @@ It prints what pychess understood, and exits 1 when pychess's game list
 does not hold the game being played.  The player list is checked twice:
 with pychess 1.0.3's ``who I`` pattern as shipped (its ``(\\\\d{2})`` asks
 for a backslash, so it matches no FICS line) and with that one group as
-pychess meant it (``(\\d{2})``, two hex-free digits), which must read every
+pychess meant it (``(\\d{2})``, two digits), which must read every
 player.  Not part of the test suite: CI machines have no pychess.
 """
 

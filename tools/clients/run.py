@@ -266,6 +266,14 @@ class Run:
         return result
 
     # -- pychess ----------------------------------------------------------------
+    # Where pychess 1.0.3's lounge puts things once its window is moved to 0,0 and
+    # sized 1280x1000 (there is no window manager): the "Game List" tab of the
+    # left pane, and the first row of that list.  01-lounge.png and
+    # 02-game-list.png show whether the clicks landed.
+    PYCHESS_SIZE = (1280, 1000)
+    PYCHESS_GAME_LIST_TAB = (277, 87)
+    PYCHESS_FIRST_GAME_ROW = (125, 189)
+
     def pychess(self, name: str, timeseal: bool) -> dict:
         folder = self.out / name
         folder.mkdir()
@@ -290,17 +298,46 @@ class Run:
                                  "--ics-host", "127.0.0.2", "--ics-port", str(port)],
                                 folder / "pychess.out", cwd=folder, env=self.env(home))
         result["logged_in"] = bool(wait_for(lambda: "Starting FICS session" in self.traffic(folder), 45))
+        # pychess's own log says when its helper connection has read the game list.
+        logs = home / ".local/share/pychess"
+        listed = wait_for(lambda: any("'on_game_list')" in log.read_text(errors="replace")
+                                      for log in logs.glob("*.log")), 30)
+        result["game_list_parsed_by_pychess"] = bool(listed)
+        time.sleep(4)
+        shots = []
+        if win := self.window("PyChess"):
+            wid = win[0]
+            self.xdotool("windowmove", wid, "0", "0")
+            self.xdotool("windowsize", wid, *map(str, self.PYCHESS_SIZE))
+            time.sleep(2)
+        shots.append(self.shot(folder, "01-lounge"))
+        self.click(*self.PYCHESS_GAME_LIST_TAB)
+        time.sleep(2)
+        shots.append(self.shot(folder, "02-game-list"))
+        self.xdotool("mousemove", *map(str, self.PYCHESS_FIRST_GAME_ROW),
+                     "click", "--repeat", "2", "--delay", "80", "1")
+        observing = wait_for(lambda: "You are now observing game" in self.traffic(folder), 15)
+        result["observe_sent_by_double_click"] = bool(observing)
+        time.sleep(4)
+        shots.append(self.shot(folder, "03-observing"))
         go.touch()
-        time.sleep(12)
-        shots = [self.shot(folder, "01-lounge")]
-        result["windows"] = self.xdotool("search", "--onlyvisible", "--name", ".").split()
-        time.sleep(8)
-        shots.append(self.shot(folder, "02-later"))
-        result["screenshots"] = [str(p) for p in shots]
+        wait_for(lambda: self.read_state(state).get("ply", 0) >= 14, 60)
+        time.sleep(1)
+        shots.append(self.shot(folder, "04-mid-game"))
+        st = wait_for(lambda: (s := self.read_state(state)).get("phase") == "paused" and s, 90) or {}
+        time.sleep(3)
+        shots.append(self.shot(folder, "05-paused"))
+        result["game_fen_at_pause"] = st.get("fen")
+        result["moves_at_pause"] = " ".join(st.get("moves", []))
         Path(str(go) + ".end").touch()
+        done = wait_for(lambda: self.read_state(state).get("phase") == "done", 20)
+        time.sleep(3)
+        shots.append(self.shot(folder, "06-after-resign"))
+        result["game_result"] = self.read_state(state).get("result") if done else None
+        result["screenshots"] = [str(p) for p in shots]
         self.procs.stop(proc)
         self.procs.stop(players)
-        for log in (home / ".local/share/pychess").glob("*.log"):
+        for log in logs.glob("*.log"):
             shutil.copy(log, folder / f"pychess-{log.name}")
         return result
 

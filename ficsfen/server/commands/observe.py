@@ -37,7 +37,9 @@ class ObserveCommand(Command):
             return
         caller.send(msg("You are now observing game {number}.", number=game.number))
         # FICS's header, in English: clients read the players and time control from it.
-        caller.send(f"Game {game.number}: {game_line_header(game)}")
+        # A blank line follows, as on FICS: pychess's observe pattern is these four
+        # lines ("You are now observing...", "Game N: ...", "", "<12> ...").
+        caller.send(f"Game {game.number}: {game_line_header(game)}\n")
         caller.boards.send_board(caller, game)
         if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
             players = [caller.players.session(h) for h in (game.white, game.black)]
