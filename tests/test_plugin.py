@@ -109,7 +109,7 @@ def test_the_wheel_ships_py_typed_and_its_license_and_bounds(installed):
 def test_twist_ficsfen_help_in_english_and_french(installed):
     result = _python(installed, "-m", "twisted", "ficsfen", "--help")
     assert result.returncode == 0, result.stderr
-    for option in ("--config", "--listen", "--feed"):
+    for option in ("--config", "--listen", "--feed", "--data"):
         assert option in result.stdout
     assert "configuration file" in result.stdout
     french = _python(installed, "-m", "twisted", "ficsfen", "--help", LANG="fr_FR.UTF-8")
@@ -148,13 +148,15 @@ def _read_until(sock: socket.socket, marker: bytes) -> bytes:
     return data
 
 
-def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed):
+def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed, tmp_path):
     port, feed_port = _free_port(), _free_port()
+    # the store's default place, under a private $XDG_DATA_HOME
+    data_home = tmp_path / "share"
     process = subprocess.Popen(
         [sys.executable, "-m", "twisted", "ficsfen", "--listen",
          f"tcp:{port}:interface=127.0.0.1", "--feed", f"tcp:{feed_port}:interface=127.0.0.1"],
-        cwd=installed.parent, env=_env(installed), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT)
+        cwd=installed.parent, env=_env(installed, XDG_DATA_HOME=str(data_home)),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         with _connect(port, process) as player:
             assert b"login:" in _read_until(player, b"login:")
@@ -176,3 +178,4 @@ def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed):
             output, _ = process.communicate()
     assert process.returncode is not None
     assert b"Traceback" not in output, output.decode("utf-8", "replace")
+    assert (data_home / "ficsfen" / "ficsfen.sqlite3").is_file()

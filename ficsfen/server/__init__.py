@@ -18,5 +18,6 @@ uses (:mod:`ficsfen`), plus the codec and tracker modules themselves.
   :mod:`~ficsfen.server.examined`: games, offers and clocks
 - :mod:`~ficsfen.server.boards`: style 1 and style 12 boards
 - :mod:`~ficsfen.server.feed`: the JSON game-event feed
+- :mod:`~ficsfen.server.store`: accounts, settings and games kept across restarts (SQLite)
 - :mod:`~ficsfen.server.testing`: helpers for tests of the server and of hosts
 """

@@ -28,16 +28,57 @@ __all__ = [
     "Config",
     "ConfigError",
     "DEFAULT_CONFIG",
+    "DEFAULT_DATA_FILE",
     "PACKAGE_HELP_DIR",
+    "data_file_from_text",
+    "default_data_file",
     "hash_password",
     "load",
     "verify_password",
+    "xdg_data_home",
 ]
 
 DEFAULT_CONFIG = Path(__file__).with_name("ficsfen.toml")
 PACKAGE_HELP_DIR = HELP_DIR  # the library's pages
 
 _HANDLE = re.compile(r"[A-Za-z]{3,17}")
+
+#: The default ``[storage] path``, as the shipped file spells it.
+DEFAULT_DATA_FILE = "$XDG_DATA_HOME/ficsfen/ficsfen.sqlite3"
+_XDG_DATA_HOME = re.compile(r"\$(?:XDG_DATA_HOME\b|\{XDG_DATA_HOME\})")
+
+
+def xdg_data_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_DATA_HOME``, or ``~/.local/share`` when it is unset, empty or relative
+    (the XDG Base Directory rule)."""
+    value = (os.environ if environ is None else environ).get("XDG_DATA_HOME", "")
+    if value and os.path.isabs(value):
+        return Path(value)
+    return Path(os.path.expanduser("~")) / ".local" / "share"
+
+
+def data_file_from_text(text: str, *, base: Path | None = None,
+                        environ: Mapping[str, str] | None = None) -> Path | None:
+    """The data file a ``[storage] path`` value names; ``None`` for ``""`` (no store).
+
+    ``$XDG_DATA_HOME`` follows the XDG rule (:func:`xdg_data_home`), other
+    ``$VARIABLES`` and ``~`` are expanded, and a relative path is read from
+    ``base`` (the configuration file's folder).
+    """
+    if not text:
+        return None
+    text = _XDG_DATA_HOME.sub(lambda _: str(xdg_data_home(environ)), text)
+    path = Path(os.path.expanduser(os.path.expandvars(text)))
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return path
+
+
+def default_data_file() -> Path:
+    """Where the store is kept by default: ``$XDG_DATA_HOME/ficsfen/ficsfen.sqlite3``."""
+    path = data_file_from_text(DEFAULT_DATA_FILE)
+    assert path is not None
+    return path
 
 
 class ConfigError(LocalizedError, ValueError):
@@ -61,11 +102,19 @@ class Config:
     help_page_lines: int = 40
     lag_compensation: float = 1.0
     accounts: Mapping[str, str] = field(default_factory=dict)
+    #: The store's data file (``[storage] path``); ``None``: run without a store.
+    data_file: Path | None = field(default_factory=default_data_file)
+    #: ``"full"`` or ``"normal"``: see ``[storage] synchronous``.
+    synchronous: str = "full"
     source: Path | None = None
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":
         """A copy listening on ``endpoints`` instead (``--listen``)."""
         return replace(self, listen=tuple(endpoints))
+
+    def with_data_file(self, path: Path | None) -> "Config":
+        """A copy keeping its data in ``path`` instead, or nowhere if ``None`` (``--data``)."""
+        return replace(self, data_file=path)
 
 
 class _ExpectedTypeError(TypeError):
@@ -109,6 +158,13 @@ def _endpoints(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _synchronous(value: Any) -> str:
+    value = _string(value)
+    if value not in ("full", "normal"):
+        raise _ExpectedTypeError(msg("one of: {choices}", choices="full, normal"))
+    return value
+
+
 def _language(value: Any) -> str:
     value = _string(value)
     if value not in available_languages():
@@ -130,8 +186,10 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
     ("limits", "lag_compensation"): ("lag_compensation", _seconds),
+    ("storage", "path"): ("data_file", _string),
+    ("storage", "synchronous"): ("synchronous", _synchronous),
 }
-_TABLES = {"server", "limits", "accounts"}
+_TABLES = {"server", "limits", "storage", "accounts"}
 
 
 def load(path: Path | str | None = None) -> Config:
@@ -189,6 +247,10 @@ def from_mapping(data: Mapping[str, Any], *, source: Path | None = None) -> Conf
                 raise ConfigError(msg("{file}: setting {setting}: no such folder: {value}",
                                       file=where, setting="server.help", value=str(p)))
             values["help_dir"] = p
+    data_file = values.get("data_file")
+    if isinstance(data_file, str):
+        values["data_file"] = data_file_from_text(
+            data_file, base=source.parent if source is not None else None)
     return Config(**values)
 
 

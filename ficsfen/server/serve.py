@@ -1,11 +1,18 @@
 """``ficsfen serve``: run the telnet server on one or more Twisted endpoints.
 
-    ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--hash-password]
+    ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]
+                  [--hash-password]
 
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
 ``ssl:5001:privateKey=key.pem``, ``tcp:0`` for any free port); ``--listen``
 replaces the configuration's list.  SIGINT and SIGTERM stop the reactor,
-which says goodbye to every session and closes the listening ports.
+which says goodbye to every session and closes the listening ports, then
+commits what the store has queued and closes it.
+
+The store's data file (``[storage] path``, ``--data``) is opened before the
+server listens; a file that cannot be used (locked by another server,
+corrupt, read-only, from a newer ficsfen) is reported in one line and the
+command exits with status 1.
 
 :func:`make_service` builds the same server as a Twisted service; the
 ``twist ficsfen`` plugin uses it, so both commands run exactly one server.
@@ -16,7 +23,9 @@ from __future__ import annotations
 import argparse
 import getpass
 import logging
+import os
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from twisted.application.service import MultiService
@@ -32,9 +41,9 @@ from ficsfen.i18n import (
     resolve_language,
 )
 
-__all__ = ["CONFIG_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE", "EndpointError",
-           "FicsService", "TwistedLogHandler", "forward_library_logging", "main", "make_service",
-           "run"]
+__all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
+           "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
+           "forward_library_logging", "main", "make_service", "open_store", "run"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -43,6 +52,8 @@ SHUTDOWN_GRACE = 2.0
 CONFIG_OPTION_HELP = msg("configuration file (default: the one shipped with ficsfen)")
 LISTEN_OPTION_HELP = msg("Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
                          "repeat for several (replaces the configuration's list)")
+DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [storage] path of "
+                       "the configuration); \"none\" keeps nothing across restarts")
 
 
 class EndpointError(LocalizedError, ValueError):
@@ -112,6 +123,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser.add_argument("--listen", metavar="ENDPOINT", action="append", default=[],
                         help=LISTEN_OPTION_HELP.render(lang))
     parser.add_argument("--feed", metavar="ENDPOINT", help=FEED_OPTION_HELP.render(lang))
+    parser.add_argument("--data", metavar="FILE", help=DATA_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
     return parser
@@ -142,24 +154,51 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
         return 2
     if args.listen:
         config = config.with_listen(args.listen)
+    if args.data is not None:
+        config = config.with_data_file(data_file_option(args.data))
     from twisted.internet import reactor
 
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
 
 
+def data_file_option(value: str) -> Path | None:
+    """What ``--data VALUE`` means: ``none`` (any case) for no store, else a path (``~`` expanded)."""
+    if value.strip().lower() == "none":
+        return None
+    return Path(os.path.expanduser(value))
+
+
+def open_store(config: Config, *, reactor: Any) -> Any:
+    """The store of ``config`` (an ``IStore``), or ``None`` when it has no data file.
+
+    :raises ficsfen.server.store.StoreError: a file that cannot be used.
+    """
+    if config.data_file is None:
+        return None
+    from ficsfen.server.store import SQLiteStore
+
+    return SQLiteStore.open(config.data_file, reactor=reactor, synchronous=config.synchronous)
+
+
 class FicsService(MultiService):
     """The telnet server on its endpoints (and the feed, if any), as a Twisted service.
 
-    Listening starts with the service; stopping it says goodbye to every
-    session, closes the feed's readers and the listening ports, then waits
-    (at most :data:`SHUTDOWN_GRACE` seconds) for the goodbyes to leave.  A
-    port that cannot be opened stops the reactor with :attr:`status` 1.
+    Listening starts with the service, once the configuration's
+    ``[accounts]`` are in the store (if any); stopping it says goodbye to
+    every session, closes the feed's readers and the listening ports, waits
+    (at most :data:`SHUTDOWN_GRACE` seconds) for the goodbyes to leave, then
+    closes the store (committing what is queued).  A port that cannot be
+    opened, or accounts that cannot be stored, stop the reactor with
+    :attr:`status` 1.
     """
 
     def __init__(self, server: Any, factory: Any, endpoints: list[tuple[str, Any]], *,
-                 reactor: Any, feed: Any = None, feed_endpoint: tuple[str, Any] | None = None) -> None:
+                 reactor: Any, feed: Any = None, feed_endpoint: tuple[str, Any] | None = None,
+                 store: Any = None) -> None:
         super().__init__()
         self.server = server
+        #: The ``IStore`` (``ficsfen.server.store``), or ``None`` without a data file.
+        self.store = store
         self.factory = factory
         self.endpoints = endpoints
         self.reactor = reactor
@@ -190,10 +229,33 @@ class FicsService(MultiService):
             if self.reactor.running:
                 self.reactor.stop()
 
-        for description, endpoint, factory in listeners:
-            d = endpoint.listen(factory)
-            d.addCallbacks(listening, failed, callbackArgs=(description,),
-                           errbackArgs=(description,))
+        def listen(_: object = None) -> None:
+            for description, endpoint, factory in listeners:
+                d = endpoint.listen(factory)
+                d.addCallbacks(listening, failed, callbackArgs=(description,),
+                               errbackArgs=(description,))
+
+        if self.store is None:
+            log.info("No data file: nothing is kept across restarts")
+            listen()
+            return
+        log.info("Data file: {file}", file=str(self.store.path))
+
+        def imported(names: list[str]) -> None:
+            if names:
+                log.info("Accounts copied from the configuration into the data file: {names}",
+                         names=", ".join(names))
+
+        def not_imported(failure: Failure) -> None:
+            log.failure("Cannot store the configuration's accounts", failure)
+            self.status = 1
+            if self.reactor.running:
+                self.reactor.stop()
+
+        # Logins must find the configuration's accounts: listen once they are stored.
+        d = self.store.import_accounts(self.server.config.accounts)
+        d.addCallbacks(imported, not_imported)
+        d.addCallback(lambda _: None if self.status else listen())
 
     def stopService(self) -> Any:
         from twisted.internet.defer import gatherResults
@@ -213,7 +275,15 @@ class FicsService(MultiService):
                 return None
             return deferLater(self.reactor, 0.05, drained, waited + 0.05)
 
-        return stopped.addCallback(lambda _: drained()).addBoth(self._stopped_forwarding)
+        stopped.addCallback(lambda _: drained())
+        # after the goodbyes, which may still write (games adjourned at shutdown)
+        stopped.addBoth(self._close_store)
+        return stopped.addBoth(self._stopped_forwarding)
+
+    def _close_store(self, result: Any) -> Any:
+        if self.store is None:
+            return result
+        return self.store.close().addCallback(lambda _: result)
 
     def _stopped_forwarding(self, result: Any) -> Any:
         # after the goodbyes: a failure while saying them still reaches the log
@@ -226,7 +296,10 @@ class FicsService(MultiService):
 def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> FicsService:
     """The server for ``config`` as a service; ``feed`` is the feed's endpoint or ``None``.
 
+    Opens the store (:func:`open_store`) after the endpoints are parsed.
+
     :raises EndpointError: an endpoint string Twisted cannot parse.
+    :raises ficsfen.server.store.StoreError: a data file that cannot be used.
     """
     from twisted.internet.endpoints import serverFromString
 
@@ -242,13 +315,14 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
 
     endpoints = [endpoint(d) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
+    store = open_store(config, reactor=reactor)
     server = FicsServer(config, clock=reactor)
     game_feed = None
     if feed_endpoint is not None:
         game_feed = GameFeed()
         server.game_hooks.append(game_feed)
     return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
-                       feed=game_feed, feed_endpoint=feed_endpoint)
+                       feed=game_feed, feed_endpoint=feed_endpoint, store=store)
 
 
 def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = None,
@@ -256,11 +330,16 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
     """Serve ``config`` (and the feed) until the reactor stops; returns the exit status."""
     from twisted.logger import globalLogBeginner, textFileLogObserver
 
+    from ficsfen.server.store import StoreError
+
     try:
         service = make_service(config, reactor=reactor, feed=feed)
     except EndpointError as e:
         print(e.render(lang), file=sys.stderr)
         return 2
+    except StoreError as e:
+        print(e.render(lang), file=sys.stderr)
+        return 1
     globalLogBeginner.beginLoggingTo([textFileLogObserver(log_file or sys.stderr)],
                                      redirectStandardIO=False)
     reactor.callWhenRunning(service.startService)

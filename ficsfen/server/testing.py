@@ -128,7 +128,8 @@ class ServerProcess:
     """``ficsfen serve`` in a child process on a free loopback port.
 
     Use as a context manager; :attr:`port` is known once it has started.
-    The child's log (stderr) is collected in :attr:`log_lines`.
+    The child's log (stderr) is collected in :attr:`log_lines`.  It runs
+    with ``--data none`` (no store) unless ``args`` give ``--data``.
     """
 
     def __init__(self, *args: str, timeout: float = 20.0, env: dict | None = None,
@@ -156,7 +157,10 @@ class ServerProcess:
         env = dict(os.environ if self.env is None else self.env)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *self.args]
+        # Without --data a test server keeps nothing: no file in the home folder, and
+        # no lock shared by servers of different tests.
+        data = [] if "--data" in self.args else ["--data", "none"]
+        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *data, *self.args]
         self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, env=env)
         self._reader = threading.Thread(target=self._drain, daemon=True)

@@ -27,7 +27,7 @@ from zope.interface import implementer
 # The very option help texts of `ficsfen serve` (light modules: no server yet).
 from ficsfen.server.feed import FEED_OPTION_HELP
 from ficsfen.i18n import language_from_environ
-from ficsfen.server.serve import CONFIG_OPTION_HELP, LISTEN_OPTION_HELP
+from ficsfen.server.serve import CONFIG_OPTION_HELP, DATA_OPTION_HELP, LISTEN_OPTION_HELP
 
 
 def _help(message: Any) -> str:
@@ -38,11 +38,12 @@ def _help(message: Any) -> str:
 class Options(usage.Options):
     """The options of ``ficsfen serve``, for ``twist``/``twistd``."""
 
-    synopsis = "[--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT]"
+    synopsis = "[--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]"
 
     optParameters = [
         ["config", "c", None, _help(CONFIG_OPTION_HELP)],
         ["feed", None, None, _help(FEED_OPTION_HELP)],
+        ["data", None, None, _help(DATA_OPTION_HELP)],
     ]
 
     def __init__(self) -> None:
@@ -57,6 +58,7 @@ class Options(usage.Options):
 
     def postOptions(self) -> None:
         from ficsfen.server.config import ConfigError, load
+        from ficsfen.server.serve import data_file_option
 
         try:
             config = load(self["config"])
@@ -64,6 +66,8 @@ class Options(usage.Options):
             raise usage.UsageError(e.render(language_from_environ())) from None
         if self["listen"]:
             config = config.with_listen(self["listen"])
+        if self["data"] is not None:
+            config = config.with_data_file(data_file_option(self["data"]))
         self["configuration"] = config
 
 
@@ -79,6 +83,7 @@ class FicsfenServiceMaker:
         from twisted.internet import reactor
 
         from ficsfen.server import serve
+        from ficsfen.server.store import StoreError
 
         # The very builder `ficsfen serve` runs: one server, two ways to start it.
         try:
@@ -87,6 +92,9 @@ class FicsfenServiceMaker:
         except serve.EndpointError as e:
             print(e.render(language_from_environ()), file=sys.stderr)
             raise SystemExit(2) from None
+        except StoreError as e:  # the same exit status as `ficsfen serve`
+            print(e.render(language_from_environ()), file=sys.stderr)
+            raise SystemExit(1) from None
 
 
 ficsfen = FicsfenServiceMaker()

@@ -1,0 +1,78 @@
+"""The server's store: accounts, settings and played games, kept across restarts.
+
+- :class:`IStore` (:mod:`.interfaces`): what the server may ask of a store,
+  with each method's durability; the seam another database plugs into;
+- :class:`SQLiteStore` (:mod:`.sqlite`): the one implementation, stdlib
+  :mod:`sqlite3` in WAL mode with a writer thread and group commit
+  (:mod:`.writer`), schema versions and migrations in :mod:`.schema`;
+- the values it keeps and returns (:mod:`.records`), and its errors
+  (:mod:`.errors`), each a localized :class:`StoreError` naming the file.
+
+``docs/store.md`` describes the layout, the schema and the durability rule.
+"""
+
+from __future__ import annotations
+
+from ficsfen.server.store.errors import (
+    AccountExistsError,
+    NoSuchAccountError,
+    NoSuchGameError,
+    StoreClosedError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreOpenError,
+    StoreReadOnlyError,
+    StoreVersionError,
+    StoreWriteError,
+)
+from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.records import (
+    HISTORY_NUMBERS,
+    HISTORY_SIZE,
+    RESULTS,
+    Account,
+    Adjournment,
+    EndCode,
+    GameEnd,
+    GameRecord,
+    GameStart,
+    GameStatus,
+    HistoryEntry,
+    MoveRecord,
+    StoredGame,
+)
+from ficsfen.server.store.schema import SCHEMA_VERSION
+from ficsfen.server.store.sqlite import SYNCHRONOUS, SQLiteStore, lock_path
+
+__all__ = [
+    "HISTORY_NUMBERS",
+    "HISTORY_SIZE",
+    "RESULTS",
+    "SCHEMA_VERSION",
+    "SYNCHRONOUS",
+    "Account",
+    "AccountExistsError",
+    "Adjournment",
+    "EndCode",
+    "GameEnd",
+    "GameRecord",
+    "GameStart",
+    "GameStatus",
+    "HistoryEntry",
+    "IStore",
+    "MoveRecord",
+    "NoSuchAccountError",
+    "NoSuchGameError",
+    "SQLiteStore",
+    "StoreClosedError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreOpenError",
+    "StoreReadOnlyError",
+    "StoreVersionError",
+    "StoreWriteError",
+    "StoredGame",
+    "lock_path",
+]

@@ -1,0 +1,143 @@
+"""What can go wrong with the store, as localized errors naming the data file.
+
+Every error is a :class:`StoreError` (a :class:`~ficsfen.i18n.LocalizedError`):
+``ficsfen serve`` prints ``err.render(lang)`` and exits with status 1, a
+command shows it to the player.  Errors met while opening the file are
+:class:`StoreOpenError` subclasses, one per cause an operator must act on
+differently (stop the other server, restore a backup, fix permissions,
+upgrade ficsfen).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ficsfen.i18n import LocalizedError, Message, msg
+
+__all__ = [
+    "AccountExistsError",
+    "NoSuchAccountError",
+    "NoSuchGameError",
+    "StoreClosedError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreOpenError",
+    "StoreReadOnlyError",
+    "StoreVersionError",
+    "StoreWriteError",
+]
+
+
+class StoreError(LocalizedError):
+    """Anything the store refuses or fails to do; :meth:`render` says why."""
+
+
+class StoreOpenError(StoreError):
+    """The data file cannot be used; ``path`` is the file (or its folder)."""
+
+    def __init__(self, message: Message, path: Path | str) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+
+    @classmethod
+    def because(cls, path: Path | str, reason: str) -> "StoreOpenError":
+        """The generic "cannot open" error, for causes without a class of their own."""
+        return cls(msg("{file}: cannot open the data file: {reason}", file=str(path),
+                       reason=reason), path)
+
+
+class StoreLockedError(StoreOpenError):
+    """Another running server (another process) holds the data file."""
+
+    def __init__(self, path: Path | str, pid: int | None) -> None:
+        if pid is None:
+            message = msg("{file}: the data file is in use by another running server; "
+                          "stop it first, or give this one another file with --data.",
+                          file=str(path))
+        else:
+            message = msg("{file}: the data file is in use by another running server "
+                          "(process {pid}); stop it first, or give this one another file "
+                          "with --data.", file=str(path), pid=pid)
+        super().__init__(message, path)
+        self.pid = pid
+
+
+class StoreCorruptError(StoreOpenError):
+    """The file is not an SQLite database, or fails SQLite's integrity check."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(msg("{file}: not a ficsfen data file, or a damaged one ({reason}); "
+                             "restore a backup, or move it away to start with an empty store.",
+                             file=str(path), reason=reason), path)
+        self.reason = reason
+
+
+class StoreReadOnlyError(StoreOpenError):
+    """The file, or the folder that must hold it and its journal, cannot be written."""
+
+    def __init__(self, path: Path | str, reason: str, *, folder: bool = False) -> None:
+        if folder:
+            message = msg("{folder}: cannot write in the data file's folder ({reason}); the "
+                          "server needs to create its data, journal and lock files there.",
+                          folder=str(path), reason=reason)
+        else:
+            message = msg("{file}: the data file is read-only ({reason}); the server must be "
+                          "able to write it.", file=str(path), reason=reason)
+        super().__init__(message, path)
+        self.reason = reason
+        self.folder = folder
+
+
+class StoreVersionError(StoreOpenError):
+    """The file was written by a newer ficsfen: its schema version is unknown here."""
+
+    def __init__(self, path: Path | str, found: int, known: int) -> None:
+        super().__init__(msg("{file}: written by a newer ficsfen (data schema version {found}; "
+                             "this one knows versions up to {known}); upgrade ficsfen to use it.",
+                             file=str(path), found=found, known=known), path)
+        self.found = found
+        self.known = known
+
+
+class StoreWriteError(StoreError):
+    """A write failed in the writer thread (disk full, I/O error, a broken constraint)."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        super().__init__(msg("{file}: a write to the data file failed: {reason}",
+                             file=str(path), reason=reason))
+        self.path = Path(path)
+        self.reason = reason
+
+
+class StoreClosedError(StoreError):
+    """A write asked for after :meth:`~ficsfen.server.store.IStore.close`."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(msg("{file}: the data file is closed.", file=str(path)))
+        self.path = Path(path)
+
+
+class AccountExistsError(StoreError):
+    """``add_account`` of a handle that has an account already (any case)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(msg("There is already an account named {name}.", name=name))
+        self.name = name
+
+
+class NoSuchAccountError(StoreError):
+    """A change to an account that does not exist."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(msg("There is no account named {name}.", name=name))
+        self.name = name
+
+
+class NoSuchGameError(StoreError):
+    """A write about a game the store does not hold, or holds as finished."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(msg("There is no stored game {number} in progress or adjourned.",
+                             number=game_id))
+        self.game_id = game_id

@@ -1,0 +1,146 @@
+"""The seam between the server and its database: :class:`IStore`.
+
+The server uses a store only through this interface, so another database
+could be plugged in by writing one class that provides it (see
+``docs/store.md``); :class:`~ficsfen.server.store.sqlite.SQLiteStore` is the
+only one today.
+
+**Threads and durability.**  Every method is called in the reactor thread.
+
+- *Writes* return a :class:`~twisted.internet.defer.Deferred` and never
+  block.  The Deferred fires, in the reactor thread, once the write is
+  **committed** to the data file: with the default ``synchronous = "full"``
+  it then survives a kill -9 of the server and a power cut; with
+  ``"normal"`` a kill -9 but not a power cut.  Writes are committed in the
+  order they were asked for.  A write that fails errbacks with a
+  :class:`~ficsfen.server.store.errors.StoreError` and changes nothing.
+  Announce a move only after its Deferred fired.
+- *Reads* are synchronous and answer from what is committed: a write whose
+  Deferred has not fired yet may not show.  They are small indexed queries
+  (one account, one player's last games, one game) meant for the reactor
+  thread, except :meth:`finished_games` (an export: run it from a tool).
+
+Handles are matched with :func:`ficsfen.names.fold` (any case).
+"""
+
+from __future__ import annotations
+
+from zope.interface import Attribute, Interface
+
+from ficsfen.server.store.records import HISTORY_SIZE
+
+__all__ = ["IStore"]
+
+
+class IStore(Interface):
+    """Accounts, settings and played games, kept across restarts."""
+
+    path = Attribute("pathlib.Path of the data file (for messages).")
+
+    # -- accounts --------------------------------------------------------------
+
+    def add_account(name, password_hash, *, created=None):
+        """Register ``name`` with a ``ficsfen.server.config.hash_password`` string.
+
+        Hash in a thread (it is slow on purpose), never in the reactor.
+        ``created``: Unix time, default now.  Deferred(None); fails with
+        ``AccountExistsError`` if the handle (any case) has an account.
+        """
+
+    def remove_account(name):
+        """Delete the account and its settings (its games stay).  Deferred(None); fails with
+        ``NoSuchAccountError``."""
+
+    def set_password(name, password_hash):
+        """Replace the account's password hash.  Deferred(None); fails with
+        ``NoSuchAccountError``."""
+
+    def import_accounts(accounts):
+        """Add the accounts of a ``{handle: hash}`` mapping (the TOML ``[accounts]``
+        table) that the store lacks; never overwrites one it has (a password changed with
+        ``password`` or ``ficsfen accounts passwd`` wins).  Deferred(list of the names added).
+        """
+
+    def get_account(name):
+        """The :class:`Account` of ``name`` (any case), or ``None``.  Read."""
+
+    def accounts():
+        """Every :class:`Account`, by handle.  Read."""
+
+    # -- settings --------------------------------------------------------------
+
+    def save_settings(name, settings):
+        """Replace a registered player's saved settings with ``settings``.
+
+        A mapping of names to JSON values (str, int, float, bool, None;
+        e.g. ``{"language": "fr", "style": 12, "showfen": True}``); anything
+        else raises ``TypeError`` at once.  Deferred(None); fails with
+        ``NoSuchAccountError`` if ``name`` has no account.
+        """
+
+    def load_settings(name):
+        """The last saved settings of ``name`` (a new dict; empty if none).  Read."""
+
+    # -- games -----------------------------------------------------------------
+
+    def start_game(start):
+        """Record a game that starts (a :class:`GameStart`).
+
+        Returns ``(game_id, deferred)``: the id is allocated at once, so the
+        game's moves can be queued right after (they are committed after
+        it).  Deferred(None).
+        """
+
+    def add_move(game_id, move):
+        """Record one acknowledged half-move (a :class:`MoveRecord`, plies from 1 with no gap).
+        One INSERT, grouped with the turn's other moves.  Deferred(None); fails with a
+        ``StoreWriteError`` for an unknown game or a ply stored already."""
+
+    def take_back(game_id, ply):
+        """Forget the moves after ``ply`` (a takeback to that length).  Deferred(None)."""
+
+    def adjourn_game(game_id, adjournment):
+        """Mark the game adjourned (an :class:`Adjournment`: reason, time, both clocks, length).
+        Deferred(None); fails with ``NoSuchGameError`` unless it is in progress."""
+
+    def resume_game(game_id):
+        """Mark an adjourned game in progress again.  Deferred(None); fails with
+        ``NoSuchGameError`` unless it is adjourned."""
+
+    def end_game(game_id, end):
+        """Record the end (a :class:`GameEnd`).
+
+        A result other than ``*`` enters the history of each player who has
+        an account (FICS keeps none for guests).  Deferred with
+        ``(white's history number, black's)``, ``None`` for a player without
+        one; fails with ``NoSuchGameError`` unless in progress or adjourned.
+        """
+
+    def get_game(game_id):
+        """The :class:`StoredGame` with its moves, or ``None``.  Read."""
+
+    def unfinished_games(name=None):
+        """Games in progress when the server stopped, and adjourned ones (of ``name`` only,
+        if given), with their moves, oldest first: what a restart restores.  Read."""
+
+    def history(name, limit=HISTORY_SIZE):
+        """The last ``limit`` finished games of ``name`` as :class:`HistoryEntry` values,
+        oldest first, numbered as FICS does (0-99, cycling).  Read."""
+
+    def history_game(name, number):
+        """The :class:`StoredGame` that is number ``number`` in ``name``'s history (among the
+        last ``HISTORY_SIZE``), or ``None``.  Read."""
+
+    def finished_games(name=None):
+        """Every finished game (of ``name`` only, if given) with its moves, in the order they
+        ended, as an iterator (for a PGN export; aborted games excluded).  Read."""
+
+    # -- life ------------------------------------------------------------------
+
+    def close():
+        """Commit every queued write, stop the writer, close the file.
+
+        Deferred(None), fired after the Deferreds of every earlier write.
+        Later writes fail with ``StoreClosedError``; later reads raise it.
+        """
+

@@ -1,0 +1,211 @@
+"""The values the store keeps and gives back: plain frozen dataclasses.
+
+Times of day (``started``, ``ended``, ``Adjournment.at``, ``Account.created``)
+are Unix times in seconds (:func:`time.time`), not reactor times: they must
+mean the same after a restart.  Clocks and move times are whole
+milliseconds.  Handles are kept as the player spelled them; lookups by
+handle use :func:`ficsfen.names.fold`, the server's case rule.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ficsfen.fen import STARTING_FEN
+from ficsfen.names import fold
+
+__all__ = [
+    "Account",
+    "Adjournment",
+    "EndCode",
+    "GameEnd",
+    "GameRecord",
+    "GameStart",
+    "GameStatus",
+    "HISTORY_NUMBERS",
+    "HISTORY_SIZE",
+    "HistoryEntry",
+    "MoveRecord",
+    "RESULTS",
+    "StoredGame",
+]
+
+#: The results a game can end with; ``*`` is an aborted (unfinished) game.
+RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+
+#: How many finished games ``history`` shows per player (FICS: "the last 10").
+HISTORY_SIZE = 10
+#: History numbers cycle through 0..99 as on FICS: a player's n-th finished
+#: game (counting from 1) is number ``(n - 1) % 100``.
+HISTORY_NUMBERS = 100
+
+
+class GameStatus(enum.StrEnum):
+    """Where a stored game is; ``PLAYING`` after a crash means "in progress when it stopped"."""
+
+    PLAYING = "playing"
+    ADJOURNED = "adjourned"
+    FINISHED = "finished"
+
+
+class EndCode(enum.StrEnum):
+    """How a game ended, as the ``End`` column of FICS's ``history`` spells it.
+
+    ``ABORTED`` is ours: aborted games are kept but FICS lists them nowhere.
+    Draws by the 75-move rule or fivefold repetition use ``FIFTY`` and
+    ``REPETITION``, as FICS knows only those two.
+    """
+
+    MATE = "Mat"
+    RESIGNATION = "Res"
+    FLAG = "Fla"
+    AGREED = "Agr"
+    REPETITION = "Rep"
+    STALEMATE = "Sta"
+    FIFTY = "50"
+    NO_MATERIAL = "NM"
+    TIME_NO_MATERIAL = "TM"
+    DISCONNECTION = "Dis"
+    ADJUDICATED = "Adj"
+    ABORTED = "Abo"
+
+
+@dataclass(frozen=True)
+class Account:
+    """A registered handle: ``password_hash`` is what ``hash_password`` made."""
+
+    name: str
+    password_hash: str
+    created: float
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """What is known of a played game when it starts.
+
+    ``fen`` is the position it starts from (the standard one, or a
+    ``bsetup`` position); ``initial_seconds``/``increment_seconds`` the time
+    control (FICS's ``2 12`` is 120 and 12).
+    """
+
+    white: str
+    black: str
+    initial_seconds: int
+    increment_seconds: int
+    started: float
+    fen: str = STARTING_FEN
+    rated: bool = False
+    variant: str = "chess"
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One acknowledged half-move: ``ply`` counts from 1; ``fen`` and the clocks are after it."""
+
+    ply: int
+    san: str
+    uci: str
+    fen: str
+    white_ms: int
+    black_ms: int
+    took_ms: int
+
+
+@dataclass(frozen=True)
+class Adjournment:
+    """Why and when a game was adjourned, and both clocks then; ``ply`` is its length then."""
+
+    reason: str
+    at: float
+    white_ms: int
+    black_ms: int
+    ply: int
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """The end of a game: ``result`` is one of :data:`RESULTS`, ``reason`` FICS's English text
+    (``alice resigns``), ``code`` an :class:`EndCode`."""
+
+    result: str
+    reason: str
+    code: EndCode
+    ended: float
+
+    def __post_init__(self) -> None:
+        if self.result not in RESULTS:
+            raise ValueError(f"result must be one of {sorted(RESULTS)}, not {self.result!r}")
+        object.__setattr__(self, "code", EndCode(self.code))
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game without its moves (what ``history`` lists)."""
+
+    id: int
+    start: GameStart
+    status: GameStatus
+    adjournment: Adjournment | None = None
+    end: GameEnd | None = None
+
+
+@dataclass(frozen=True)
+class StoredGame(GameRecord):
+    """A stored game with its moves in ply order."""
+
+    moves: tuple[MoveRecord, ...] = ()
+
+    @property
+    def ply(self) -> int:
+        """Half-moves played."""
+        return self.moves[-1].ply if self.moves else 0
+
+    @property
+    def fen(self) -> str:
+        """The position now: after the last stored move, else the start position."""
+        return self.moves[-1].fen if self.moves else self.start.fen
+
+    @property
+    def clocks_ms(self) -> tuple[int, int]:
+        """White's and Black's clocks as a resumed game must show them.
+
+        Those of the adjournment if no move came after it, else those after
+        the last acknowledged move, else the initial time: a game found
+        ``PLAYING`` after a crash resumes with the clocks of its last move.
+        """
+        adjourned = self.adjournment
+        if adjourned is not None and adjourned.ply >= self.ply:
+            return adjourned.white_ms, adjourned.black_ms
+        if self.moves:
+            return self.moves[-1].white_ms, self.moves[-1].black_ms
+        initial = self.start.initial_seconds * 1000
+        return initial, initial
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One line of a player's ``history``: FICS's ``number`` (0-99) and the game."""
+
+    number: int
+    handle: str
+    game: GameRecord
+
+    @property
+    def white(self) -> bool:
+        """Whether the player had White (FICS's ``W``/``B`` column)."""
+        return fold(self.game.start.white) == fold(self.handle)
+
+    @property
+    def opponent(self) -> str:
+        start = self.game.start
+        return start.black if self.white else start.white
+
+    @property
+    def outcome(self) -> str:
+        """FICS's result column for the player: ``+`` won, ``-`` lost, ``=`` drawn."""
+        result = self.game.end.result if self.game.end is not None else "*"
+        if result == "1/2-1/2":
+            return "="
+        won = "1-0" if self.white else "0-1"
+        return "+" if result == won else "-"

@@ -1,0 +1,159 @@
+"""The SQLite schema, versioned by ``PRAGMA user_version``, and its migrations.
+
+A data file's ``user_version`` is the number of migrations applied to it: 0
+for a new (empty) file.  :func:`migrate` applies the missing ones in order,
+each in its own transaction that also sets ``user_version``, so a file is
+always at one exact version, even if the server is killed while migrating.
+A file whose version is above :data:`SCHEMA_VERSION` was written by a newer
+ficsfen and is refused (:class:`~ficsfen.server.store.errors.StoreVersionError`):
+this code cannot know what the newer columns mean.
+
+To change the schema, append a :class:`Migration`; never edit one that has
+shipped (files in the field are at its version already).  The tests keep a
+hand-written copy of each shipped version's tables and migrate it up.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ficsfen.server.store.errors import StoreCorruptError, StoreVersionError
+
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "Migration", "migrate",
+           "user_version"]
+
+#: ``PRAGMA application_id`` of a ficsfen data file ("FICS" in ASCII), so that
+#: ``file`` and SQLite tools can tell what it is, and we can refuse another
+#: program's database instead of adding our tables to it.
+APPLICATION_ID = 0x46494353
+
+
+@dataclass(frozen=True)
+class Migration:
+    """Brings a file from version ``version - 1`` to ``version``.
+
+    ``statements`` run in order; ``apply`` (if given) runs after them, for
+    changes that need Python (moving data between columns...).
+    """
+
+    version: int
+    description: str
+    statements: tuple[str, ...] = ()
+    apply: Callable[[sqlite3.Connection], None] | None = None
+
+
+_V1 = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    # Registered players.  ``key`` is the folded handle (ficsfen.names.fold).
+    """CREATE TABLE accounts (
+        key      TEXT PRIMARY KEY,
+        name     TEXT NOT NULL,
+        password TEXT NOT NULL,
+        created  REAL NOT NULL
+    ) WITHOUT ROWID""",
+    # What a registered player set (language, style, ...), as a JSON object.
+    """CREATE TABLE settings (
+        key  TEXT PRIMARY KEY REFERENCES accounts (key) ON DELETE CASCADE,
+        data TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    # Played games, from their start.  Clocks in ms; times are Unix seconds.
+    """CREATE TABLE games (
+        id                INTEGER PRIMARY KEY,
+        white             TEXT NOT NULL,
+        black             TEXT NOT NULL,
+        white_key         TEXT NOT NULL,
+        black_key         TEXT NOT NULL,
+        initial_seconds   INTEGER NOT NULL,
+        increment_seconds INTEGER NOT NULL,
+        start_fen         TEXT NOT NULL,
+        variant           TEXT NOT NULL,
+        rated             INTEGER NOT NULL,
+        started           REAL NOT NULL,
+        status            TEXT NOT NULL CHECK (status IN ('playing', 'adjourned', 'finished')),
+        adjourn_reason    TEXT,
+        adjourned         REAL,
+        adjourn_white_ms  INTEGER,
+        adjourn_black_ms  INTEGER,
+        adjourn_ply       INTEGER,
+        result            TEXT CHECK (result IN ('1-0', '0-1', '1/2-1/2', '*')),
+        end_reason        TEXT,
+        end_code          TEXT,
+        ended             REAL
+    )""",
+    "CREATE INDEX games_unfinished ON games (status) WHERE status != 'finished'",
+    "CREATE INDEX games_white ON games (white_key)",
+    "CREATE INDEX games_black ON games (black_key)",
+    # One row per acknowledged half-move; a takeback deletes the last rows.
+    """CREATE TABLE moves (
+        game     INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        ply      INTEGER NOT NULL CHECK (ply > 0),
+        san      TEXT NOT NULL,
+        uci      TEXT NOT NULL,
+        fen      TEXT NOT NULL,
+        white_ms INTEGER NOT NULL,
+        black_ms INTEGER NOT NULL,
+        took_ms  INTEGER NOT NULL,
+        PRIMARY KEY (game, ply)
+    ) WITHOUT ROWID""",
+    # Each registered player's finished games in order: seq 1, 2, 3...
+    # FICS's history number is (seq - 1) % 100.
+    """CREATE TABLE history (
+        player TEXT NOT NULL,
+        seq    INTEGER NOT NULL,
+        game   INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        PRIMARY KEY (player, seq)
+    ) WITHOUT ROWID""",
+)
+
+#: Every migration, in order; ``MIGRATIONS[i].version == i + 1``.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "accounts, settings, games, moves and history", _V1),
+)
+#: The version of a file this code has migrated.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def migrate(conn: sqlite3.Connection, path: Path | str,
+            migrations: Sequence[Migration] = MIGRATIONS) -> tuple[int, int]:
+    """Bring the file open on ``conn`` (in autocommit mode) up to date.
+
+    Returns ``(version before, version after)``.  A migration that fails is
+    rolled back whole and its error raised: the file stays at the version
+    before it.
+
+    :raises StoreVersionError: the file is newer than ``migrations`` know.
+    :raises StoreCorruptError: the file is another program's SQLite database.
+    """
+    known = len(migrations)
+    found = user_version(conn)
+    application = conn.execute("PRAGMA application_id").fetchone()[0]
+    if application not in (0, APPLICATION_ID) or (
+            found == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]):
+        raise StoreCorruptError(path, "an SQLite database of another program")
+    if found > known:
+        raise StoreVersionError(path, found, known)
+    for migration in migrations[found:]:
+        # IMMEDIATE: a tool opening the same file at the same moment waits
+        # instead of migrating it twice.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if user_version(conn) >= migration.version:  # the other one did it
+                conn.execute("ROLLBACK")
+                continue
+            for statement in migration.statements:
+                conn.execute(statement)
+            if migration.apply is not None:
+                migration.apply(conn)
+            conn.execute(f"PRAGMA user_version = {int(migration.version)}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return found, user_version(conn)

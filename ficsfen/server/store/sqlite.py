@@ -1,0 +1,502 @@
+"""The SQLite store: stdlib :mod:`sqlite3` in WAL mode, one writer thread.
+
+Two connections to one file:
+
+- the **write connection** belongs to the :class:`~.writer.Writer` thread,
+  which commits writes in groups (see :mod:`.writer`);
+- the **read connection** is used in the reactor thread for the small
+  indexed reads of :class:`~.interfaces.IStore`.  In WAL mode readers never
+  wait for the writer, and they see every committed transaction.
+
+**Durability.**  ``synchronous`` is ``"full"`` by default: each commit
+fsyncs the write-ahead log before the writes' Deferreds fire, so an
+acknowledged move survives a kill -9 of the server *and* a power cut or
+kernel crash.  ``"normal"`` skips that fsync (WAL keeps the file
+consistent either way): a kill -9 still loses nothing, because the
+committed pages are in the operating system's cache, but a power cut may
+lose the last commits.  Group commit pays the fsync once per group, not
+once per move (``bench/store_writes.py`` measures both).
+
+**One server per file.**  :meth:`SQLiteStore.open` takes an exclusive
+``flock`` on ``FILE.lock`` next to the data file and writes its process id
+in it.  The kernel releases the lock when the process ends, however it
+ends (kill -9 included), so a stale lock never blocks a restart.
+SQLite's own ``locking_mode=EXCLUSIVE`` was not used: it would also shut
+out our own read connection, and the operator tools (``exclusive=False``)
+that change accounts while the server runs.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.defer import Deferred
+from zope.interface import implementer
+
+from ficsfen.names import fold
+from ficsfen.server.store.errors import (
+    AccountExistsError,
+    NoSuchAccountError,
+    NoSuchGameError,
+    StoreClosedError,
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StoreOpenError,
+    StoreReadOnlyError,
+)
+from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.records import (
+    HISTORY_NUMBERS,
+    HISTORY_SIZE,
+    Account,
+    Adjournment,
+    GameEnd,
+    GameRecord,
+    GameStart,
+    GameStatus,
+    HistoryEntry,
+    MoveRecord,
+    StoredGame,
+)
+from ficsfen.server.store.schema import migrate
+from ficsfen.server.store.writer import Writer
+
+__all__ = ["LOCK_SUFFIX", "SYNCHRONOUS", "SQLiteStore", "lock_path"]
+
+#: The lock file is the data file's name plus this.
+LOCK_SUFFIX = ".lock"
+#: Accepted values of ``synchronous`` (``[storage] synchronous``).
+SYNCHRONOUS = ("full", "normal")
+# Milliseconds a connection waits for another process's write (an operator
+# tool changing an account) before giving up.
+_BUSY_TIMEOUT_MS = 5000
+
+_INSERT_MOVE = ("INSERT INTO moves (game, ply, san, uci, fen, white_ms, black_ms, took_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
+                "increment_seconds, start_fen, variant, rated, started, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
+_TAKE_BACK = "DELETE FROM moves WHERE game = ? AND ply > ?"
+_GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fen, variant, "
+                 "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
+                 "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
+
+# SQLite's primary result codes that mean "this is not a (sound) database".
+_CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_READONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of data file ``path``."""
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+@implementer(IStore)
+class SQLiteStore:
+    """The :class:`IStore` on an SQLite file; make one with :meth:`open`."""
+
+    def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
+                 write: sqlite3.Connection, lock_fd: int | None, next_game_id: int) -> None:
+        self.path = path
+        self.exclusive = lock_fd is not None
+        self._reactor = reactor
+        self._read: sqlite3.Connection | None = read
+        self._lock_fd = lock_fd
+        self._next_game_id = next_game_id
+        self._writer = Writer(write, reactor=reactor, path=path)
+        self._writer.start()
+        self._closing: Deferred[None] | None = None
+
+    def __repr__(self) -> str:
+        return f"<SQLiteStore {str(self.path)!r}>"
+
+    @property
+    def commits(self) -> int:
+        """Transactions committed by the writer thread so far (group commit makes it small)."""
+        return self._writer.commits
+
+    # -- opening ---------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
+             synchronous: str = "full") -> "SQLiteStore":
+        """Open (creating it and its folder if need be) and migrate the data file.
+
+        ``reactor`` provides ``callLater`` and ``callFromThread``.  The
+        server opens with ``exclusive=True``: a second server on the same
+        file is refused.  Operator tools that run beside a server (adding
+        an account, exporting games) open with ``exclusive=False``: no
+        lock, and no game writes (they would clash with the server's).
+        Synchronous: this runs once at start, before the server listens.
+
+        :raises StoreOpenError: a subclass naming the file and the cause:
+            :class:`StoreLockedError`, :class:`StoreCorruptError`,
+            :class:`StoreReadOnlyError`, :class:`StoreVersionError`.
+        """
+        if synchronous not in SYNCHRONOUS:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, not {synchronous!r}")
+        path = Path(os.path.abspath(os.path.expanduser(path)))
+        _prepare_folder(path)
+        lock_fd = _lock(path) if exclusive else None
+        try:
+            write = _connect(path, check_same_thread=False)
+            try:
+                _check(write, path)
+                write.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+                write.execute("PRAGMA foreign_keys = ON")
+                next_id = write.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+                read = _connect(path, check_same_thread=True)
+                read.row_factory = sqlite3.Row
+                read.execute("PRAGMA query_only = ON")
+            except sqlite3.Error as e:
+                write.close()
+                raise _open_error(path, e) from None
+            except BaseException:
+                write.close()
+                raise
+        except BaseException:
+            if lock_fd is not None:
+                os.close(lock_fd)
+            raise
+        return cls(path, reactor=reactor, read=read, write=write, lock_fd=lock_fd,
+                   next_game_id=next_id)
+
+    # -- life ------------------------------------------------------------------
+
+    def close(self) -> Deferred[None]:
+        if self._closing is None:
+            if self._read is not None:
+                self._read.close()
+                self._read = None
+            self._closing = self._writer.close()
+            self._closing.addBoth(self._release_lock)
+        done: Deferred[None] = Deferred()
+        self._closing.addBoth(lambda result: (done.callback(None), result)[1])
+        return done
+
+    def _release_lock(self, result: Any) -> Any:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor drops the flock
+            self._lock_fd = None
+        return result
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._read is None:
+            raise StoreClosedError(self.path)
+        return self._read
+
+    def _games_allowed(self) -> None:
+        if not self.exclusive:
+            raise RuntimeError("game writes need the store opened with exclusive=True")
+
+    # -- accounts --------------------------------------------------------------
+
+    def add_account(self, name: str, password_hash: str, *,
+                    created: float | None = None) -> Deferred[None]:
+        when = time.time() if created is None else created
+        row = (fold(name), name, password_hash, when)
+
+        def add(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute("INSERT INTO accounts (key, name, password, created) "
+                             "VALUES (?, ?, ?, ?)", row)
+            except sqlite3.IntegrityError:
+                raise AccountExistsError(name) from None
+
+        return self._writer.submit(run=add)
+
+    def remove_account(self, name: str) -> Deferred[None]:
+        return self._writer.submit(run=_changing_account(
+            name, "DELETE FROM accounts WHERE key = ?", (fold(name),)))
+
+    def set_password(self, name: str, password_hash: str) -> Deferred[None]:
+        return self._writer.submit(run=_changing_account(
+            name, "UPDATE accounts SET password = ? WHERE key = ?", (password_hash, fold(name))))
+
+    def import_accounts(self, accounts: Mapping[str, str]) -> Deferred[list[str]]:
+        now = time.time()
+        rows = [(fold(name), name, stored, now) for name, stored in accounts.items()]
+
+        def import_(conn: sqlite3.Connection) -> list[str]:
+            added = []
+            for row in rows:
+                cursor = conn.execute("INSERT OR IGNORE INTO accounts (key, name, password, "
+                                      "created) VALUES (?, ?, ?, ?)", row)
+                if cursor.rowcount == 1:
+                    added.append(row[1])
+            return added
+
+        return self._writer.submit(run=import_)
+
+    def get_account(self, name: str) -> Account | None:
+        row = self._reader().execute("SELECT name, password, created FROM accounts WHERE key = ?",
+                                     (fold(name),)).fetchone()
+        return None if row is None else Account(row[0], row[1], row[2])
+
+    def accounts(self) -> list[Account]:
+        rows = self._reader().execute("SELECT name, password, created FROM accounts ORDER BY key")
+        return [Account(*row) for row in rows]
+
+    # -- settings --------------------------------------------------------------
+
+    def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
+        if not all(isinstance(k, str) for k in settings):
+            raise TypeError("setting names must be strings")
+        data = json.dumps(dict(settings), allow_nan=False, sort_keys=True)
+        row = (fold(name), data)
+
+        def save(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute("INSERT OR REPLACE INTO settings (key, data) VALUES (?, ?)", row)
+            except sqlite3.IntegrityError:
+                raise NoSuchAccountError(name) from None
+
+        return self._writer.submit(run=save)
+
+    def load_settings(self, name: str) -> dict[str, Any]:
+        row = self._reader().execute("SELECT data FROM settings WHERE key = ?",
+                                     (fold(name),)).fetchone()
+        return {} if row is None else json.loads(row[0])
+
+    # -- games: writes ----------------------------------------------------------
+
+    def start_game(self, start: GameStart) -> tuple[int, Deferred[None]]:
+        self._games_allowed()
+        game_id = self._next_game_id
+        self._next_game_id += 1
+        d = self._writer.submit(_INSERT_GAME, (
+            game_id, start.white, start.black, fold(start.white), fold(start.black),
+            int(start.initial_seconds), int(start.increment_seconds), start.fen, start.variant,
+            int(bool(start.rated)), float(start.started)))
+        return game_id, d
+
+    def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
+        self._games_allowed()
+        return self._writer.submit(_INSERT_MOVE, (
+            game_id, move.ply, move.san, move.uci, move.fen, move.white_ms, move.black_ms,
+            move.took_ms))
+
+    def take_back(self, game_id: int, ply: int) -> Deferred[None]:
+        self._games_allowed()
+        return self._writer.submit(_TAKE_BACK, (game_id, ply))
+
+    def adjourn_game(self, game_id: int, adjournment: Adjournment) -> Deferred[None]:
+        self._games_allowed()
+        a = adjournment
+        return self._writer.submit(run=_changing_game(
+            game_id, "UPDATE games SET status = 'adjourned', adjourn_reason = ?, adjourned = ?, "
+            "adjourn_white_ms = ?, adjourn_black_ms = ?, adjourn_ply = ? "
+            "WHERE id = ? AND status = 'playing'",
+            (a.reason, a.at, a.white_ms, a.black_ms, a.ply, game_id)))
+
+    def resume_game(self, game_id: int) -> Deferred[None]:
+        self._games_allowed()
+        return self._writer.submit(run=_changing_game(
+            game_id, "UPDATE games SET status = 'playing' WHERE id = ? AND status = 'adjourned'",
+            (game_id,)))
+
+    def end_game(self, game_id: int, end: GameEnd) -> Deferred[tuple[int | None, int | None]]:
+        self._games_allowed()
+        ending = (end.result, end.reason, str(end.code), end.ended, game_id)
+
+        def finish(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
+            _changing_game(game_id, "UPDATE games SET status = 'finished', result = ?, "
+                           "end_reason = ?, end_code = ?, ended = ? "
+                           "WHERE id = ? AND status != 'finished'", ending)(conn)
+            if end.result == "*":
+                return None, None
+            white, black = conn.execute("SELECT white_key, black_key FROM games WHERE id = ?",
+                                        (game_id,)).fetchone()
+            return _enter_history(conn, white, game_id), _enter_history(conn, black, game_id)
+
+        return self._writer.submit(run=finish)
+
+    # -- games: reads ------------------------------------------------------------
+
+    def get_game(self, game_id: int) -> StoredGame | None:
+        row = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
+                                     (game_id,)).fetchone()
+        return None if row is None else self._with_moves(row)
+
+    def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
+        where, params = "status != 'finished'", ()
+        if name is not None:
+            where += " AND (white_key = ? OR black_key = ?)"
+            params = (fold(name), fold(name))
+        rows = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} "
+                                      "ORDER BY id", params).fetchall()
+        return [self._with_moves(row) for row in rows]
+
+    def history(self, name: str, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
+        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
+        rows = self._reader().execute(
+            f"SELECT h.seq, {columns} FROM history h JOIN games g ON g.id = h.game "
+            "WHERE h.player = ? ORDER BY h.seq DESC LIMIT ?", (fold(name), limit)).fetchall()
+
+        key = fold(name)
+        entries = []
+        for row in reversed(rows):
+            record = _record(tuple(row)[1:])
+            white = record.start.white
+            handle = white if fold(white) == key else record.start.black  # as spelled in the game
+            entries.append(HistoryEntry((row[0] - 1) % HISTORY_NUMBERS, handle, record))
+        return entries
+
+    def history_game(self, name: str, number: int) -> StoredGame | None:
+        for entry in self.history(name):
+            if entry.number == number:
+                return self.get_game(entry.game.id)
+        return None
+
+    def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
+        where, params = "status = 'finished' AND result != '*'", ()
+        if name is not None:
+            where += " AND (white_key = ? OR black_key = ?)"
+            params = (fold(name), fold(name))
+        cursor = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} "
+                                        "ORDER BY ended, id", params)
+        for row in cursor:
+            yield self._with_moves(row)
+
+    def _with_moves(self, row: sqlite3.Row) -> StoredGame:
+        record = _record(tuple(row))
+        moves = self._reader().execute(
+            "SELECT ply, san, uci, fen, white_ms, black_ms, took_ms FROM moves WHERE game = ? "
+            "ORDER BY ply", (record.id,))
+        return StoredGame(record.id, record.start, record.status, record.adjournment,
+                          record.end, tuple(MoveRecord(*m) for m in moves))
+
+
+# -- helpers of the writes (run in the writer thread) ----------------------------------
+
+
+def _changing_account(name: str, sql: str, params: tuple[Any, ...]) -> Any:
+    def change(conn: sqlite3.Connection) -> None:
+        if conn.execute(sql, params).rowcount == 0:
+            raise NoSuchAccountError(name)
+    return change
+
+
+def _changing_game(game_id: int, sql: str, params: tuple[Any, ...]) -> Any:
+    def change(conn: sqlite3.Connection) -> None:
+        if conn.execute(sql, params).rowcount == 0:
+            raise NoSuchGameError(game_id)
+    return change
+
+
+def _enter_history(conn: sqlite3.Connection, key: str, game_id: int) -> int | None:
+    """Append the game to ``key``'s history if ``key`` has an account; its FICS number."""
+    if conn.execute("SELECT 1 FROM accounts WHERE key = ?", (key,)).fetchone() is None:
+        return None
+    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM history WHERE player = ?",
+                       (key,)).fetchone()[0]
+    conn.execute("INSERT INTO history (player, seq, game) VALUES (?, ?, ?)", (key, seq, game_id))
+    return (seq - 1) % HISTORY_NUMBERS
+
+
+def _record(row: tuple[Any, ...]) -> GameRecord:
+    (game_id, white, black, initial, increment, fen, variant, rated, started, status,
+     adjourn_reason, adjourned, adjourn_white, adjourn_black, adjourn_ply,
+     result, end_reason, end_code, ended) = row
+    start = GameStart(white, black, initial, increment, started, fen, bool(rated), variant)
+    adjournment = None
+    if adjourned is not None:
+        adjournment = Adjournment(adjourn_reason, adjourned, adjourn_white, adjourn_black,
+                                  adjourn_ply)
+    end = None if result is None else GameEnd(result, end_reason, end_code, ended)
+    return GameRecord(game_id, start, GameStatus(status), adjournment, end)
+
+
+# -- opening ------------------------------------------------------------------------
+
+
+def _prepare_folder(path: Path) -> None:
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        if e.errno in _READONLY_ERRNOS:
+            raise StoreReadOnlyError(folder, e.strerror or str(e), folder=True) from None
+        raise StoreOpenError.because(path, e.strerror or str(e)) from None
+    if path.is_dir():
+        raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
+    # SQLite creates FILE-wal and FILE-shm beside the file, and we the lock file.
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreReadOnlyError(folder, os.strerror(errno.EACCES), folder=True)
+    if path.exists():
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
+        except OSError as e:
+            if e.errno in _READONLY_ERRNOS:
+                raise StoreReadOnlyError(path, e.strerror or str(e)) from None
+            raise StoreOpenError.because(path, e.strerror or str(e)) from None
+
+
+def _lock(path: Path) -> int:
+    """Take the server's lock on ``path``; returns the descriptor that holds it."""
+    where = lock_path(path)
+    try:
+        fd = os.open(where, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as e:
+        if e.errno in _READONLY_ERRNOS:
+            raise StoreReadOnlyError(path.parent, e.strerror or str(e), folder=True) from None
+        raise StoreOpenError.because(where, e.strerror or str(e)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        holder = _holder(fd)
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise StoreLockedError(path, holder) from None
+        raise StoreOpenError.because(where, e.strerror or str(e)) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
+
+
+def _holder(fd: int) -> int | None:
+    """The process id the lock's holder wrote, if readable."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _connect(path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
+    except sqlite3.Error as e:
+        raise _open_error(path, e) from None
+    conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _check(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that is not a sound database, then migrate it and turn on WAL."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+    if problems != ["ok"]:
+        raise StoreCorruptError(path, "; ".join(problems[:3]))
+    migrate(conn, path)
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode != "wal":  # pragma: no cover - only on file systems without shared memory
+        raise StoreOpenError.because(path, f"journal mode {mode!r} instead of 'wal'")
+
+
+def _open_error(path: Path, error: sqlite3.Error) -> StoreError:
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+    reason = str(error)
+    if code in _CORRUPT_CODES:
+        return StoreCorruptError(path, reason)
+    if code == sqlite3.SQLITE_READONLY:
+        return StoreReadOnlyError(path, reason)
+    return StoreOpenError.because(path, reason)

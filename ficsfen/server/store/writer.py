@@ -1,0 +1,216 @@
+"""The writer thread: one thread owns the write connection and commits in groups.
+
+The reactor never waits for the disk.  A write asked for in the reactor
+thread (:meth:`Writer.submit`) is kept until the end of the current reactor
+turn (one ``callLater(0)``), then the turn's writes are handed to the thread
+together.  The thread takes everything handed over since its last commit
+and runs it as **one transaction** (group commit): the moves of every game
+that moved during that turn, and of the turns that arrived while the
+previous commit was being written, share one ``COMMIT`` (one ``fsync`` with
+``synchronous=FULL``).  Consecutive writes of the same statement go through
+one ``executemany``.
+
+Once the transaction is committed the thread hands the results back with a
+single ``reactor.callFromThread``, and each write's :class:`Deferred` fires
+in the reactor thread: a Deferred that has fired means the write is in the
+file.  A write that fails (a broken constraint, a refused account change)
+is rolled back to its own savepoint and fails its own Deferred with a
+:class:`~ficsfen.server.store.errors.StoreError`; the others in the group
+still commit.  If the ``COMMIT`` itself fails (disk full, I/O error), every
+write of the group fails.  Nothing an operation raises stops the thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.defer import Deferred, fail
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from ficsfen.server.store.errors import StoreClosedError, StoreError, StoreWriteError
+
+__all__ = ["Writer"]
+
+_log = Logger(namespace="ficsfen.server.store")
+
+#: An operation that needs Python: gets the connection, returns the Deferred's result.
+Operation = Callable[[sqlite3.Connection], Any]
+
+
+class _Write:
+    """One queued write: a statement and its parameters, or an operation."""
+
+    __slots__ = ("sql", "params", "run", "deferred")
+
+    def __init__(self, sql: str | None, params: Sequence[Any], run: Operation | None) -> None:
+        self.sql = sql
+        self.params = params
+        self.run = run
+        self.deferred: Deferred[Any] = Deferred()
+
+
+class Writer:
+    """The thread that owns ``conn`` (opened with ``check_same_thread=False``).
+
+    :attr:`commits` counts the transactions it has committed (tests and
+    the benchmark read it to see how writes were grouped).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, *, reactor: Any, path: Path) -> None:
+        self._conn = conn
+        self._reactor = reactor
+        self._path = path
+        self._cond = threading.Condition()
+        self._queue: list[_Write] = []  # handed over, not yet taken by the thread
+        self._turn: list[_Write] = []  # asked for during this reactor turn (reactor thread only)
+        self._handover_scheduled = False
+        self._closing = False
+        self._closed: Deferred[None] = Deferred()
+        self.commits = 0
+        self._thread = threading.Thread(target=self._loop, name=f"ficsfen store writer {path.name}",
+                                        daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    # -- reactor thread ------------------------------------------------------
+
+    def submit(self, sql: str | None = None, params: Sequence[Any] = (),
+               run: Operation | None = None) -> Deferred[Any]:
+        """Queue a write; its Deferred fires once it is committed (in the reactor thread)."""
+        if self._closing:
+            return fail(StoreClosedError(self._path))
+        write = _Write(sql, params, run)
+        self._turn.append(write)
+        if not self._handover_scheduled:
+            self._handover_scheduled = True
+            self._reactor.callLater(0, self._hand_over)
+        return write.deferred
+
+    def _hand_over(self) -> None:
+        self._handover_scheduled = False
+        turn, self._turn = self._turn, []
+        if turn:
+            with self._cond:
+                self._queue.extend(turn)
+                self._cond.notify()
+
+    def close(self) -> Deferred[None]:
+        """Commit what is queued, stop the thread, close the connection.
+
+        The returned Deferred fires (in the reactor thread) after the
+        Deferreds of every write queued before the call.
+        """
+        if not self._closing:
+            self._closing = True
+            self._hand_over()
+            with self._cond:
+                self._cond.notify()
+            if not self._thread.is_alive():  # never started
+                self._conn.close()
+                self._closed.callback(None)
+        done: Deferred[None] = Deferred()
+        self._closed.addBoth(lambda result: (done.callback(None), result)[1])
+        return done
+
+    def _deliver(self, writes: list[_Write], results: list[Any]) -> None:
+        for write, result in zip(writes, results):
+            if isinstance(result, Failure):
+                if result.check(StoreWriteError):
+                    _log.failure("store write failed", result)
+                write.deferred.errback(result)
+            else:
+                write.deferred.callback(result)
+
+    # -- writer thread -------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closing:
+                    self._cond.wait()
+                batch, self._queue = self._queue, []
+                last = self._closing and not batch
+            if batch:
+                try:
+                    results = self._commit(batch)
+                except BaseException as e:  # pragma: no cover - _commit catches what SQLite raises
+                    results = [self._failure(e) for _ in batch]
+                self._reactor.callFromThread(self._deliver, batch, results)
+            if last:
+                break
+        try:
+            self._conn.close()
+        finally:
+            self._reactor.callFromThread(self._closed.callback, None)
+
+    def _failure(self, error: BaseException) -> Failure:
+        if isinstance(error, StoreError):
+            return Failure(error)
+        return Failure(StoreWriteError(self._path, str(error) or type(error).__name__))
+
+    def _commit(self, batch: list[_Write]) -> list[Any]:
+        conn = self._conn
+        results: list[Any] = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            return [self._failure(e) for _ in batch]
+        try:
+            i = 0
+            while i < len(batch):
+                write = batch[i]
+                if write.sql is None:
+                    results.append(self._alone(write))
+                    i += 1
+                    continue
+                j = i + 1
+                while j < len(batch) and batch[j].sql == write.sql:
+                    j += 1
+                results.extend(self._group(batch[i:j]))
+                i = j
+            conn.execute("COMMIT")
+        except BaseException as e:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            return [self._failure(e) for _ in batch]
+        self.commits += 1
+        return results
+
+    def _group(self, writes: list[_Write]) -> list[Any]:
+        """Same statement: one ``executemany``; if it fails, one at a time to find the culprit."""
+        conn = self._conn
+        if len(writes) == 1:
+            return [self._alone(writes[0])]
+        conn.execute("SAVEPOINT grouped")
+        try:
+            conn.executemany(writes[0].sql, [w.params for w in writes])
+        except sqlite3.Error:
+            conn.execute("ROLLBACK TO grouped")
+            conn.execute("RELEASE grouped")
+            return [self._alone(w) for w in writes]
+        conn.execute("RELEASE grouped")
+        return [None] * len(writes)
+
+    def _alone(self, write: _Write) -> Any:
+        conn = self._conn
+        conn.execute("SAVEPOINT alone")
+        try:
+            if write.run is not None:
+                result = write.run(conn)
+            else:
+                conn.execute(write.sql, write.params)
+                result = None
+        except Exception as e:
+            conn.execute("ROLLBACK TO alone")
+            conn.execute("RELEASE alone")
+            return self._failure(e)
+        conn.execute("RELEASE alone")
+        return result
