@@ -601,9 +601,9 @@ def test_timeseal_client_over_loopback_from_login_to_a_move():
         plain.send(f"match {handle} 5 0 white")
         sealed.read_until("Challenge:")
         sealed.send_bytes(encode(b"accept", 200))
-        sealed.read_until("You play Black")
+        sealed.read_until("Creating unrated")
         sealed.read_until("fics% ")
-        plain.read_until("You play White")
+        plain.read_until("Creating unrated")
         plain.send("e4")
         text = sealed.read_bytes_until(timeseal.PING)  # the board, then the ping
         assert b"'e4" in text and text.endswith(b"fics% " + timeseal.PING)

@@ -72,11 +72,12 @@ def test_match_accept_tells_both_number_colours_and_time_control(table):
     assert "Offers from other players:\n  alice (----) [white] bob (----) unrated blitz 5 3." in pending
     out = table.bob.command("accept")
     assert "{Game 1 (alice vs. bob) Creating unrated blitz match.}" in out
-    assert "You play Black in game 1, time control 5 3." in out
+    # FICS's start: "Creating:", "{Game ...}", a blank line, the board (no "You play" line).
+    assert "{Game 1 (alice vs. bob) Creating unrated blitz match.}\n\n" in out
     assert "Game 1 (alice vs. bob)" in out and "a   b   c" not in out  # bob's board is flipped
     told = table.alice.output()
     assert "bob accepts the match offer." in told
-    assert "You play White in game 1, time control 5 3." in told
+    assert "{Game 1 (alice vs. bob) Creating unrated blitz match.}\n\n" in told
     assert "  a   b   c   d   e   f   g   h" in told
     assert table.fen() == STARTING_FEN
     assert "1 ++++ alice" in table.carol.command("games")

@@ -32,7 +32,7 @@ def _start(white, black, names, time="0 0"):
     black.read_until(white.prompt)  # the challenge
     out = black.command("accept")
     assert "Creating unrated" in out
-    white.read_until("You play White")
+    white.read_until("Creating unrated")
     white.read_until("  a   b   c   d   e   f   g   h")  # the board, White at the bottom
     white.read_until(white.prompt)
 

@@ -261,6 +261,12 @@ def test_observing_survives_starting_a_game_whatever_unobserve_says(lobby):
 # -- parsers never crash ---------------------------------------------------------------------
 
 
+def test_who_part_digits_are_ascii_only():
+    # "¹" is a digit to str.isdigit but not to int(): the part "1" then a bad letter.
+    with pytest.raises(WhoOptionsError):
+        parse_who_options("1\u00b9")
+
+
 @given(st.text(max_size=30))
 def test_who_options_parser_takes_any_text(text):
     try:

@@ -475,17 +475,18 @@ class FicsServer:
         header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
                      number=game.number, white=white, black=black, category=tc.category)
         info_line = self.game_info(game)
-        for handle, colour in ((white, msg("White")), (black, msg("Black"))):
+        # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one
+        # message.  pychess reads a game's start as four consecutive lines (the third
+        # any line): one more line, or a prompt, before the board and it opens no board.
+        for handle in (white, black):
             session = self.session(handle)
             if session is not None:
-                lines = [session.render(creating), session.render(header),
-                         session.render(msg("You play {colour} in game {number}, time control {minutes} {increment}.",
-                                            colour=colour, number=game.number, minutes=tc.minutes,
-                                            increment=tc.increment))]
+                lines = [session.render(creating), session.render(header)]
                 if session.ivars["gameinfo"]:
                     lines.append(info_line)
+                lines += ["", self.board_text(session, game)]
                 self.tell(handle, "\n".join(lines))
-        self.show_position(game)
+        self._ping_to_move(game)
         return game
 
     def resume_game(self, game: PlayedGame) -> None:

@@ -86,7 +86,7 @@ def parse_who_options(text: str) -> WhoOptions:
     while i < len(letters):
         c = letters[i]
         if c.isascii() and c.isdigit():
-            run = letters[i:i + 2] if letters[i + 1:i + 2].isdigit() else c
+            run = letters[i:i + 2] if (nxt := letters[i + 1:i + 2]).isascii() and nxt.isdigit() else c
             part = _part(run, text)
             i += len(run)
             continue

@@ -86,6 +86,42 @@ def read_board(path: str) -> list[str] | None:
     return ranks
 
 
+def board_geometry(path: str, light: tuple[int, int, int] = LIGHT,
+                   dark: tuple[int, int, int] = DARK,
+                   tolerance: int = 0) -> tuple[float, float, float, float] | None:
+    """``(x0, y0, square_width, square_height)`` of the board in a screenshot.
+
+    The board is the bounding box of the pixels in its two square colours
+    (within ``tolerance`` per channel); None when there are too few of them.
+    """
+    width, height, px = read_image(path)
+
+    def near(rgb: tuple[int, ...], want: tuple[int, int, int]) -> bool:
+        return all(abs(a - b) <= tolerance for a, b in zip(rgb, want))
+
+    xs, ys = [], []
+    for y in range(0, height, 2):
+        row = px[3 * width * y: 3 * width * (y + 1)]
+        for x in range(0, width, 2):
+            rgb = tuple(row[3 * x: 3 * x + 3])
+            if near(rgb, light) or near(rgb, dark):
+                xs.append(x)
+                ys.append(y)
+    if len(xs) < 1000:
+        return None
+    x0, x1, y0, y1 = min(xs), max(xs) + 2, min(ys), max(ys) + 2
+    return x0, y0, (x1 - x0) / 8, (y1 - y0) / 8
+
+
+def square_centre(geometry: tuple[float, float, float, float], square: str,
+                  flipped: bool = False) -> tuple[int, int]:
+    """Screen coordinates of ``square`` (``e2``) on a board of that geometry."""
+    x0, y0, w, h = geometry
+    f, r = "abcdefgh".index(square[0]), int(square[1]) - 1
+    col, row = (7 - f, r) if flipped else (f, 7 - r)
+    return int(x0 + (col + 0.5) * w), int(y0 + (row + 0.5) * h)
+
+
 def fen_board(fen: str) -> list[str]:
     ranks = []
     for rank in fen.split()[0].split("/"):

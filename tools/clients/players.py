@@ -13,6 +13,20 @@ start observing first), plays ``--plies`` moves of the PGN game ``--index``,
 sets phase "paused" and waits for GO_FILE + ".end", then Black resigns and
 the phase becomes "done".  Every byte each player receives is kept in
 STATE.json's folder as ``player-white.log`` / ``player-black.log``.
+
+With ``--opponent NAME`` there is one scripted player instead, the opponent
+of a client under test::
+
+    players.py --port P --opponent NAME --replies "e5 Nc6 Nf6" --state STATE.json
+               [--colour black] [--time "5 0"] [--timeout 240]
+
+It logs in as a guest, sends ``match NAME 5 0 black`` (phase "challenged",
+its handle in STATE.json), waits for the game's ``Creating:`` (phase
+"playing"), and answers each move of the client with the next of
+``--replies`` as soon as a style 12 board says it is its turn, recording
+the position after every move (``ply``, ``fen``, ``moves``).  When the game
+ends the phase becomes "done" with the ``{Game N ...} RESULT`` line in
+``result``.  Its bytes are kept in ``player-opponent.log``.
 """
 
 from __future__ import annotations
@@ -84,10 +98,84 @@ def wait_file(path: Path, timeout: float) -> None:
         time.sleep(0.2)
 
 
+STYLE12 = re.compile(rb"<12> ([-pnbrqkPNBRQK]{8}(?: [-pnbrqkPNBRQK]{8}){7}) ([WB]) .*? "
+                     rb"(\d+) \S+ \(\S+\) (\S+) [01] \d+ \d+\s*$", re.M)
+END = re.compile(rb"\{Game \d+ \([^)]*\) [^}]*\} (?:1-0|0-1|1/2-1/2|\*)")
+
+
+def fen_of(ranks: bytes, turn: bytes) -> str:
+    """The placement and side to move of a style 12 board, as a (partial) FEN."""
+    rows = []
+    for rank in ranks.decode().split():
+        row, empty = "", 0
+        for ch in rank:
+            if ch == "-":
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + ch
+            empty = 0
+        rows.append(row + (str(empty) if empty else ""))
+    return "/".join(rows) + (" w" if turn == b"W" else " b")
+
+
+def play_against(args: argparse.Namespace) -> None:
+    """One scripted opponent of the client ``args.opponent`` (see the module docstring)."""
+    folder = args.state.parent
+    me = Player(args.port, folder / "player-opponent.log")
+    me.login_guest()
+    me.send("style 12")
+    me.read_until(PROMPT)
+    replies = args.replies.split()
+    mine = b"B" if args.colour == "black" else b"W"
+    state = {"opponent": me.handle, "client": args.opponent, "phase": "challenged",
+             "ply": 0, "moves": [], "fen": None}
+    me.send(f"match {args.opponent} {args.time} {args.colour}")
+    write_state(args.state, **state)
+    created = me.read_until(rb"\{Game (\d+) \([^)]*\) Creating [^}]*\}", timeout=args.timeout)
+    state.update(phase="playing", game=int(re.search(rb"\{Game (\d+)", created).group(1)))
+    write_state(args.state, **state)
+    deadline = time.monotonic() + args.timeout
+    answered: set[int] = set()
+    while time.monotonic() < deadline:
+        try:
+            chunk = me.read_until(rb"(<12> [^\n]*\n)|" + END.pattern, timeout=deadline - time.monotonic())
+        except TimeoutError:
+            break
+        if end := END.search(chunk):
+            state.update(phase="done", result=end.group(0).decode("latin-1"))
+            write_state(args.state, **state)
+            break
+        board = STYLE12.search(chunk)
+        if board is None:
+            continue
+        ranks, turn, ply, san = board.group(1), board.group(2), int(board.group(3)), board.group(4)
+        # style 12's "move number" field is the full move number of the side to move
+        half = 2 * (ply - 1) + (turn == b"B")
+        if half > state["ply"]:
+            state["moves"] = state["moves"] + [san.decode()]
+        state.update(ply=half, fen=fen_of(ranks, turn))
+        write_state(args.state, **state)
+        if turn == mine and replies and half not in answered:
+            answered.add(half)
+            time.sleep(args.delay)
+            me.send(replies.pop(0))
+    else:
+        state.update(phase="timeout")
+        write_state(args.state, **state)
+    me.send("quit")
+    time.sleep(0.2)
+    me.sock.close()
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--opponent", help="play one game against this logged-in client")
+    p.add_argument("--replies", default="", help="the scripted side's moves, space separated")
+    p.add_argument("--colour", default="black", choices=("white", "black"))
+    p.add_argument("--time", default="5 0")
+    p.add_argument("--timeout", type=float, default=240)
     p.add_argument("--port", type=int, required=True)
-    p.add_argument("--pgn", type=Path, required=True)
+    p.add_argument("--pgn", type=Path)
     p.add_argument("--index", type=int, default=0, help="which game of the PGN file (0-based)")
     p.add_argument("--plies", type=int, default=40)
     p.add_argument("--delay", type=float, default=0.7, help="seconds between moves")
@@ -95,6 +183,9 @@ def main() -> None:
     p.add_argument("--go", type=Path)
     p.add_argument("--go-timeout", type=float, default=60)
     args = p.parse_args()
+    if args.opponent:
+        play_against(args)
+        return
 
     with args.pgn.open(encoding="utf-8-sig") as f:
         for _ in range(args.index):

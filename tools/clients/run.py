@@ -3,7 +3,8 @@
 
     python3 tools/clients/run.py --checkout /path/to/ficsfen [--out /tmp/clients-RUN]
                                  [--only xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,pychess-timeseal,
-                                  eboard,eboard-timeseal]
+                                  eboard,eboard-timeseal,xboard-play,eboard-play,eboard-play-timeseal,
+                                  pychess-play,pychess-play-timeseal]
 
 Starts the checkout's ``.venv/bin/ficsfen serve`` on a free loopback port with
 two registered accounts (zipa/zpass1, zipb/zpass2), an Xvfb display, and for
@@ -436,6 +437,210 @@ class Run:
         shots.append(self.shot(folder, "04-logged-in"))
         return "connected through the dialog"
 
+    # -- playing a game against a scripted opponent --------------------------------
+    # Scholar's mate: the client plays White (its moves are made on its own board,
+    # by dragging pieces with xdotool), the scripted opponent (players.py
+    # --opponent) Black.
+    CLIENT_MOVES = [("e2", "e4"), ("f1", "c4"), ("d1", "h5"), ("h5", "f7")]
+    OPPONENT_REPLIES = "e5 Nc6 Nf6"
+    MATE_FEN = "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b"
+    # eboard 1.1.3's default layout (window at 0,0, no window manager): the main
+    # board's top left corner and square size; its squares are textured, so they
+    # are not found by colour.  01-board.png shows whether the geometry fits.
+    EBOARD_BOARD = (2.0, 34.0, 57.0, 57.0)
+    # pychess 1.0.3's light squares (its board is found by their bounding box:
+    # a8 and h1 are light, so they span the whole board).
+    PYCHESS_LIGHT = (204, 183, 110)
+    # The Accept button of pychess's challenge bar (window 1280x1000 at 0,0).
+    PYCHESS_ACCEPT = (1032, 90)
+
+    def opponent(self, folder: Path, client: str) -> tuple[subprocess.Popen, Path]:
+        state = folder / "opponent-state.json"
+        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.port),
+                                 "--opponent", client, "--replies", self.OPPONENT_REPLIES,
+                                 "--colour", "black", "--time", "5 0", "--delay", "0.5",
+                                 "--state", str(state), "--timeout", "200"],
+                                folder / "opponent.out")
+        return proc, state
+
+    def client_handle(self, folder: Path, timeout: float = 45) -> str | None:
+        found = wait_for(lambda: re.search(r"Starting FICS session as (\w+)", self.traffic(folder)),
+                         timeout)
+        return found.group(1) if found else None
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """Press on ``start``, move in steps, release on ``end`` (a piece dragged by hand)."""
+        (x0, y0), (x1, y1) = start, end
+        args = ["mousemove", str(x0), str(y0), "mousedown", "1", "sleep", "0.2"]
+        for k in range(1, 6):
+            args += ["mousemove", str(x0 + (x1 - x0) * k // 5), str(y0 + (y1 - y0) * k // 5),
+                     "sleep", "0.05"]
+        args += ["sleep", "0.2", "mouseup", "1"]
+        self.xdotool(*args)
+
+    def play_moves(self, folder: Path, state: Path, geometry, result: dict, shots: list[Path],
+                   flipped: bool = False) -> None:
+        """Drag the client's moves on its board, each once the opponent's reply is in."""
+        result["moves_made_on_the_board"] = []
+        for i, (a, b) in enumerate(self.CLIENT_MOVES):
+            if not wait_for(lambda: self.read_state(state).get("ply", -1) >= 2 * i, 30):
+                result["stuck_at"] = f"waiting for ply {2 * i}: {self.read_state(state)}"
+                return
+            time.sleep(1)
+            self.drag(boardcheck.square_centre(geometry, a, flipped),
+                      boardcheck.square_centre(geometry, b, flipped))
+            moved = wait_for(lambda: self.read_state(state).get("ply", -1) >= 2 * i + 1, 10)
+            result["moves_made_on_the_board"].append(f"{a}{b}: {'sent' if moved else 'not sent'}")
+            if not moved:
+                time.sleep(1)
+                shots.append(self.shot(folder, f"move-{i + 1}-not-sent"))
+                result["stuck_at"] = f"{a}{b} did not reach the server"
+                return
+            if i == 1:
+                time.sleep(1)
+                shots.append(self.shot(folder, "02-mid-game"))
+
+    def finish_play(self, folder: Path, state: Path, result: dict, shots: list[Path]) -> None:
+        done = wait_for(lambda: (s := self.read_state(state)).get("phase") == "done" and s, 15) or {}
+        result["result_line"] = done.get("result")
+        result["final_fen_seen_by_opponent"] = self.read_state(state).get("fen")
+        result["mate_reached"] = self.read_state(state).get("fen") == self.MATE_FEN
+        time.sleep(3)
+        shots.append(self.shot(folder, "03-end"))
+        result["server_errors_to_client"] = [
+            line for line in self.traffic(folder).splitlines()
+            if re.search(r"Illegal|not found|Unknown|Usage|cannot|There is no|not observing", line)][:12]
+
+    def xboard_play(self, name: str) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name)
+        result: dict = {"scenario": name}
+        logon_file = folder / "logon.txt"
+        logon_file.write_text("guest\n\n")
+        xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
+                               "-icslogon", str(logon_file), "-debugMode", "true",
+                               "-nameOfDebugFile", str(folder / "xboard.debug"),
+                               "-popupExitMessage", "false", "-autoRaiseBoard", "false",
+                               *boardcheck.XBOARD_COLOURS],
+                              folder / "xboard.out", stdin=subprocess.PIPE, cwd=folder,
+                              env=self.env(folder / "home"))
+        handle = result["client_handle"] = self.client_handle(folder)
+        if handle is None:
+            result["error"] = "xboard did not log in"
+            return result
+        time.sleep(2)
+        opp, state = self.opponent(folder, handle)
+        challenged = wait_for(lambda: "Challenge:" in self.traffic(folder), 20)
+        result["challenge_seen"] = bool(challenged)
+        xb.stdin.write(b"accept\n")                # typed in xboard's ICS console (stdin)
+        xb.stdin.flush()
+        result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
+        time.sleep(3)
+        self.xdotool("mousemove", "1270", "1010")
+        shots = [self.shot(folder, "01-board")]
+        geometry = boardcheck.board_geometry(str(shots[0]))
+        result["board_geometry"] = geometry
+        if geometry and result["game_started"]:
+            self.play_moves(folder, state, geometry, result, shots)
+        self.finish_play(folder, state, result, shots)
+        debug = (folder / "xboard.debug").read_text(errors="replace") if (folder / "xboard.debug").exists() else ""
+        result["xboard_moves_sent"] = re.findall(r">ICS: ([a-h][1-8][a-h][1-8]\w?)", debug)
+        result["xboard_game_end"] = re.findall(r"GameEnds\(([^)]*)\)", debug)[-3:]
+        result["screenshots"] = [str(p) for p in shots]
+        self.procs.stop(xb)
+        self.procs.stop(opp)
+        return result
+
+    def eboard_play(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name)
+        home = folder / "home"
+        result: dict = {"scenario": name, "timeseal": timeseal}
+        proc = self.procs.start(["/usr/games/eboard", "-log", "-debug"], folder / "eboard.out",
+                                cwd=folder, env=self.env(home))
+        time.sleep(6)
+        shots = [self.shot(folder, "00-started")]
+        result["driven"] = self.drive_eboard(folder, port, timeseal, shots)
+        handle = result["client_handle"] = self.client_handle(folder, 15)
+        if handle is None:
+            result["error"] = "eboard did not log in"
+            self.procs.stop(proc)
+            return result
+        opp, state = self.opponent(folder, handle)
+        result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
+        time.sleep(1)
+        self.eboard_command("accept")             # typed in eboard's command line
+        result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
+        time.sleep(3)
+        shots.append(self.shot(folder, "01-board"))
+        if result["game_started"]:
+            self.play_moves(folder, state, self.EBOARD_BOARD, result, shots)
+        self.finish_play(folder, state, result, shots)
+        result["screenshots"] = [str(p) for p in shots]
+        self.procs.stop(proc)
+        self.procs.stop(opp)
+        for log in ("LOG.eboard", "DEBUG.eboard"):
+            if (home / log).exists():
+                shutil.copy(home / log, folder / log)
+        return result
+
+    def pychess_play(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name, "--host", "127.0.0.2")
+        home = folder / "home"
+        conf = home / ".config/pychess/config"
+        conf.parent.mkdir(parents=True)
+        conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
+                        "dont_show_externals_at_startup = True\n\n"
+                        f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
+                        "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
+                        "[ICC]\ntimesealCheck = False\n")
+        result: dict = {"scenario": name, "timeseal": timeseal}
+        proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
+                                 "--ics-host", "127.0.0.2", "--ics-port", str(port)],
+                                folder / "pychess.out", cwd=folder, env=self.env(home))
+        handle = result["client_handle"] = self.client_handle(folder)
+        if handle is None:
+            result["error"] = "pychess did not log in"
+            self.procs.stop(proc)
+            return result
+        time.sleep(8)
+        if win := self.window("PyChess"):
+            self.xdotool("windowmove", win[0], "0", "0")
+            self.xdotool("windowsize", win[0], *map(str, self.PYCHESS_SIZE))
+            time.sleep(2)
+        shots = [self.shot(folder, "00-lounge")]
+        opp, state = self.opponent(folder, handle)
+        result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
+        time.sleep(3)
+        shots.append(self.shot(folder, "00-challenge"))
+        self.pychess_accept(folder, result, shots)
+        result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
+        time.sleep(5)
+        shots.append(self.shot(folder, "01-board"))
+        geometry = boardcheck.board_geometry(str(shots[-1]), self.PYCHESS_LIGHT, self.PYCHESS_LIGHT, 10)
+        result["board_geometry"] = geometry
+        if geometry and result["game_started"]:
+            self.play_moves(folder, state, geometry, result, shots)
+        self.finish_play(folder, state, result, shots)
+        result["screenshots"] = [str(p) for p in shots]
+        self.procs.stop(proc)
+        self.procs.stop(opp)
+        for log in (home / ".local/share/pychess").glob("*.log"):
+            shutil.copy(log, folder / f"pychess-{log.name}")
+        return result
+
+    def pychess_accept(self, folder: Path, result: dict, shots: list[Path]) -> None:
+        """Click the Accept button of the bar pychess shows above its lounge for a
+        challenge ("GuestX challenges you to a 5 min unrated Blitz game ...",
+        00-challenge.png); with the window at 1280x1000 it is at the right end."""
+        self.click(*self.PYCHESS_ACCEPT)
+        result["accept_sent_by_click"] = bool(wait_for(
+            lambda: "You accept the match offer" in self.traffic(folder), 10))
+
     # -- reports ----------------------------------------------------------------
     def traffic(self, folder: Path, tag: str | None = None) -> str:
         text = ""
@@ -464,7 +669,8 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path(time.strftime("/tmp/clients-%Y%m%d-%H%M%S")))
     p.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
-                                      "pychess-timeseal,eboard,eboard-timeseal")
+                                      "pychess-timeseal,eboard,eboard-timeseal,xboard-play,eboard-play,"
+                                      "eboard-play-timeseal,pychess-play,pychess-play-timeseal")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=False)
     run = Run(args.checkout.resolve(), args.out, args.pgn)
@@ -478,6 +684,11 @@ def main() -> None:
         "pychess-timeseal": lambda: run.pychess("pychess-timeseal", timeseal=True),
         "eboard": lambda: run.eboard("eboard", timeseal=False),
         "eboard-timeseal": lambda: run.eboard("eboard-timeseal", timeseal=True),
+        "xboard-play": lambda: run.xboard_play("xboard-play"),
+        "eboard-play": lambda: run.eboard_play("eboard-play", timeseal=False),
+        "eboard-play-timeseal": lambda: run.eboard_play("eboard-play-timeseal", timeseal=True),
+        "pychess-play": lambda: run.pychess_play("pychess-play", timeseal=False),
+        "pychess-play-timeseal": lambda: run.pychess_play("pychess-play-timeseal", timeseal=True),
     }
     try:
         run.start_server()

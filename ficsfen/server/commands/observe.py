@@ -61,6 +61,13 @@ class UnobserveCommand(Command):
                 caller.send(msg("You are not observing any games."))
                 return
         else:
+            # A number is checked against the caller's list first: FICS says "You are
+            # not observing game N." for a game that has ended meanwhile too (pychess
+            # sends "unobserve N" when its board of an ended game is closed).
+            if target.isascii() and target.isdigit() and not any(
+                    g.number == int(target) for g in directory.observed_games(caller.handle)):
+                caller.send(msg("You are not observing game {number}.", number=int(target)))
+                return
             try:
                 game = FenCommand.find(caller, target, directory)
             except (NoGameError, NameResolutionError) as e:
