@@ -1,4 +1,4 @@
-"""The ``ficsfen`` command line: ``check``, ``fens`` and ``serve``.
+"""The ``ficsfen`` command line: ``check``, ``fens``, ``serve``, ``accounts`` and ``games``.
 
 Exit status: 0 success, 1 bad input (a FEN, a game, a file), 2 usage error.
 Messages follow ``--lang`` or else the environment's locale (``LC_ALL``,
@@ -145,6 +145,17 @@ def _parser(lang: str) -> _Parser:
         help=t(msg("run the telnet server (options are passed on to it)")),
         add_help=False,
     )
+    sub.add_parser(
+        "accounts",
+        help=t(msg("add, remove, list registered accounts or change their passwords "
+                   "(works while the server runs)")),
+        add_help=False,
+    )
+    sub.add_parser(
+        "games",
+        help=t(msg("export the server's finished games as PGN (games export)")),
+        add_help=False,
+    )
     return parser
 
 
@@ -164,10 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         lang = code
     with _argparse_language(lang):
-        # `serve` takes the rest of the line as its own arguments (its parser
-        # speaks the language too; argparse is no longer used once it runs).
-        if scan.command is not None and argv[scan.command] == "serve":
-            return _serve(argv[scan.command + 1 :], lang)
+        # `serve`, `accounts` and `games` take the rest of the line as their own
+        # arguments (their parsers speak the language too; argparse is no
+        # longer used once the server runs).
+        if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
+            return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
         parser = _parser(lang)
         try:
             args = parser.parse_args(argv)
@@ -179,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(exc.code or 0)
         if args.command is None:
             err.write(parser.format_usage())
-            err.write(_usage_line(msg("give a command: check, fens or serve"), lang))
+            err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
+                                  lang))
             return EXIT_USAGE
     try:
         if args.command == "check":
@@ -510,11 +523,31 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
 
 
 def _serve(argv: list[str], lang: str) -> int:
-    # Imported here, not at the top: `check` and `fens` need no Twisted.
     from ficsfen.server import serve
 
+    return int(serve.main(argv, lang=lang) or 0)
+
+
+def _accounts(argv: list[str], lang: str) -> int:
+    from ficsfen.server import admin
+
+    return admin.accounts_main(argv, lang=lang)
+
+
+def _games(argv: list[str], lang: str) -> int:
+    from ficsfen.server import admin
+
+    return admin.games_main(argv, lang=lang)
+
+
+# The commands of the server side, imported only when run: `check` and `fens`
+# need no Twisted.
+_SERVER_COMMANDS = {"serve": _serve, "accounts": _accounts, "games": _games}
+
+
+def _server_command(name: str, argv: list[str], lang: str) -> int:
     try:
-        return int(serve.main(argv, lang=lang) or 0)
+        return _SERVER_COMMANDS[name](argv, lang)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
 

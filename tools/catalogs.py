@@ -111,6 +111,8 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     # FICS lines ICS clients parse, quoted in English.
     "moves": ("Movelist for game 3:", "initial time: 5 minutes, increment: 0 seconds."),
     "observe": ("Game 12: alice",),
+    "history": ("History for alice:", " 0: + 0"),
+    "smoves": ("Initial position:",),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

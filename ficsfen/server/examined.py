@@ -12,7 +12,7 @@ edits a draft :class:`~ficsfen.fen.Position` that becomes the new position only 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import chess
 from zope.interface import implementer
@@ -102,6 +102,19 @@ class ExaminedGame:
         #: Who made the last move (several people may examine one game).
         self.last_mover: str | None = None
         self._moved = PlySubscribers()
+
+    @classmethod
+    def replaying(cls, examiner: str, *, white: str, black: str, fen: str,
+                  moves: Sequence[str]) -> "ExaminedGame":
+        """A game examined from its start position ``fen``, with ``moves`` (UCI) ahead.
+
+        ``forward`` plays them, as on FICS after ``examine HANDLE N``; the
+        board names the game's players, not the examiner.
+        """
+        game = cls(examiner, fen=fen)
+        game.white, game.black = white, black
+        game._future = list(moves)
+        return game
 
     def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
         """Call ``callback(ply)`` after each move or ``forward`` step (any tracker it has)."""

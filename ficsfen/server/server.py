@@ -38,6 +38,7 @@ from ficsfen.server.challenges import Challenges
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, observe, play,
                                      session_cmds, settings)
+from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
@@ -65,7 +66,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         session_cmds.WhoCommand(),
         session_cmds.GamesCommand(),
         session_cmds.QuitCommand(),
-        examine.ExamineCommand(),
+        examine.ExamineCommand(store=lambda: server.store, listener=server),
         examine.UnexamineCommand(),
         examine.ForwardCommand(),
         examine.BackwardCommand(),
@@ -79,6 +80,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
+        *history_cmds.commands(lambda: server.store, clock=server.clock),
     ):
         check_command_names(command)
         table.register(command)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Sequence
 
 from zope.interface import implementer
 
@@ -20,7 +20,7 @@ from ficsfen.server.commands.info import fics_date
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 from ficsfen.tracker import Tracker
 
-__all__ = ["MovesCommand", "RefreshCommand", "move_list"]
+__all__ = ["MovesCommand", "RefreshCommand", "move_list", "move_list_lines"]
 
 
 def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
@@ -55,21 +55,36 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
     board of a starting position other than the usual one, shown before the
     moves.
     """
-    tracker = game.tracker
-    history = tracker.history
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
-    lines = [f"Movelist for game {game.number}:", "",
-             f"{game.white} (UNR) vs. {game.black} (UNR) --- {fics_date(started)}",
-             f"Unrated {category(game)} match, initial time: {minutes} minutes, "
+    result = game.result if IPlayedGame.providedBy(game) else None
+    ending = ("{" + result.reason.render(lang) + "} " + result.score if result is not None
+              else "{Still in progress} *")
+    return "\n".join([f"Movelist for game {game.number}:", "", *move_list_lines(
+        white=game.white, black=game.black, started=started, minutes=minutes,
+        increment=increment, category=category(game), tracker=game.tracker, times=times,
+        ending=ending, lang=lang, start_board=start_board)])
+
+
+def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
+                    category: str, tracker: Tracker, times: Sequence[float], ending: str,
+                    lang: str, start_board: str | None = None) -> list[str]:
+    """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout.
+
+    ``moves`` puts a ``Movelist for game N:`` line before it; ``smoves``
+    (a stored game) shows it as it is.  ``times`` are each ply's seconds.
+    """
+    history = tracker.history
+    lines = [f"{white} (UNR) vs. {black} (UNR) --- {fics_date(started)}",
+             f"Unrated {category} match, initial time: {minutes} minutes, "
              f"increment: {increment} seconds."]
     if tracker.initial_fen != STARTING_FEN:
         lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
     if start_board is not None:
         lines += ["", start_board]
-    lines += ["", f"{'Move':<6}{game.white:<24}{game.black}",
+    lines += ["", f"{'Move':<6}{white:<24}{black}",
               f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
     row = ""
     for i, ply in enumerate(history):
@@ -85,12 +100,8 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
             row = ""
     if row:
         lines.append(row.rstrip())
-    result = game.result if IPlayedGame.providedBy(game) else None
-    if result is not None:
-        lines.append("      {" + result.reason.render(lang) + "} " + result.score)
-    else:
-        lines.append("      {Still in progress} *")
-    return "\n".join(lines)
+    lines.append("      " + ending)
+    return lines
 
 
 def starting_board(caller: IServerCaller, game: IGame) -> str | None:

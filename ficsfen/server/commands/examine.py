@@ -1,4 +1,4 @@
-"""Examine mode: ``examine``, ``unexamine``, ``forward``, ``backward``, ``revert``, ``bsetup``.
+"""Examine mode: ``examine [HANDLE N]``, ``unexamine``, ``forward``, ``backward``, ``revert``, ``bsetup``.
 
 The game logic is :class:`ficsfen.server.examined.ExaminedGame` (an
 :class:`~ficsfen.server.interfaces.IExaminedGame`); these commands check who
@@ -10,14 +10,17 @@ each one the board in their style.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from ficsfen.commands.base import Command
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve
-from ficsfen.server.examined import (GameStateError, SetupDraft, clear_draft, draft_with_castling,
-                                     draft_with_fen, start_draft)
+from ficsfen.server.commands.history import StoreGetter, find_history_game, replay, whose
+from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
+                                     draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.tracker import TrackerError
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -33,11 +36,27 @@ def examined_game(caller: IServerCaller, directory: IServerDirectory) -> IExamin
 
 
 class ExamineCommand(Command):
-    name = "examine"
-    spec = ""
-    usage = msg("examine")
+    """``examine``: a scratch board; ``examine HANDLE N``: game N of a player's history.
 
-    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
+    A stored game starts at its first position with its moves ahead:
+    ``forward`` and ``backward`` step through it, ``fen`` shows where.
+    ``store`` returns the server's store (``None`` without a data file);
+    ``listener`` is told of moves in the game, as for any examined game.
+    """
+
+    name = "examine"
+    spec = "op"
+    usage = msg("examine [HANDLE NUMBER]")
+
+    def __init__(self, store: StoreGetter = lambda: None, listener: Any = None) -> None:
+        self.store = store
+        self.listener = listener
+
+    def run(self, caller: IServerCaller, who: str | None, number: int | None, *,
+            directory: IServerDirectory) -> None:
+        if who is not None and number is None:
+            self.send_usage(caller)  # FICS's adjourned and journal games are not examined here
+            return
         current = directory.game_of(caller.handle)
         if current is not None:
             if IExaminedGame.providedBy(current):
@@ -45,8 +64,33 @@ class ExamineCommand(Command):
             else:
                 caller.send(msg("You are playing game {number}.", number=current.number))
             return
-        caller.send(msg("Starting a game in examine (scratch) mode."))
-        caller.games.examine(caller.handle)
+        if who is None or number is None:
+            caller.send(msg("Starting a game in examine (scratch) mode."))
+            caller.games.examine(caller.handle)
+            return
+        self.examine_stored(caller, who, number, directory)
+
+    def examine_stored(self, caller: IServerCaller, who: str, number: int,
+                       directory: IServerDirectory) -> None:
+        store = self.store()
+        handle = whose(caller, who, store)
+        if handle is None:
+            return
+        stored = find_history_game(caller, store, handle, number)
+        if stored is None:
+            return
+        try:
+            replay(stored)  # a damaged record is refused before anyone sees it
+        except TrackerError:
+            caller.send(msg("History game {number} not available for {handle}.",
+                            number=number, handle=handle))
+            return
+        game = ExaminedGame.replaying(caller.handle, white=stored.start.white,
+                                      black=stored.start.black, fen=stored.start.fen,
+                                      moves=[m.uci for m in stored.moves])
+        game.listener = self.listener
+        directory.add(game)
+        caller.boards.show_position(game)
 
 
 class UnexamineCommand(Command):
