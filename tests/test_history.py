@@ -357,3 +357,28 @@ def test_password_check_runs_in_the_reactor_thread_pool(games):
         reactor.getThreadPool().stop()
     assert seen == [False]
     assert "Password changed." in alice.output()
+
+
+def test_a_failing_password_command_keeps_the_passwords_out_of_the_log(monkeypatch):
+    from twisted.logger import formatEvent, globalLogPublisher
+
+    from ficsfen.server.commands.history import PasswordCommand
+    from ficsfen.server.testing import connect, make_server
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(PasswordCommand, "run", broken)
+    server = make_server()
+    alice = connect(server)
+    alice.login()
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        out = alice.command("passw hunter2 swordfish")
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    assert "internal error" in out
+    text = " ".join(formatEvent(e) for e in events)
+    assert "passw [hidden]" in text
+    assert "hunter2" not in text and "swordfish" not in text

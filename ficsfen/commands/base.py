@@ -85,6 +85,8 @@ class Command:
     topic: str = ""
     spec: str = ""
     usage: Message = msg("(no usage)")
+    #: Its arguments are secrets (passwords): logs show the command word only.
+    secret: bool = False
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

@@ -325,8 +325,13 @@ class FicsServer:
         session.emit(block.frame("0", code, encode_text(text, session.charset)))
 
     def _failed(self, session: Session, line: str) -> None:
-        self.log.failure("command {line!r} from {handle} failed", line=line[:200],
-                         handle=session.handle)
+        word = line.split(None, 1)[0] if line.strip() else ""
+        try:
+            secret = self.table.resolve(word.lstrip("$")).secret
+        except (NameResolutionError, AttributeError):
+            secret = False
+        self.log.failure("command {line!r} from {handle} failed",
+                         line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         session.send(msg("Sorry, an internal error occurred; it has been logged."))
 
     def _run(self, session: Session, line: str) -> int:

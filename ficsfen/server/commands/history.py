@@ -202,6 +202,7 @@ class PasswordCommand(Command):
     """
 
     name = "password"
+    secret = True
     spec = "ww"
     usage = msg("password OLD NEW")
     log = Logger()
