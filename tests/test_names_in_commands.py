@@ -97,10 +97,11 @@ def test_the_guest_login_word_is_matched_by_the_same_rule():
 
 
 def test_resume_with_a_long_s_names_no_adjourned_opponent():
-    server = make_server()
+    server = make_server(accounts={"sam": hash_password("pw", iterations=1000),
+                                   "alice": hash_password("pa", iterations=1000)})
     sam, alice = connect(server), connect(server)
-    sam.login("sam")
-    alice.login("alice")
+    sam.login("sam", "pw")
+    alice.login("alice", "pa")
     alice.command("match sam 5 0 white")
     sam.command("accept")
     alice.command("e4")
@@ -109,4 +110,5 @@ def test_resume_with_a_long_s_names_no_adjourned_opponent():
     sam.command("adjourn")
     assert len(server.adjourned) == 1
     assert alice.command("resume ſam").strip() == "You have no adjourned game with ſam."
-    assert "Continuing unrated" in alice.command("resume SA")
+    assert "(adjourned)." in alice.command("resume SA")
+    assert "Continuing unrated" in sam.command("accept")

@@ -15,6 +15,7 @@ import pytest
 from twisted.internet.task import Clock
 
 from ficsfen.server.boards import fen_from_style12
+from ficsfen.server.config import hash_password
 from ficsfen.fen import STARTING_FEN
 from ficsfen.pgn import read_file
 from ficsfen.server.testing import connect, make_server
@@ -26,16 +27,24 @@ STALEMATE = ["e3", "a5", "Qh5", "Ra6", "Qxa5", "h5", "h4", "Rah6", "Qxc7", "f6",
              "Qxb7", "Qd3", "Qxb8", "Qh7", "Qxc8", "Kg6", "Qe6"]
 
 
-class Table:
-    """A server on a fake clock with alice, bob and carol logged in."""
+#: Accounts of the registered table (password: the name reversed).
+ACCOUNTS = {name: hash_password(name[::-1], iterations=1000) for name in ("alice", "bob", "carol")}
 
-    def __init__(self) -> None:
+
+class Table:
+    """A server on a fake clock with alice, bob and carol logged in (``registered``: with
+    passwords, so that their games can be adjourned)."""
+
+    def __init__(self, *, registered: bool = False) -> None:
         self.clock = Clock()
-        self.server = make_server(clock=self.clock)
+        self.server = make_server(clock=self.clock, accounts=ACCOUNTS if registered else {})
+        self.registered = registered
         self.alice, self.bob, self.carol = (connect(self.server) for _ in range(3))
-        self.alice.login("alice")
-        self.bob.login("bob")
-        self.carol.login("carol")
+        for client, name in ((self.alice, "alice"), (self.bob, "bob"), (self.carol, "carol")):
+            self.login(client, name)
+
+    def login(self, client, name: str) -> None:
+        client.login(name, name[::-1] if self.registered else None)
 
     def start(self, time: str = "5 0") -> object:
         """alice (white) against bob, game 1 in the directory."""
@@ -275,7 +284,8 @@ def test_games_lists_played_and_examined_games(table):
     assert "2 games displayed." in out
 
 
-def test_disconnect_adjourns_and_resume_continues_from_the_same_fen(table):
+def test_disconnect_adjourns_and_resume_needs_both_players():
+    table = Table(registered=True)
     game = table.start("2 0")
     table.carol.command("observe 1")
     table.play("e4", "c5", "Nf3")
@@ -292,25 +302,42 @@ def test_disconnect_adjourns_and_resume_continues_from_the_same_fen(table):
     assert "bob is not logged in." in table.alice.command("resume BO")
     assert "You have no adjourned game with carol." in table.alice.command("resume carol")
     bob = connect(table.server)
-    bob.send("bob")
-    bob.output()
-    bob.send("")
-    assert "alice, who has an adjourned game with you, is logged in" in bob.output()
-    assert "bob, who has an adjourned game with you, has arrived." in table.alice.output()
+    table.login(bob, "bob")
+    assert "1 player, who has an adjourned game with you, is online:\nalice" in bob.login_text
+    assert "Notification: bob, who has an adjourned game with you, has arrived." in table.alice.output()
+    # bob asks; the game waits for alice (away from the keyboard, her clock must not run)
     out = bob.command("resume")
+    assert "Issuing: bob (----) [black] alice (----) unrated lightning 2 0 (adjourned)." in out
+    assert "Challenge: bob (----) [black] alice (----) unrated lightning 2 0 (adjourned)." in (
+        table.alice.output())
+    assert table.server.directory.game_of("bob") is None
+    table.clock.advance(300)
+    assert "bob (----) [black] alice (----) unrated lightning 2 0 (adjourned)." in (
+        table.alice.command("pending"))
+    out = table.alice.command("accept")
     assert "{Game 1 (alice vs. bob) Continuing unrated lightning match.}" in out
-    assert "Continuing" in table.alice.output()
+    assert "Continuing" in bob.output()
     resumed = table.server.directory.game_of("bob")
     assert resumed is game and game.tracker.fen == fen
     assert game.clock.remaining(False) == black_left
     assert table.fen() == fen
     bob.command("Nc6")
-    # a second disconnection, then a match between the two resumes it too
+    # a second disconnection; then both typing resume (or match) continues it
     table.alice.disconnect()
     alice = connect(table.server)
-    alice.login("alice")
-    assert "resuming it" in alice.command("match bob")
+    table.login(alice, "alice")
+    assert "You have an adjourned game with bob" in alice.command("match bob 5 0")
+    assert "(adjourned)." in alice.command("match bob")
+    assert table.server.directory.game_of("alice") is None
+    assert "Continuing unrated" in bob.command("resume alice")
     assert table.server.directory.game_of("alice").tracker.ply == 4
+
+
+def test_adjourn_needs_registered_players(table):
+    table.start()
+    out = table.alice.command("adjourn")
+    assert 'All players must be registered to adjourn a game.  Use "abort".' in out
+    assert table.server.directory.game_of("alice").result is None
 
 
 def test_feed_hooks_fire_for_played_games(table):
@@ -335,17 +362,41 @@ def test_feed_hooks_fire_for_played_games(table):
     assert events == [("start", 1), ("position", 1), ("end", "0-1")]
 
 
-def test_a_guest_who_disconnects_aborts_the_game_nobody_could_resume(table):
+def test_a_guest_who_disconnects_forfeits_and_nobody_can_take_the_name_to_resume(table):
     guest = connect(table.server)
     name = guest.login()
     guest.command("match alice 0 0 white")
     table.alice.command("accept")
     table.carol.command(f"observe {name}")
     guest.disconnect()
-    end = f"{{Game 1 ({name} vs. alice) {name} lost connection; game aborted}} *"
+    end = f"{{Game 1 ({name} vs. alice) {name} forfeits by disconnection}} 0-1"
     assert end in table.alice.output()
     assert end in table.carol.output()
     assert len(table.server.adjourned) == 0 and len(table.server.directory) == 0
+
+
+def test_an_unregistered_player_who_disconnects_forfeits(table):
+    """Only games between registered players are adjourned (FICS): bob, who chose his
+    name without a password, loses by leaving, and "bob" is free for anyone."""
+    table.start()
+    table.play("e4")
+    table.bob.disconnect()
+    assert "{Game 1 (alice vs. bob) bob forfeits by disconnection} 1-0" in table.alice.output()
+    assert len(table.server.adjourned) == 0
+    impostor = connect(table.server)
+    impostor.login("bob")
+    assert "You have no adjourned games." in impostor.command("resume")
+
+
+def test_a_registered_player_leaving_a_guest_forfeits():
+    table = Table(registered=True)
+    guest = connect(table.server)
+    name = guest.login()
+    table.alice.command(f"match {name} 5 0 white")
+    guest.command("accept")
+    table.alice.disconnect()
+    assert f"{{Game 1 (alice vs. {name}) alice forfeits by disconnection}} 0-1" in guest.output()
+    assert len(table.server.adjourned) == 0
 
 
 def test_the_last_board_of_a_finished_game_shows_no_clock_running(table):
@@ -358,3 +409,41 @@ def test_the_last_board_of_a_finished_game_shows_no_clock_running(table):
     fields = board.split()
     assert fields[31] == "0" and fields[30] == "1"  # not ticking; Black's view
     assert game.result.score == "0-1"
+
+
+def test_a_resume_request_can_be_declined_or_withdrawn_and_nothing_starts():
+    table = Table(registered=True)
+    table.start("3 0")
+    table.play("e4")
+    table.alice.command("adjourn")
+    table.bob.command("adjourn")
+    assert len(table.server.adjourned) == 1
+    assert "(adjourned)." in table.alice.command("resume bob")
+    assert "You are already offering bob a match on these terms." in (
+        table.alice.command("resume"))
+    assert "You decline the match offer from alice." in table.bob.command("decline")
+    assert "bob declines the match offer." in table.alice.output()
+    assert "(adjourned)." in table.bob.command("match alice")
+    assert "You withdraw the match offer to alice." in table.bob.command("withdraw")
+    assert table.server.directory.game_of("alice") is None
+    assert len(table.server.adjourned) == 1
+    # both ask: the second request is the acceptance
+    table.bob.command("resume")
+    assert "Continuing unrated blitz match." in table.alice.command("resume")
+    assert table.server.directory.game_of("bob").tracker.ply == 1
+
+
+def test_stored_lists_adjourned_games_in_the_fics_layout():
+    table = Table(registered=True)
+    table.start("3 0")
+    table.play("e4", "e5", "Qh5")
+    table.alice.command("adjourn")
+    table.bob.command("adjourn")
+    out = table.carol.command("stored alice")
+    lines = out.splitlines()
+    assert lines[0] == "Stored games for alice:"
+    assert lines[1] == "    C Opponent       On Type          Str  M    ECO Date"
+    assert lines[2].startswith(" 1: W bob             Y [ bu  3   0] 39-39 B2   --- ")
+    assert table.bob.command("stored").splitlines()[2].startswith(" 1: B alice           Y ")
+    assert "carol has no adjourned games." in table.carol.command("stored")
+    assert "dave has no adjourned games." in table.carol.command("stored dave")

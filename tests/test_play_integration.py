@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ficsfen.server.boards import fen_from_style12
+from ficsfen.server.config import hash_password
 from ficsfen.pgn import read_file
 from ficsfen.server.testing import ServerProcess
 
@@ -93,37 +94,44 @@ def test_observer_style12_lines_equal_fen_after_every_ply(server, shared_pgn):
             client.close()
 
 
-def test_disconnect_adjourns_and_resume_continues_over_real_sockets(server):
-    alice, bob, carol = _sessions(server, "alice", "bob", "carol")
-    try:
-        _start(alice, bob, ("alice", "bob"), "5 0")
-        carol.command("observe alice")
-        for mover, other, san in ((alice, bob, "d4"), (bob, alice, "Nf6"), (alice, bob, "c4")):
-            mover.command(san)
-            other.read_until(other.prompt)
-            carol.read_until(carol.prompt)
-        fen = carol.command("fen alice").splitlines()[-1]
-        bob.close()
-        end = "bob lost connection; game adjourned} *"
-        assert end in alice.read_until(end)
-        assert end in carol.read_until(end)
-        for client in (alice, carol):
-            client.read_until(client.prompt)
-        bob = server.connect()
-        bob.read_until("login: ")
-        bob.send("bob")
-        bob.read_until('":')
-        bob.send("")
-        assert "type \"resume\"" in bob.read_until("to continue it.")
-        bob.read_until(bob.prompt)
-        assert "bob, who has an adjourned game with you, has arrived." in alice.read_until(alice.prompt)
-        assert "Continuing unrated blitz match." in bob.command("resume")
-        assert "Continuing" in alice.read_until("Continuing")
-        alice.read_until("  a   b   c   d   e   f   g   h")
-        alice.read_until(alice.prompt)
-        assert bob.command("fen").splitlines()[-1] == fen
-        assert "Move #" in bob.command("e6")
-        assert "Black Moves : 'e6" in alice.read_until(alice.prompt)
-    finally:
-        for client in (alice, bob, carol):
-            client.close()
+def test_disconnect_adjourns_and_resume_continues_over_real_sockets(tmp_path):
+    passwords = {"alice": "ecila", "bob": "bob!"}
+    config = tmp_path / "accounts.toml"
+    config.write_text("[accounts]\n" + "".join(
+        f'{name} = "{hash_password(word, iterations=1000)}"\n' for name, word in passwords.items()))
+    with ServerProcess("--config", str(config)) as server:
+        alice, bob, carol = server.connect(), server.connect(), server.connect()
+        try:
+            alice.login("alice", passwords["alice"])
+            bob.login("bob", passwords["bob"])
+            carol.login("carol")
+            _start(alice, bob, ("alice", "bob"), "5 0")
+            carol.command("observe alice")
+            for mover, other, san in ((alice, bob, "d4"), (bob, alice, "Nf6"), (alice, bob, "c4")):
+                mover.command(san)
+                other.read_until(other.prompt)
+                carol.read_until(carol.prompt)
+            fen = carol.command("fen alice").splitlines()[-1]
+            bob.close()
+            end = "bob lost connection; game adjourned} *"
+            assert end in alice.read_until(end)
+            assert end in carol.read_until(end)
+            for client in (alice, carol):
+                client.read_until(client.prompt)
+            bob = server.connect()
+            bob.login("bob", passwords["bob"])
+            assert "who has an adjourned game with you, is online:\nalice" in bob.read_until("alice")
+            bob.read_until(bob.prompt)
+            assert "bob, who has an adjourned game with you, has arrived." in alice.read_until(alice.prompt)
+            assert "(adjourned)." in bob.command("resume")
+            assert "Challenge: bob (----) [black] alice" in alice.read_until(alice.prompt)
+            assert "Continuing unrated blitz match." in alice.command("accept")
+            assert "Continuing" in bob.read_until("Continuing")
+            bob.read_until("  h   g   f   e   d   c   b   a")  # his board, Black at the bottom
+            bob.read_until(bob.prompt)
+            assert bob.command("fen").splitlines()[-1] == fen
+            assert "Move #" in bob.command("e6")
+            assert "Black Moves : 'e6" in alice.read_until(alice.prompt)
+        finally:
+            for client in (alice, bob, carol):
+                client.close()

@@ -187,17 +187,21 @@ class Challenge:
     colour: chess.Color | None = None  # the colour the challenger asked for
     #: The offer's number, for ``accept N`` and the pendinfo lines.
     id: int = field(default_factory=next_offer_id, compare=False)
+    #: An offer to resume the two players' adjourned game (FICS's ``(adjourned)``).
+    adjourned: bool = False
 
     def describe(self) -> Message:
         """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``."""
         colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
-        return msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
-                   challenger=self.challenger, colour=colour, receiver=self.receiver,
-                   category=self.time_control.category, minutes=self.time_control.minutes,
-                   increment=self.time_control.increment)
+        terms = msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
+                    challenger=self.challenger, colour=colour, receiver=self.receiver,
+                    category=self.time_control.category, minutes=self.time_control.minutes,
+                    increment=self.time_control.increment)
+        return msg("{terms} (adjourned)", terms=terms) if self.adjourned else terms
 
     def same_terms(self, other: "Challenge") -> bool:
-        return self.time_control == other.time_control and self.colour == other.colour
+        return (self.time_control == other.time_control and self.colour == other.colour
+                and self.adjourned == other.adjourned)
 
     def colours(self, rng: random.Random) -> tuple[str, str]:
         """(white, black) handles: the asked colour, else drawn at random."""
@@ -257,8 +261,12 @@ class Challenges:
 
     # -- actions -----------------------------------------------------------
 
-    def offer(self, challenger: str, request: MatchRequest) -> tuple[Challenge, list[Notice]]:
-        """Record ``challenger``'s match request; notices for both players."""
+    def offer(self, challenger: str, request: MatchRequest, *,
+              adjourned: bool = False) -> tuple[Challenge, list[Notice]]:
+        """Record ``challenger``'s match request; notices for both players.
+
+        ``adjourned``: a request to resume their adjourned game (its terms).
+        """
         receiver = self._handle(request.opponent)
         if receiver == challenger:
             raise SelfChallengeError(msg("You cannot challenge yourself."))
@@ -266,7 +274,8 @@ class Challenges:
             raise PlayerBusyError(msg("You are already playing a game."))
         if self._is_busy(receiver):
             raise PlayerBusyError(msg("{handle} is playing a game.", handle=receiver))
-        challenge = Challenge(challenger, receiver, request.time_control, request.colour)
+        challenge = Challenge(challenger, receiver, request.time_control, request.colour,
+                              adjourned=adjourned)
         key = (challenger, receiver)
         previous = self._offers.get(key)
         if previous is not None and previous.same_terms(challenge):

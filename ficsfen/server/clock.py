@@ -14,8 +14,9 @@ FICS rules kept here:
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import chess
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -113,6 +114,7 @@ class ChessClock:
         self._started_at = 0.0
         self._timer: IDelayedCall | None = None
         self._paused: Color | None = None
+        self._frozen = False
 
     def __repr__(self) -> str:
         return (f"<ChessClock {self.time_control} white={self.remaining(chess.WHITE):.1f} "
@@ -136,9 +138,22 @@ class ChessClock:
     def remaining(self, color: Color) -> float:
         """Seconds left for ``color`` right now (negative once flagged)."""
         left = self._remaining[color]
-        if self._running == color:
+        if self._running == color and not self._frozen:
             left -= self._reactor.seconds() - self._started_at
         return left
+
+    @contextmanager
+    def as_started(self) -> Iterator[None]:
+        """Within it, read the running clock as when it started: a move's own instant.
+
+        What a move is stored with and what its boards show must be the same
+        clocks, even if the reading takes a little real time.
+        """
+        self._frozen = True
+        try:
+            yield
+        finally:
+            self._frozen = False
 
     # -- driving -----------------------------------------------------------
 
@@ -191,11 +206,30 @@ class ChessClock:
         if white_moves and black_moves:
             self.start(turn)
 
-    def pause(self) -> None:
-        """Freeze both clocks (adjournment); :meth:`resume` restarts the same side."""
+    def set_remaining(self, white: float, black: float) -> None:
+        """Set both clocks, stopped (a game restored from the store, or taken back to it).
+
+        Follow with :meth:`resync` to run the side to move.
+        """
+        self.stop()
+        self._paused = None
+        self._remaining = {chess.WHITE: white, chess.BLACK: black}
+
+    def pause(self, *, charge: bool = True) -> None:
+        """Freeze both clocks (adjournment); :meth:`resume` restarts the same side.
+
+        ``charge=False`` leaves the running side its time as when its clock
+        started (the server stopping: the clocks of the last move are kept).
+        """
         if self._paused is None:
             self._paused = self._running
-            self.stop()
+            if charge:
+                self.stop()
+            else:
+                if self._timer is not None and self._timer.active():
+                    self._timer.cancel()
+                self._timer = None
+                self._running = None
             if self._paused is None:
                 self._paused = _NOBODY
 

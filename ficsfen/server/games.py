@@ -15,16 +15,31 @@ including ends that come from the reactor (flag fall).
 
 The host's game directory numbers games and finds them by player;
 :class:`AdjournedGames` keeps adjourned games until ``resume``.
+
+**Durability.**  A game may have an :class:`IGameJournal` (the server's
+store).  Each change is then made in memory at once (a second move by the
+same player is refused, the clocks switch at the move's time) and written
+through the journal; what the change *announces* (the listener's
+``boardChanged``/``gameEnded``, the move subscribers, the notices a host
+delivers through :meth:`PlayedGame.after_write`) waits until the write is
+committed, in the order the changes were made.  A write that fails takes
+the game back to what the journal holds and adjourns it there
+(:meth:`PlayedGame.write_failed`): nobody is left looking at a position the
+store does not have.  Without a journal everything is announced at once.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import chess
 from chess import Outcome, Termination
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
 from ficsfen.server.boards import Style12Frame, _style1, material
@@ -33,12 +48,15 @@ from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.interfaces import IPlayedGame
+from ficsfen.server.store.records import EndCode
 from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
 
 __all__ = [
     "GameError",
     "AdjournedGames",
+    "DurableState",
     "GameResult",
+    "IGameJournal",
     "IGameListener",
     "IMoveTiming",
     "MoveRefusedError",
@@ -96,6 +114,10 @@ class BadTakebackError(GameError):
     """A takeback of zero or more plies than were played."""
 
 
+class NotAdjournableError(GameError):
+    """``adjourn`` in a game with an unregistered player (it could never be resumed)."""
+
+
 # -- results -----------------------------------------------------------------
 
 
@@ -106,6 +128,8 @@ class GameResult:
     score: str
     reason: Message
     adjourned: bool = False
+    #: FICS's ``history`` end code (:class:`EndCode`); empty for an adjournment.
+    code: str = ""
     #: What the end tells particular people besides the announcement: the
     #: pendinfo removals of the offers it cleared (the host delivers them).
     notices: tuple[Notice, ...] = field(default=(), compare=False)
@@ -132,6 +156,24 @@ _AUTOMATIC_DRAWS = {
     Termination.FIFTY_MOVES: msg("Game drawn by the 50 move rule"),
     Termination.THREEFOLD_REPETITION: msg("Game drawn by repetition"),
 }
+
+#: FICS's end code of each automatic or claimed draw (it knows 50 and Rep only).
+_DRAW_CODES = {
+    Termination.STALEMATE: EndCode.STALEMATE,
+    Termination.INSUFFICIENT_MATERIAL: EndCode.NO_MATERIAL,
+    Termination.SEVENTYFIVE_MOVES: EndCode.FIFTY,
+    Termination.FIVEFOLD_REPETITION: EndCode.REPETITION,
+    Termination.FIFTY_MOVES: EndCode.FIFTY,
+    Termination.THREEFOLD_REPETITION: EndCode.REPETITION,
+}
+
+
+def _draw(termination: Termination) -> GameResult:
+    return GameResult(DRAW, _AUTOMATIC_DRAWS[termination], code=_DRAW_CODES[termination])
+
+
+#: Why a game stops when the store cannot keep it (see PlayedGame.write_failed).
+NOT_SAVED = msg("Game adjourned because the server could not save it")
 
 _OFFER_NAMES = {
     "draw": msg("draw"),
@@ -161,6 +203,50 @@ class IMoveTiming(Interface):
 
     def charge(game, handle, wall):
         """Seconds to charge ``handle`` for the move just made, after ``wall`` seconds."""
+
+
+@dataclass(frozen=True)
+class DurableState:
+    """What a journal holds of a game: its moves (SAN), their times and both clocks.
+
+    Times and clocks are in seconds; the clocks are White's and Black's as
+    the game must show them from there (after the last move, or as adjourned).
+    """
+
+    sans: tuple[str, ...]
+    took: tuple[float, ...]
+    white: float
+    black: float
+
+
+class IGameJournal(Interface):
+    """Where a played game's changes are made durable before anyone hears of them.
+
+    Each method is called right after the change was made in memory and
+    returns a ``Deferred`` that fires once the change is committed (or
+    ``None``: nothing to wait for).  The game announces the change then.
+    """
+
+    def started(game):
+        """The game was created (sets ``game.record_id``)."""
+
+    def moved(game, ply):
+        """``ply`` (a :class:`ficsfen.tracker.Ply`) was played; clocks as they now are."""
+
+    def took_back(game):
+        """Plies were taken back: the game is now ``game.tracker.ply`` long."""
+
+    def ended(game, result):
+        """The game ended with ``result`` (a :class:`GameResult`)."""
+
+    def adjourned(game, result):
+        """The game was adjourned; clocks as they now are."""
+
+    def resumed(game):
+        """The adjourned game goes on."""
+
+    def durable(game):
+        """The :class:`DurableState` committed so far, or ``None`` if the start was not."""
 
 
 @implementer(IGameListener)
@@ -209,6 +295,7 @@ class PlayedGame:
     """
 
     examined = False
+    log = Logger()
 
     def __init__(
         self,
@@ -220,6 +307,8 @@ class PlayedGame:
         time_control: TimeControl = TimeControl(),
         listener: IGameListener | None = None,
         fen: str | None = None,
+        journal: IGameJournal | None = None,
+        adjournable: bool = True,
     ) -> None:
         self.number = number
         self.white = white
@@ -241,6 +330,118 @@ class PlayedGame:
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
+        #: Makes changes durable before they are announced (``None``: announce at once).
+        self.journal = journal
+        #: The store's id of the game (set by the journal), else ``None``.
+        self.record_id: int | None = None
+        #: Whether a disconnection adjourns the game (both players registered, as on
+        #: FICS) rather than forfeiting it, and whether ``adjourn`` may be offered.
+        self.adjournable = adjournable
+        #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
+        self.adjourned_at = 0.0
+        # Announcements waiting for their write: [written, announce] in change order.
+        self._waiting: deque[list[Any]] = deque()
+        self._settled: list[Deferred[None]] = []
+
+    # -- durability ------------------------------------------------------------
+
+    def after_write(self, written: Deferred[Any] | None, announce: Callable[[], None]) -> None:
+        """Run ``announce`` once ``written`` (a journal write, or ``None``) and every
+        write made before it are committed; at once when nothing is waiting.
+
+        Hosts use it for what a change tells particular people (offers
+        withdrawn by a move, an offer made while the move is being written),
+        so that nobody hears of anything before the move itself.
+        """
+        if written is None and not self._waiting:
+            announce()
+            return
+        entry = [written is None, announce]
+        self._waiting.append(entry)
+        if written is not None:
+            written.addCallbacks(self._committed, self._not_committed,
+                                 callbackArgs=(entry,), errbackArgs=(entry,))
+
+    def _committed(self, result: Any, entry: list[Any]) -> None:
+        entry[0] = True
+        waiting = self._waiting
+        while waiting and waiting[0][0]:
+            _, announce = waiting.popleft()
+            try:
+                announce()
+            except Exception:
+                self.log.failure("announcing a change of {game!r} failed", game=self)
+        if not waiting:
+            self._fire_settled()
+
+    def _not_committed(self, failure: Failure, entry: list[Any]) -> None:
+        if not any(waiting is entry for waiting in self._waiting):
+            return  # already given up with an earlier failure
+        self.log.failure("the store could not keep a change of {game!r}; game adjourned",
+                         failure, game=self)
+        # Later in the reactor: a write refused at once fails inside the change itself.
+        self.reactor.callLater(0, self.write_failed)
+        self._waiting.clear()
+        self._waiting.append([False, lambda: None])  # nothing more is announced until then
+
+    def settled(self) -> Deferred[None]:
+        """Fires once every change made so far is committed and announced."""
+        if not self._waiting:
+            return succeed(None)
+        d: Deferred[None] = Deferred()
+        self._settled.append(d)
+        return d
+
+    def _fire_settled(self) -> None:
+        waiters, self._settled = self._settled, []
+        for d in waiters:
+            d.callback(None)
+
+    def write_failed(self) -> None:
+        """A change could not be stored: back to what the journal holds, adjourned there.
+
+        Announcements still waiting are dropped (they told of what the store
+        does not have); players and observers are told the game is adjourned
+        (:data:`NOT_SAVED`) at the position they last saw.  The store still
+        has the game in progress at that position, so a restart brings it
+        back adjourned there too.  A game whose start was never stored ends
+        at once with that reason (the host tells its two players).
+        """
+        self._waiting.clear()
+        state = self.journal.durable(self) if self.journal is not None else None
+        self.clock.stop()
+        self.offers.clear()
+        if state is None:
+            self.result = GameResult(UNFINISHED, NOT_SAVED)
+        else:
+            self.load(state)
+            self.clock.pause()
+            self.result = GameResult(UNFINISHED, NOT_SAVED, adjourned=True)
+        self._changed()
+        try:
+            self.listener.gameEnded(self, self.result)
+        finally:
+            self._fire_settled()
+
+    def load(self, state: DurableState) -> None:
+        """Bring moves, move times and clocks to ``state`` (a restart, a failed write).
+
+        The moves in common are kept; the others are taken back or played.
+        """
+        played = [p.san for p in self.tracker.history]
+        common = 0
+        for mine, kept in zip(played, state.sans):
+            if mine != kept:
+                break
+            common += 1
+        self.tracker.takeback(len(played) - common)
+        for san in state.sans[common:]:
+            self.tracker.push(san)
+        self.move_times[:] = list(state.took)
+        self.clock.set_remaining(state.white, state.black)
+        self._resync_clock()
+        self._turn_started = self.reactor.seconds()
+        self._changed()
 
     def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
         """Call ``callback(ply)`` once each move is complete (clocks as they now show).
@@ -354,18 +555,33 @@ class PlayedGame:
         outcome = self.tracker.outcome()
         if outcome is not None:
             self.clock.stop()  # the last board already shows no clock running
-        self._moved.notify(ply)
         self._changed()
-        self.listener.boardChanged(self)
+        journal = self.journal
+        if journal is None:
+            self._moved.notify(ply)
+            self.listener.boardChanged(self)
+        else:
+            # The boards show the clocks as at the move (what the store keeps), not as at
+            # the commit: build the shared frames now, from the same reading.
+            with self.clock.as_started():
+                self.style12_frame(ms=False)
+                self.style12_frame(ms=True)
+                written = journal.moved(self, ply)
+            self.after_write(written, lambda: self._announce_move(ply))
         if outcome is not None:
             self._end(self._automatic(outcome))
         return notices
 
+    def _announce_move(self, ply: Ply) -> None:
+        self._moved.notify(ply)
+        self.listener.boardChanged(self)
+
     def _automatic(self, outcome: Outcome) -> GameResult:
         if outcome.termination == Termination.CHECKMATE and outcome.winner is not None:
             loser = self.handle_of(not outcome.winner)
-            return GameResult(_win(outcome.winner), msg("{handle} checkmated", handle=loser))
-        return GameResult(DRAW, _AUTOMATIC_DRAWS[outcome.termination])
+            return GameResult(_win(outcome.winner), msg("{handle} checkmated", handle=loser),
+                              code=EndCode.MATE)
+        return _draw(outcome.termination)
 
     # -- offers --------------------------------------------------------------
 
@@ -494,7 +710,8 @@ class PlayedGame:
 
     def resign(self, handle: str) -> list[Notice]:
         color = self._player(handle)
-        self._end(GameResult(_win(not color), msg("{handle} resigns", handle=handle)))
+        self._end(GameResult(_win(not color), msg("{handle} resigns", handle=handle),
+                             code=EndCode.RESIGNATION))
         return []
 
     def draw(self, handle: str) -> list[Notice]:
@@ -502,10 +719,10 @@ class PlayedGame:
         self._player(handle)
         claim = self.tracker.claimable_draw()
         if claim is not None:
-            self._end(GameResult(DRAW, _AUTOMATIC_DRAWS[claim.termination]))
+            self._end(_draw(claim.termination))
             return []
         if self._find("draw", self.opponent_of(handle)) is not None:
-            self._end(GameResult(DRAW, msg("Game drawn by mutual agreement")))
+            self._end(GameResult(DRAW, msg("Game drawn by mutual agreement"), code=EndCode.AGREED))
             return []
         return self._offer(handle, "draw")
 
@@ -514,16 +731,21 @@ class PlayedGame:
         self._player(handle)
         if self.tracker.ply < 2:
             self._end(GameResult(UNFINISHED, msg("Game aborted on move {number}",
-                                                 number=self.tracker.board.fullmove_number)))
+                                                 number=self.tracker.board.fullmove_number),
+                                 code=EndCode.ABORTED))
             return []
         if self._find("abort", self.opponent_of(handle)) is not None:
-            self._end(GameResult(UNFINISHED, msg("Game aborted by mutual agreement")))
+            self._end(GameResult(UNFINISHED, msg("Game aborted by mutual agreement"),
+                                 code=EndCode.ABORTED))
             return []
         return self._offer(handle, "abort")
 
     def adjourn(self, handle: str) -> list[Notice]:
         """Adjourn by agreement (the game is kept with its clocks for ``resume``)."""
         self._player(handle)
+        if not self.adjournable:
+            raise NotAdjournableError(msg(
+                "All players must be registered to adjourn a game.  Use \"abort\"."))
         if self._find("adjourn", self.opponent_of(handle)) is not None:
             self._adjourn(msg("Game adjourned by mutual agreement"))
             return []
@@ -547,7 +769,10 @@ class PlayedGame:
         self._turn_started = self.reactor.seconds()
         self._resync_clock()
         self._changed()
-        self.listener.boardChanged(self)
+        if self.journal is None:
+            self.listener.boardChanged(self)
+        else:
+            self.after_write(self.journal.took_back(self), lambda: self.listener.boardChanged(self))
         return [Notice(opponent, msg("{handle} accepts the takeback request.", handle=handle)),
                 Notice(handle, msgn("You accept the takeback request: {count} half move taken back.",
                                     "You accept the takeback request: {count} half moves taken back.",
@@ -573,19 +798,37 @@ class PlayedGame:
         return []
 
     def disconnect(self, handle: str, *, can_return: bool = True) -> None:
-        """``handle`` left: a player's game is adjourned (observers are the host's business).
+        """``handle`` left: the game is adjourned, or ``handle`` forfeits it (FICS).
 
-        ``can_return=False`` (a guest name nobody can log in with again)
-        aborts the game instead: an adjourned game could never be resumed.
+        Only a game between registered players (:attr:`adjournable`) is
+        adjourned; otherwise, as on FICS, the one who left loses ("forfeits
+        by disconnection"): an adjourned game with a guest could never be
+        resumed by the same person.  ``can_return=False`` forfeits an
+        adjournable game too.  Observers are the host's business.
         """
-        if self.color_of(handle) is None:
+        color = self.color_of(handle)
+        if color is None or self.result is not None:
             return
-        if self.result is None:
-            if can_return:
-                self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
-            else:
-                self._end(GameResult(UNFINISHED, msg("{handle} lost connection; game aborted",
-                                                     handle=handle)))
+        if can_return and self.adjournable:
+            self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
+        else:
+            self._end(GameResult(_win(not color), msg("{handle} forfeits by disconnection",
+                                                      handle=handle),
+                                 code=EndCode.DISCONNECTION))
+
+    def stop(self) -> None:
+        """The server stops: adjourn the game, or abort it if it cannot be adjourned.
+
+        The clocks are kept as at the last move: nobody is charged for the
+        time the server took to stop.
+        """
+        if self.result is not None:
+            return
+        if self.adjournable:
+            self._adjourn(msg("Game adjourned by server shutdown"), charge=False)
+        else:
+            self._end(GameResult(UNFINISHED, msg("Game aborted by server shutdown"),
+                                 code=EndCode.ABORTED))
 
     # -- endings by the clock and rules ---------------------------------------
 
@@ -598,29 +841,42 @@ class PlayedGame:
         winner = not color
         if self.tracker.board.has_insufficient_material(winner):
             self._end(GameResult(DRAW, msg("{loser} ran out of time and {winner} has no material to mate",
-                                           loser=loser, winner=self.handle_of(winner))))
+                                           loser=loser, winner=self.handle_of(winner)),
+                                 code=EndCode.TIME_NO_MATERIAL))
         else:
-            self._end(GameResult(_win(winner), msg("{handle} forfeits on time", handle=loser)))
+            self._end(GameResult(_win(winner), msg("{handle} forfeits on time", handle=loser),
+                                 code=EndCode.FLAG))
 
     def _end(self, result: GameResult) -> None:
         self.clock.stop()
         result = replace(result, notices=tuple(self._drop_offers()))
         self.result = result
         self._changed()
-        self.listener.gameEnded(self, result)
+        self._after(lambda journal: journal.ended(self, result),
+                    lambda: self.listener.gameEnded(self, result))
 
-    def _adjourn(self, reason: Message) -> None:
-        self.clock.pause()
-        self.result = GameResult(UNFINISHED, reason, adjourned=True,
-                                 notices=tuple(self._drop_offers()))
+    def _adjourn(self, reason: Message, *, charge: bool = True) -> None:
+        self.clock.pause(charge=charge)
+        result = self.result = GameResult(UNFINISHED, reason, adjourned=True,
+                                          notices=tuple(self._drop_offers()))
         self._changed()
-        self.listener.gameEnded(self, self.result)
+        self._after(lambda journal: journal.adjourned(self, result),
+                    lambda: self.listener.gameEnded(self, result))
+
+    def _after(self, write: Callable[[IGameJournal], Deferred[Any] | None],
+               announce: Callable[[], None]) -> None:
+        """``announce`` now without a journal, else once ``write(journal)`` is committed."""
+        if self.journal is None:
+            announce()
+        else:
+            self.after_write(write(self.journal), announce)
 
     def resume(self) -> None:
         """Continue an adjourned game, clocks as they were.
 
         Add it back to the host's directory first (which gives it a number),
-        then call this: the listener hears ``boardChanged``.
+        then call this once the resumption is stored: the listener hears
+        ``boardChanged``.
         """
         if not self.adjourned:
             raise GameFinishedError(msg("Game {number} is not adjourned.", number=self.number))

@@ -92,11 +92,22 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
     def takeback(handle, plies=1):
         """Ask to take back ``plies`` half-moves (the same request from the opponent accepts)."""
 
+    adjournable = Attribute("bool: both players registered: a disconnection adjourns the game.")
+
     def disconnect(handle, *, can_return=True):
-        """``handle`` left: adjourn (or abort when they cannot come back)."""
+        """``handle`` left: adjourn between registered players, else ``handle`` forfeits."""
+
+    def stop():
+        """The server stops: adjourn (clocks of the last move kept), or abort."""
 
     def resume():
         """Continue the adjourned game, clocks as they were."""
+
+    def after_write(written, announce):
+        """Call ``announce`` once ``written`` (a Deferred or None) and earlier writes are stored."""
+
+    def settled():
+        """A Deferred fired once every change so far is stored and announced."""
 
 
 class IExaminedGame(IServerGame, IMoveEvents):
@@ -186,6 +197,9 @@ class IPlayers(Interface):
 
     def deliver(notices):
         """Send notices (``handle``, ``message``), one message per person."""
+
+    def save_settings(session):
+        """Keep ``session``'s settings for its player's next login (registered players)."""
 
     def logout(session, *, reason=""):
         """Take ``session`` out of the server and close it."""

@@ -6,11 +6,13 @@
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
 ``ssl:5001:privateKey=key.pem``, ``tcp:0`` for any free port); ``--listen``
 replaces the configuration's list.  SIGINT and SIGTERM stop the reactor,
-which says goodbye to every session and closes the listening ports, then
-commits what the store has queued and closes it.
+which adjourns the games in progress (written to the store, and told to
+their players and observers), says goodbye to every session and closes the
+listening ports, then commits what the store has queued and closes it.
 
 The store's data file (``[storage] path``, ``--data``) is opened before the
-server listens; a file that cannot be used (locked by another server,
+server listens, and the games it has unfinished come back adjourned
+(:meth:`ficsfen.server.server.FicsServer.restore`); a file that cannot be used (locked by another server,
 corrupt, read-only, from a newer ficsfen) is reported in one line and the
 command exits with status 1.
 
@@ -252,9 +254,25 @@ class FicsService(MultiService):
             if self.reactor.running:
                 self.reactor.stop()
 
-        # Logins must find the configuration's accounts: listen once they are stored.
+        def restored(_: object) -> Any:
+            if self.status:
+                return None
+            d = self.server.restore()
+            d.addCallback(lambda _: log.info("Adjourned games in the data file: {count}",
+                                             count=len(self.server.adjourned)))
+            return d.addErrback(not_restored)
+
+        def not_restored(failure: Failure) -> None:
+            log.failure("Cannot adjourn the games the data file had in progress", failure)
+            self.status = 1
+            if self.reactor.running:
+                self.reactor.stop()
+
+        # Logins must find the configuration's accounts, and players their adjourned
+        # games: listen once both are in place.
         d = self.store.import_accounts(self.server.config.accounts)
         d.addCallbacks(imported, not_imported)
+        d.addCallback(restored)
         d.addCallback(lambda _: None if self.status else listen())
 
     def stopService(self) -> Any:
@@ -262,12 +280,14 @@ class FicsService(MultiService):
         from twisted.internet.task import deferLater
 
         Logger(namespace="ficsfen.server.serve").info("Shutting down")
-        self.server.shutdown()
+        # Games are adjourned and stored (and their players told) before the goodbyes.
+        closing = self.server.shutdown()
         if self.feed is not None:
             self.feed.disconnect_all()
         ports, self.ports = self.ports, []
         super().stopService()
-        stopped = gatherResults([p.stopListening() for p in ports], consumeErrors=True)
+        stopped = gatherResults([closing, *(p.stopListening() for p in ports)],
+                                consumeErrors=True)
 
         def drained(waited: float = 0.0) -> Any:
             # Let the goodbyes reach the players before the reactor drops the sockets.
@@ -316,7 +336,7 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
     endpoints = [endpoint(d) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
     store = open_store(config, reactor=reactor)
-    server = FicsServer(config, clock=reactor)
+    server = FicsServer(config, clock=reactor, store=store)
     game_feed = None
     if feed_endpoint is not None:
         game_feed = GameFeed()

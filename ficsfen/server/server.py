@@ -13,15 +13,24 @@ one move entry point, ``game.move(handle, text)``; both tell the server
 (their :class:`ficsfen.server.games.IGameListener`) when the board changed, and it
 sends every player and observer their board, built once per distinct view
 (:meth:`FicsServer.show_position`).
+
+With a store (``ficsfen.server.store.IStore``) the played games write each
+change through a :class:`ficsfen.server.journal.StoreJournal` and are
+announced once it is committed (``docs/store.md``: a move is announced only
+after its write); accounts and saved settings are read from the store at
+each login; :meth:`FicsServer.restore` brings back, adjourned, the games the
+store had in progress.  Without one nothing is written and everything is
+announced at once.
 """
 
 from __future__ import annotations
 
 import random
 import string
+import time
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
@@ -30,7 +39,7 @@ from zope.interface import implementer
 from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
-from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import ICommand
 from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards, wholist
@@ -44,9 +53,11 @@ from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import AdjournedGames, IGameListener, IMoveTiming, PlayedGame
+from ficsfen.server.journal import StoreJournal, restore_game
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
 from ficsfen.server.session import Session, encode_text
+from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
 from ficsfen.tracker import is_move_text
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
@@ -111,8 +122,15 @@ class FicsServer:
     log = Logger()
 
     def __init__(self, config: Config | None = None, *, clock: IReactorTime,
-                 rng: random.Random | None = None, catalog: HelpCatalog | None = None) -> None:
+                 rng: random.Random | None = None, catalog: HelpCatalog | None = None,
+                 store: Any = None) -> None:
         self.config = config if config is not None else Config()
+        #: The ``IStore`` keeping accounts, settings and games, or ``None`` (nothing kept).
+        self.store = store
+        #: Writes each change of a played game before it is announced (``None``: no store).
+        self.journal = StoreJournal(store) if store is not None else None
+        #: Players of games being created or resumed, not yet announced (they are busy).
+        self._starting: dict[str, PlayedGame] = {}
         self.clock = clock
         self.rng = rng if rng is not None else random.SystemRandom()
         self.catalog = catalog if catalog is not None else HelpCatalog(self.config.help_dir)
@@ -156,7 +174,7 @@ class FicsServer:
         return len(self._sessions)
 
     def _busy(self, handle: str) -> bool:
-        return self.directory.game_of(handle) is not None
+        return self.directory.game_of(handle) is not None or fold(handle) in self._starting
 
     def in_use(self, name: str) -> bool:
         key = fold(name)
@@ -182,16 +200,28 @@ class FicsServer:
         return fold(name).startswith("guest") and not self.is_registered(name)
 
     def is_registered(self, name: str) -> bool:
+        """Whether ``name`` has an account: in the store when there is one (read at each
+        call, so an account an operator adds or removes counts at once), else in the
+        configuration's ``[accounts]``."""
+        if self.store is not None:
+            return self.store.get_account(name) is not None
         return fold(name) in self.config.accounts
+
+    def _password_hash(self, name: str) -> str:
+        if self.store is not None:
+            account = self.store.get_account(name)
+            return "" if account is None else account.password_hash
+        return self.config.accounts.get(fold(name), "")
 
     def check_password(self, name: str, password: str) -> Deferred:
         """Whether ``password`` is ``name``'s, as a Deferred.
 
+        The hash is read from the store at each login (never cached).
         Hashing takes a good fraction of a second by design, so it runs in
         the reactor's thread pool when the clock is a real reactor (inline
         with a test clock), never blocking other players.
         """
-        stored = self.config.accounts.get(fold(name), "")
+        stored = self._password_hash(name)
         if IReactorThreads.providedBy(self.clock):
             return deferToThreadPool(self.clock, self.clock.getThreadPool(),
                                      verify_password, password, stored)
@@ -228,6 +258,8 @@ class FicsServer:
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
+        if registered and self.store is not None:
+            settings.apply_saved(session, self.store.load_settings(handle))
         self._sessions[key] = session
         if old is not None:
             old.write_text("\n" + old.render(msg(
@@ -253,9 +285,9 @@ class FicsServer:
         if IExaminedGame.providedBy(game):
             self.stop_examining(session.handle, game, quiet=True)
         elif IPlayedGame.providedBy(game):
-            # Adjourned (or aborted for a guest, whose name cannot come back);
+            # Adjourned between registered players, else forfeited (FICS);
             # gameEnded tells the opponent and the observers.
-            game.disconnect(session.handle, can_return=not self.is_guest_name(session.handle))
+            game.disconnect(session.handle)
         self.deliver(self.challenges.drop(session.handle))
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
@@ -265,11 +297,56 @@ class FicsServer:
             members.discard(session)
         self._tell_pin(f"<wd> {session.handle}", session)
 
-    def shutdown(self) -> None:
-        """Tell everyone the server stops, and close every session."""
-        for session in list(self._sessions.values()):
-            session.notify(msg("The server is shutting down. Goodbye."))
-            self.logout(session, reason="shutdown")
+    def shutdown(self) -> Deferred[None]:
+        """Stop every game, then tell everyone the server stops and close every session.
+
+        Games between registered players are adjourned ("Game adjourned by
+        server shutdown"), the others aborted; players and observers are told
+        once that is stored.  The Deferred fires when the sessions are closed.
+        """
+        for game in self.directory.games():
+            if IPlayedGame.providedBy(game):
+                game.stop()
+        waits = [game.settled() for game in (*self.directory.games(), *self._starting.values())
+                 if IPlayedGame.providedBy(game)]
+
+        def goodbye(_: object) -> None:
+            for session in list(self._sessions.values()):
+                session.notify(msg("The server is shutting down. Goodbye."))
+                self.logout(session, reason="shutdown")
+
+        return DeferredList(waits, consumeErrors=True).addCallback(goodbye)
+
+    def save_settings(self, session: Session) -> None:
+        """Keep a registered player's settings (``set``, ``style``) for their next login."""
+        if self.store is None or not session.registered:
+            return
+        d = self.store.save_settings(session.handle, settings.saved(session))
+        d.addErrback(lambda failure: self.log.failure(
+            "could not save the settings of {handle}", failure, handle=session.handle))
+
+    def restore(self) -> Deferred[list[Any]]:
+        """Bring back the games the store has unfinished: those in progress when the
+        server stopped (a crash) are adjourned there, clocks as at their last move.
+
+        Run once at start, before listening.  A game with a player who has no
+        account could never be resumed: it ends, aborted.
+        """
+        writes = []
+        for stored in self.store.unfinished_games():
+            start = stored.start
+            if not (self.is_registered(start.white) and self.is_registered(start.black)):
+                writes.append(self.store.end_game(stored.id, GameEnd(
+                    "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
+                continue
+            reason = msg("Game adjourned by server shutdown")
+            game = restore_game(stored, reactor=self.clock, reason=reason, listener=self,
+                                journal=self.journal)
+            if stored.status is GameStatus.PLAYING:
+                game.adjourned_at = time.time()
+                writes.append(self.journal.adjourned(game, game.result))
+            self.adjourned.keep(game)
+        return gatherResults(writes, consumeErrors=True)
 
     # -- commands --------------------------------------------------------
 
@@ -410,7 +487,15 @@ class FicsServer:
             # their localized reason; anything else is a bug, logged by execute.
             session.send(e.message)
             return
-        self.deliver(notices)
+        if notices:
+            self.deliver_after(game, notices)
+
+    def deliver_after(self, game: Any, notices: Any) -> None:
+        """:meth:`deliver` once what ``game`` changed before is stored and announced."""
+        if IPlayedGame.providedBy(game):
+            game.after_write(None, lambda: self.deliver(notices))
+        else:
+            self.deliver(notices)
 
     # -- messages to people ----------------------------------------------
 
@@ -453,6 +538,15 @@ class FicsServer:
 
     def gameEnded(self, game: Any, result: Any) -> None:
         """Announce the end (or adjournment) to players and observers, free the number."""
+        for handle in game.players():
+            if self._starting.get(fold(handle)) is game:
+                del self._starting[fold(handle)]
+        if self.directory.by_number(game.number) is not game and not result.adjourned:
+            # Its start was never stored, so never announced: only its players knew.
+            for handle in game.players():
+                self.tell(handle, msg("Your game with {handle} could not be started: the server "
+                                      "could not save it.", handle=game.opponent_of(handle)))
+            return
         audience = self.watchers(game)
         self.directory.remove(game, result)
         if result.adjourned:
@@ -470,11 +564,45 @@ class FicsServer:
         self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
                       white=game.white, black=game.black, score=result.score)
 
-    def start_game(self, challenge: Any) -> PlayedGame:
-        """Create the game an accepted ``challenge`` describes and show both players the board."""
+    def start_game(self, challenge: Any) -> PlayedGame | None:
+        """Create the game an accepted ``challenge`` describes and show both players the board.
+
+        An accepted resumption (``challenge.adjourned``) continues the adjourned game
+        instead.  With a store the game is announced once its start is stored.
+        """
+        if challenge.adjourned:
+            adjourned = self.adjourned.between(challenge.challenger, challenge.receiver)
+            if adjourned is not None:
+                self.resume_game(adjourned)
+            return adjourned
         white, black = challenge.colours(self.rng)
         tc = challenge.time_control
-        game = PlayedGame(white, black, reactor=self.clock, time_control=tc, listener=self)
+        game = PlayedGame(white, black, reactor=self.clock, time_control=tc, listener=self,
+                          journal=self.journal,
+                          adjournable=self._logged_in_registered(white)
+                          and self._logged_in_registered(black))
+        if self.journal is None:
+            self._announce_start(game)
+        else:
+            self._start(game, self.journal.started(game), lambda: self._announce_start(game))
+        return game
+
+    def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
+        """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
+        for handle in game.players():
+            self._starting[fold(handle)] = game
+
+        def started() -> None:
+            for handle in game.players():
+                if self._starting.get(fold(handle)) is game:
+                    del self._starting[fold(handle)]
+            announce()
+
+        game.after_write(written, started)
+
+    def _announce_start(self, game: PlayedGame) -> None:
+        """Number the new ``game`` and show both players the board."""
+        white, black, tc = game.white, game.black, game.time_control
         self.directory.add(game)
         creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
                        white=white, black=black, category=tc.category, minutes=tc.minutes,
@@ -494,14 +622,24 @@ class FicsServer:
                 lines += ["", self.board_text(session, game)]
                 self.tell(handle, "\n".join(lines))
         self._ping_to_move(game)
-        return game
 
     def resume_game(self, game: PlayedGame) -> None:
-        """Continue an adjourned ``game`` under a new number, from the same position and clocks."""
+        """Continue an adjourned ``game`` under a new number, from the same position and clocks.
+
+        Both players agreed (an accepted resumption).  With a store it goes on
+        once the resumption is stored.
+        """
         self.adjourned.take(game.white, game.black)
         # The same names, possibly typed in another case when logging in again.
         game.white = self._logged_in_as(game.white)
         game.black = self._logged_in_as(game.black)
+        game.listener = self
+        if self.journal is None:
+            self._continue(game)
+        else:
+            self._start(game, self.journal.resumed(game), lambda: self._continue(game))
+
+    def _continue(self, game: PlayedGame) -> None:
         self.directory.add(game)
         tc = game.time_control
         header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
@@ -518,6 +656,11 @@ class FicsServer:
             game, registered=(white is not None and white.registered,
                               black is not None and black.registered),
             timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
+
+    def _logged_in_registered(self, handle: str) -> bool:
+        """Whether ``handle`` is logged in with a password (only their games are adjourned)."""
+        session = self.session(handle)
+        return session is not None and session.registered
 
     def _logged_in_as(self, handle: str) -> str:
         """``handle`` as its session spells it now (the same name, maybe in another case)."""
@@ -548,16 +691,21 @@ class FicsServer:
                                    number=game.number, handle=other)),
                 self.board_text(session, game, fresh=True)]))
             self._ping_to_move(game)
+        online = []
         for game in self.adjourned.of(session.handle):
             other = game.black if fold(game.white) == fold(session.handle) else game.white
-            if self.session(other) is not None:
+            present = self.session(other)
+            if present is not None:
                 self.tell(other, msg("Notification: {handle}, who has an adjourned game with you, "
                                      "has arrived.", handle=session.handle))
-                session.notify(msg("Notification: {handle}, who has an adjourned game with you, is "
-                                   "logged in; type \"resume\" to continue it.", handle=other))
+                online.append(present.handle)
             else:
                 session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
                                    handle=other))
+        if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
+            session.notify(msgn("{count} player, who has an adjourned game with you, is online:\n{names}",
+                                "{count} players, who have an adjourned game with you, are online:\n{names}",
+                                len(online), names=" ".join(online)))
 
     def pin_arrival(self, session: Session) -> str:
         """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it:

@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from twisted.internet.address import IPv4Address
+from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
+from twisted.python.failure import Failure
 
 from ficsfen.server.config import Config
 from ficsfen.server.server import FicsServer
@@ -64,6 +66,8 @@ class FakeClient:
         self.protocol = FicsFactory(server).buildProtocol(addr)
         self.protocol.makeConnection(self.transport)
         self.handle: str | None = None
+        #: What a registered login printed (the session's start and its notices).
+        self.login_text = ""
 
     @property
     def session(self) -> Any:
@@ -93,8 +97,19 @@ class FakeClient:
         prompt = self.server.config.prompt
         return text[: -len(prompt)] if text.endswith(prompt) else text
 
-    def login(self, name: str | None = None) -> str:
-        """Log in as a guest (or as the unregistered ``name``); returns the handle."""
+    def login(self, name: str | None = None, password: str | None = None) -> str:
+        """Log in as a guest, as the unregistered ``name``, or with ``password`` as the
+        registered ``name``; returns the handle."""
+        if password is not None:
+            self.send(name or "")
+            if "password: " not in self.output():
+                raise AssertionError(f"{name} is not a registered name")
+            self.send(password)
+            out = self.login_text = self.output()
+            if "**** Starting FICS session as" not in out:
+                raise AssertionError(f"login refused: {out!r}")
+            self.handle = self.session.handle
+            return self.handle
         self.send(name or self.server.config.guest_login)
         m = _GUEST.search(self.output())
         if m is None:
@@ -109,7 +124,9 @@ class FakeClient:
         return not self.transport.disconnecting
 
     def disconnect(self) -> None:
-        self.protocol.connectionLost(None)
+        # A reason, as a real transport gives: pending telnet negotiations (the
+        # password's WILL ECHO) fail with it.
+        self.protocol.connectionLost(Failure(ConnectionDone()))
 
 
 def connect(server: FicsServer) -> FakeClient:
@@ -269,9 +286,18 @@ class TelnetClient:
         self.send(line)
         return self.read_until(self.prompt)[: -len(self.prompt)]
 
-    def login(self, name: str = "guest") -> str:
+    def login(self, name: str = "guest", password: str | None = None) -> str:
+        """Log in as a guest, an unregistered ``name`` or, with ``password``, a registered one."""
         self.read_until("login: ")
         self.send(name)
+        if password is not None:
+            self.read_until("password: ")
+            self.send(password)
+            text = self.read_until(self.prompt)
+            m = re.search(r"Starting FICS session as (\w+)", text)
+            if m is None:
+                raise AssertionError(f"login refused: {text!r}")
+            return m.group(1)
         text = self.read_until('":')
         m = _GUEST.search(text)
         if m is None:

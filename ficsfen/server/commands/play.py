@@ -1,4 +1,5 @@
-"""Playing: ``match``, ``accept``, ``decline``, ``withdraw``, ``pending``, in-game offers and ends.
+"""Playing: ``match``, ``accept``, ``decline``, ``withdraw``, ``pending``, in-game offers and ends,
+and adjourned games: ``resume`` and ``stored``.
 
 The rules live in :mod:`ficsfen.server.challenges` (match offers) and
 :mod:`ficsfen.server.games` (a game in progress); these commands find the caller's
@@ -6,6 +7,10 @@ game, call the engine, and hand the resulting notices to the caller's
 :class:`~ficsfen.server.interfaces.IPlayers`, which delivers them.  A refusal
 arrives as an exception carrying its localized message, and is shown to the
 caller alone.
+
+Resuming an adjourned game needs both players, as on FICS: ``resume`` (or
+``match`` with the opponent) sends a match request marked ``(adjourned)``,
+which the opponent accepts with ``accept``, ``resume`` or ``match``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMatchError, fold,
                            resolve, resolve_handle)
-from ficsfen.server.challenges import ChallengeError, Challenges, parse_match
+from ficsfen.server.boards import material
+from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
+from ficsfen.server.commands.info import fics_date
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 
@@ -35,14 +42,23 @@ def played_game(caller: IServerCaller, directory: IServerDirectory, *,
     return game
 
 
-def _run(caller: IServerCaller, action: Callable[[], Any]) -> None:
-    """Run an engine action; deliver its notices, or show the caller why it was refused."""
+def _run(caller: IServerCaller, action: Callable[[], Any], game: IPlayedGame | None = None) -> None:
+    """Run an engine action; deliver its notices, or show the caller why it was refused.
+
+    Notices about ``game`` are delivered once what it changed before is
+    stored (an offer never overtakes the move it follows).
+    """
     try:
         notices = action()
     except LocalizedError as e:  # a refusal (GameError, ChallengeError...): its reason
         caller.send(e.render(caller.lang))
         return
-    caller.players.deliver(notices)
+    if not notices:
+        return
+    if game is None:
+        caller.players.deliver(notices)
+    else:
+        game.after_write(None, lambda: caller.players.deliver(notices))
 
 
 class MatchCommand(Command):
@@ -64,12 +80,11 @@ class MatchCommand(Command):
             return
         adjourned = games.adjourned.between(caller.handle, found)
         if adjourned is not None and found != caller.handle:
-            if current is not None or directory.game_of(found) is not None:
-                caller.send(msg("{handle} is playing a game.", handle=found)
-                            if current is None else msg("You are already playing a game."))
+            if args.split()[1:]:  # the adjourned game's terms are fixed
+                caller.send(msg("You have an adjourned game with {handle}; type \"match {handle}\" "
+                                "or \"resume {handle}\" to continue it.", handle=found))
                 return
-            caller.send(msg("You have an adjourned game with {handle}: resuming it.", handle=found))
-            games.resume_game(adjourned)
+            _ask_to_resume(caller, adjourned, found, directory)
             return
         _run(caller, lambda: games.challenges.offer(caller.handle, replace(request, opponent=found))[1])
 
@@ -100,7 +115,7 @@ class AcceptCommand(Command):
         game = played_game(caller, directory, tell=False)
         number = _offer_number(name)
         if game is not None:
-            _run(caller, lambda: game.accept(caller.handle, number))
+            _run(caller, lambda: game.accept(caller.handle, number), game)
             return
         if directory.game_of(caller.handle) is not None:
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
@@ -130,7 +145,7 @@ class _OfferAnswer(Command):
         number = _offer_number(name)
         if (game is not None and (name is None or number is not None)
                 and self.game_offers(game, caller.handle, number)):
-            _run(caller, lambda: self.answer_game(game, caller.handle, number))
+            _run(caller, lambda: self.answer_game(game, caller.handle, number), game)
             return
         challenges = caller.games.challenges
         _run(caller, lambda: self.answer_match(challenges, caller.handle,
@@ -199,7 +214,7 @@ class _GameAction(Command):
     def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory)
         if game is not None:
-            _run(caller, lambda: self.act(game, caller.handle))
+            _run(caller, lambda: self.act(game, caller.handle), game)
 
     def act(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
         raise NotImplementedError
@@ -253,7 +268,54 @@ class TakebackCommand(Command):
     def run(self, caller: IServerCaller, count: int | None, *, directory: IServerDirectory) -> None:
         game = played_game(caller, directory)
         if game is not None:
-            _run(caller, lambda: game.takeback(caller.handle, 1 if count is None else count))
+            _run(caller, lambda: game.takeback(caller.handle, 1 if count is None else count), game)
+
+
+#: Opponents of the caller's adjourned games (``resume NAME``).
+_ADJOURNED_OPPONENT = replace(
+    HANDLE, what="adjourned opponent",
+    no_match=lambda name: msg("You have no adjourned game with {name}.", name=name))
+
+
+def _opponent(game: IPlayedGame, handle: str) -> str:
+    return game.black if fold(game.white) == fold(handle) else game.white
+
+
+def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
+                   directory: IServerDirectory) -> None:
+    """Ask ``opponent`` (logged in) to resume ``game``, or accept their own request.
+
+    Both must be registered: only their games are adjourned, and only a
+    password proves it is the same person.
+    """
+    games = caller.games
+    other = caller.players.session(opponent)
+    if other is None:
+        caller.send(msg("{handle} is not logged in.", handle=opponent))
+        return
+    if not (caller.registered and other.registered):
+        caller.send(msg("Only registered players may resume adjourned games."))
+        return
+    if directory.game_of(caller.handle) is not None:
+        caller.send(msg("You are already playing or examining a game."))
+        return
+    if directory.game_of(other.handle) is not None:
+        caller.send(msg("{handle} is playing a game.", handle=other.handle))
+        return
+    theirs = [c for c in games.challenges.to(caller.handle)
+              if c.adjourned and c.challenger == other.handle]
+    if theirs:  # both asked: the game goes on
+        try:
+            challenge, notices = games.challenges.accept(caller.handle, str(theirs[0].id))
+        except ChallengeError as e:
+            caller.send(e.message)
+            return
+        caller.players.deliver(notices)
+        games.start_game(challenge)
+        return
+    colour = fold(game.white) == fold(caller.handle)
+    request = MatchRequest(other.handle, game.time_control, colour)
+    _run(caller, lambda: games.challenges.offer(caller.handle, request, adjourned=True)[1])
 
 
 #: Opponents of the caller's adjourned games (``resume NAME``).
@@ -263,6 +325,13 @@ _ADJOURNED_OPPONENT = replace(
 
 
 class ResumeCommand(Command):
+    """``resume [HANDLE]``: ask the opponents of your adjourned games who are here to go on.
+
+    FICS's way: a match request marked ``(adjourned)`` to each (or to the one
+    named); it is accepted with ``accept``, ``resume`` or ``match``, so an
+    opponent who is away never has their clock started by the other alone.
+    """
+
     name = "resume"
     spec = "o"
     usage = msg("resume [HANDLE]")
@@ -273,41 +342,74 @@ class ResumeCommand(Command):
         if not adjourned:
             caller.send(msg("You have no adjourned games."))
             return
-        me = fold(caller.handle)
-
-        def opponent(game: IPlayedGame) -> str:
-            return game.black if fold(game.white) == me else game.white
-
         if name is not None:
             try:
-                named = {resolve(name, {opponent(g) for g in adjourned}, _ADJOURNED_OPPONENT)}
+                named = {resolve(name, {_opponent(g, caller.handle) for g in adjourned},
+                                 _ADJOURNED_OPPONENT)}
             except NoMatchError as e:
                 caller.send(e.message)
                 return
-            except AmbiguousNameError as e:  # those present are named below
+            except AmbiguousNameError as e:  # those present are asked below
                 named = set(e.matches)
-            adjourned = [g for g in adjourned if opponent(g) in named]
+            adjourned = [g for g in adjourned if _opponent(g, caller.handle) in named]
         players = caller.players
-        present = [g for g in adjourned if players.session(opponent(g)) is not None]
+        present = [g for g in adjourned if players.session(_opponent(g, caller.handle)) is not None]
         if not present:
-            caller.send(msg("{handle} is not logged in.", handle=opponent(adjourned[0]))
+            caller.send(msg("{handle} is not logged in.", handle=_opponent(adjourned[0], caller.handle))
                         if len(adjourned) == 1
                         else msg("None of your adjourned opponents is logged in."))
             return
-        if len(present) > 1:
-            caller.send(msg("You have adjourned games with {names}: name the opponent.",
-                            names=" ".join(opponent(g) for g in present)))
+        for game in present:
+            _ask_to_resume(caller, game, players.session(_opponent(game, caller.handle)).handle,
+                           directory)
+
+
+class StoredCommand(Command):
+    """``stored [HANDLE]``: the adjourned games of a player, in FICS's layout.
+
+    One line per game: number, the player's colour, the opponent, whether
+    they are logged in, type and time control, material (White-Black), the
+    next move, ECO (not known here: ``---``) and when it was adjourned.
+    """
+
+    name = "stored"
+    spec = "o"
+    usage = msg("stored [HANDLE]")
+
+    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
+        handle = caller.handle
+        if name is not None:
+            try:
+                handle = resolve_handle(name, directory.handles())
+            except NoMatchError:
+                handle = name  # not logged in: as typed
+            except NameResolutionError as e:
+                caller.send(e.message)
+                return
+        games = sorted(caller.games.adjourned.of(handle), key=lambda g: g.adjourned_at)
+        if not games:
+            caller.send(msg("{handle} has no adjourned games.", handle=handle))
             return
-        game = present[0]
-        if directory.game_of(caller.handle) is not None:
-            caller.send(msg("You are already playing or examining a game."))
-            return
-        if directory.game_of(opponent(game)) is not None:
-            caller.send(msg("{handle} is playing a game.", handle=opponent(game)))
-            return
-        games.resume_game(game)
+        key = fold(handle)
+        spelled = games[0].white if fold(games[0].white) == key else games[0].black
+        lines = [caller.render(msg("Stored games for {handle}:", handle=spelled)),
+                 "    C Opponent       On Type          Str  M    ECO Date"]
+        players = caller.players
+        for number, game in enumerate(games, 1):
+            white = fold(game.white) == key
+            opponent = game.black if white else game.white
+            board = game.tracker.board
+            tc = game.time_control
+            online = "Y" if players.session(opponent) is not None else "N"
+            turn = "W" if board.turn else "B"
+            lines.append(
+                f"{number:2d}: {'W' if white else 'B'} {opponent[:15]:<15} {online} "
+                f"[{tc.category[0] + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
+                f"{material(board, True):2d}-{material(board, False):<2d} "
+                f"{turn + str(board.fullmove_number):<4} --- {fics_date(game.adjourned_at)}")
+        caller.send("\n".join(lines))
 
 
 COMMANDS = (MatchCommand(), AcceptCommand(), DeclineCommand(), WithdrawCommand(),
             PendingCommand(), ResignCommand(), DrawCommand(), AbortCommand(), AdjournCommand(),
-            FlagCommand(), TakebackCommand(), ResumeCommand())
+            FlagCommand(), TakebackCommand(), ResumeCommand(), StoredCommand())

@@ -9,6 +9,11 @@ Besides ours, the variables ICS clients set when they connect (``set
 interface xboard 4.9.1``, ``set width 79``, ``set seek 0``...) are accepted
 with FICS's ranges, kept per session and listed by ``variables``;
 ``interface`` and ``prompt`` take the rest of the line.
+
+A registered player's settings (language, style, showfen, charset, the
+prompt and the ``set`` variables) are saved when changed and applied at
+their next login (:func:`saved`, :func:`apply_saved`); ``interface`` and the
+interface variables (``iset``) stay with the session, as on FICS.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from ficsfen.names import (VARIABLE, NameKind, NameResolutionError,
                            resolve_language, resolve_value)
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
-__all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand"]
+__all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
+           "apply_saved", "saved"]
 
 
 class BadValueError(LocalizedError, ValueError):
@@ -224,6 +230,8 @@ class SetCommand(Command):
                 caller.send(e.message)
                 return
         caller.send(variable.apply(caller, parsed))
+        if variable.name != "interface":
+            caller.players.save_settings(caller)
 
 
 class StyleCommand(Command):
@@ -240,6 +248,7 @@ class StyleCommand(Command):
             caller.send(e.message)
             return
         caller.send(_set_style(caller, parsed))
+        caller.players.save_settings(caller)
 
 
 class VariablesCommand(Command):
@@ -272,3 +281,48 @@ def _wrapped(text: str, width: int) -> str:
         else:
             lines.append(item)
     return "\n".join(lines)
+
+
+#: Settings kept across logins, as ``set`` names them (``variables`` are the rest).
+_KEPT = ("language", "style", "showfen", "charset")
+
+
+def saved(session: Any) -> dict[str, Any]:
+    """What a registered player's next login restores: JSON values by ``set`` name."""
+    data: dict[str, Any] = {"language": session.lang, "style": session.style,
+                            "showfen": session.showfen, "charset": session.charset,
+                            "variables": dict(session.variables)}
+    if session.chosen_prompt != session.default_prompt:
+        data["prompt"] = session.chosen_prompt
+    return data
+
+
+def apply_saved(session: Any, data: dict[str, Any]) -> None:
+    """Apply :func:`saved` settings read back from the store.
+
+    Each value goes through its variable's own reading, so a value this
+    version does not accept (a language no longer shipped, a hand-edited
+    file) is skipped rather than applied.
+    """
+    for name in _KEPT:
+        if name in data:
+            _restore(session, VARIABLES[name], data[name])
+    variables = data.get("variables")
+    if isinstance(variables, dict):
+        for name, value in variables.items():
+            variable = VARIABLES.get(name)
+            if variable is not None and variable.listed and name not in _KEPT:
+                _restore(session, variable, value)
+    prompt = data.get("prompt")
+    if isinstance(prompt, str) and prompt.endswith(" "):
+        _restore(session, VARIABLES["prompt"], prompt[:-1])
+
+
+def _restore(session: Any, variable: Variable, value: Any) -> None:
+    if isinstance(value, bool) and variable.name != "showfen" and variable.toggle is None:
+        return
+    word = str(int(value)) if isinstance(value, bool) else str(value)
+    try:
+        variable.apply(session, variable.read(word))
+    except (BadValueError, NameResolutionError, ValueError, TypeError):
+        pass

@@ -1,0 +1,169 @@
+"""Played games kept in the store: the journal of their changes, and their restoration.
+
+:class:`StoreJournal` is the :class:`ficsfen.server.games.IGameJournal` of
+every game a server with a store hosts: it turns each change of a
+:class:`~ficsfen.server.games.PlayedGame` into one write of the
+:class:`~ficsfen.server.store.IStore` (``start_game``, ``add_move``,
+``take_back``, ``adjourn_game``, ``resume_game``, ``end_game``) and returns
+its Deferred, so that the game announces the change only once it is
+committed.  It remembers, per game, what has been committed (the moves and
+the clocks), which is where a game goes back to when a write fails.
+
+:func:`restore_game` rebuilds an adjourned :class:`PlayedGame` from a
+:class:`~ficsfen.server.store.StoredGame` at start.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import chess
+from twisted.internet.defer import Deferred
+from zope.interface import implementer
+
+from ficsfen.server.clock import TimeControl
+from ficsfen.server.games import (DurableState, GameResult, IGameJournal, PlayedGame,
+                                  UNFINISHED)
+from ficsfen.server.store import (Adjournment, EndCode, GameEnd, GameStart, MoveRecord,
+                                  StoredGame)
+from ficsfen.tracker import Ply
+
+__all__ = ["StoreJournal", "restore_game"]
+
+
+def _ms(seconds: float) -> int:
+    return int(round(seconds * 1000))
+
+
+@dataclass
+class _Kept:
+    """What the store has committed of one game."""
+
+    initial_ms: int
+    moves: list[MoveRecord] = field(default_factory=list)
+    #: The clocks of the last committed adjournment and the length then.
+    adjourned: tuple[int, int, int] | None = None
+    started: bool = False
+
+    def state(self) -> DurableState:
+        moves = self.moves
+        ply = moves[-1].ply if moves else 0
+        if self.adjourned is not None and self.adjourned[2] >= ply:
+            white, black = self.adjourned[0], self.adjourned[1]
+        elif moves:
+            white, black = moves[-1].white_ms, moves[-1].black_ms
+        else:
+            white = black = self.initial_ms
+        return DurableState(tuple(m.san for m in moves), tuple(m.took_ms / 1000 for m in moves),
+                            white / 1000, black / 1000)
+
+
+@implementer(IGameJournal)
+class StoreJournal:
+    """Each change of a game as one write of ``store`` (an ``IStore``).
+
+    ``wall`` gives Unix time (start, adjournment and end times the store
+    keeps across restarts); the game clocks are the games' own.
+    """
+
+    def __init__(self, store: Any, *, wall: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.wall = wall
+        self._kept: dict[int, _Kept] = {}
+
+    def _write(self, d: Deferred[Any], then: Callable[[], None]) -> Deferred[Any]:
+        """``d``, noting what it committed before the game hears of it."""
+        def committed(result: Any) -> Any:
+            then()
+            return result
+        return d.addCallback(committed)
+
+    # -- IGameJournal --------------------------------------------------------
+
+    def started(self, game: PlayedGame) -> Deferred[Any]:
+        tc = game.time_control
+        game_id, d = self.store.start_game(GameStart(
+            game.white, game.black, tc.minutes * 60, tc.increment, self.wall(),
+            game.tracker.initial_fen))
+        game.record_id = game_id
+        kept = self._kept[game_id] = _Kept(tc.minutes * 60_000)
+        return self._write(d, lambda: setattr(kept, "started", True))
+
+    def moved(self, game: PlayedGame, ply: Ply) -> Deferred[Any]:
+        clock = game.clock
+        record = MoveRecord(game.tracker.ply, ply.san, ply.uci, ply.fen,
+                            _ms(clock.remaining(chess.WHITE)), _ms(clock.remaining(chess.BLACK)),
+                            _ms(game.move_times[-1]))
+        kept = self._kept[game.record_id]
+
+        def committed() -> None:
+            del kept.moves[record.ply - 1:]
+            kept.moves.append(record)
+
+        return self._write(self.store.add_move(game.record_id, record), committed)
+
+    def took_back(self, game: PlayedGame) -> Deferred[Any]:
+        ply = game.tracker.ply
+        kept = self._kept[game.record_id]
+        return self._write(self.store.take_back(game.record_id, ply),
+                           lambda: kept.moves.__delitem__(slice(ply, None)))
+
+    def adjourned(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
+        white, black = (_ms(game.clock.remaining(c)) for c in (chess.WHITE, chess.BLACK))
+        ply = game.tracker.ply
+        game.adjourned_at = at = self.wall()
+        kept = self._kept[game.record_id]
+        return self._write(self.store.adjourn_game(game.record_id, Adjournment(
+            result.reason.render("en"), at, white, black, ply)),
+            lambda: setattr(kept, "adjourned", (white, black, ply)))
+
+    def resumed(self, game: PlayedGame) -> Deferred[Any]:
+        return self.store.resume_game(game.record_id)
+
+    def ended(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
+        game_id = game.record_id
+        end = GameEnd(result.score, result.reason.render("en"), result.code or EndCode.ABORTED,
+                      self.wall())
+        return self._write(self.store.end_game(game_id, end),
+                           lambda: self._kept.pop(game_id, None))
+
+    def durable(self, game: PlayedGame) -> DurableState | None:
+        kept = self._kept.get(game.record_id) if game.record_id is not None else None
+        if kept is None or not kept.started:
+            return None
+        return kept.state()
+
+    # -- restored games ------------------------------------------------------
+
+    def keep(self, stored: StoredGame) -> None:
+        """Remember what the store has of a game read back at start."""
+        kept = self._kept[stored.id] = _Kept(stored.start.initial_seconds * 1000,
+                                             list(stored.moves), started=True)
+        white, black = stored.clocks_ms
+        kept.adjourned = (white, black, stored.ply)
+
+
+def restore_game(stored: StoredGame, *, reactor: Any, reason: Any, listener: Any = None,
+                 journal: StoreJournal | None = None) -> PlayedGame:
+    """The adjourned :class:`PlayedGame` ``stored`` describes, clocks as at its last move.
+
+    ``reason`` (a :class:`ficsfen.i18n.Message`) is why it is adjourned.
+    """
+    start = stored.start
+    tc = TimeControl(minutes=start.initial_seconds // 60, increment=start.increment_seconds)
+    game = PlayedGame(start.white, start.black, reactor=reactor, time_control=tc,
+                      listener=listener, fen=start.fen, journal=journal)
+    game.record_id = stored.id
+    white, black = stored.clocks_ms
+    game.load(DurableState(tuple(m.san for m in stored.moves),
+                           tuple(m.took_ms / 1000 for m in stored.moves),
+                           white / 1000, black / 1000))
+    game.clock.pause()
+    game.result = GameResult(UNFINISHED, reason, adjourned=True)
+    adjournment = stored.adjournment
+    game.adjourned_at = adjournment.at if adjournment is not None else start.started
+    if journal is not None:
+        journal.keep(stored)
+    return game

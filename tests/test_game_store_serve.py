@@ -1,0 +1,145 @@
+"""Nothing acknowledged is lost: a real ``ficsfen serve --data FILE`` killed and restarted.
+
+Two registered players play over loopback; right after the board of ply k
+reaches the test's client, the server is killed (SIGKILL) or stopped
+(SIGTERM).  Restarted on the same file, both log in, one resumes, the other
+accepts: the position is the one after ply k and the clocks are those of
+ply k's board (the side to move starts running again at the resumption, so
+its clock can only be lower by the time since; the file keeps them exactly).
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+
+import pytest
+
+from ficsfen.server.config import hash_password
+from ficsfen.server.testing import ServerProcess
+from ficsfen.tracker import Tracker
+
+PASSWORDS = {"alice": "ecila", "bob": "bob!"}
+MOVES = ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]
+
+
+@pytest.fixture
+def config(tmp_path):
+    path = tmp_path / "accounts.toml"
+    path.write_text("[accounts]\n" + "".join(
+        f'{name} = "{hash_password(word, iterations=1000)}"\n' for name, word in PASSWORDS.items()))
+    return path
+
+
+def _ask(client, line, answer):
+    """Send ``line`` and read up to ``answer`` and its prompt (notices may come between)."""
+    client.send(line)
+    text = client.read_until(answer)
+    return text + client.read_until(client.prompt)
+
+
+def _login(server, name):
+    client = server.connect()
+    client.login(name, PASSWORDS[name])
+    _ask(client, "style 12", "Style 12 set.")
+    _ask(client, "iset ms 1", "ms set.")
+    return client
+
+
+def _board(client):
+    """The next ``<12>`` line ``client`` receives, as fields."""
+    client.read_until("<12> ")
+    return ("<12> " + client.read_until("\n")).split()
+
+
+def _fen_after(k):
+    """The FEN after ply k as the server writes it (its tracker, the e.p. square after
+    every double step, as FICS)."""
+    tracker = Tracker()
+    for san in MOVES[:k]:
+        tracker.push(san)
+    return tracker.fen
+
+
+def _play(server, k):
+    """alice (White) and bob play MOVES[:k]; returns the board of ply k as bob's client saw it."""
+    alice, bob = _login(server, "alice"), _login(server, "bob")
+    _ask(alice, "match bob 3 0 white", "Issuing:")
+    bob.read_until("Challenge:")
+    bob.send("accept")
+    _board(alice), _board(bob)
+    seen = None
+    for i, san in enumerate(MOVES[:k]):
+        mover, other = (alice, bob) if i % 2 == 0 else (bob, alice)
+        mover.send(san)
+        mine = _board(mover)  # a move is answered by its board once it is stored
+        theirs = _board(other)
+        assert mine[9] == theirs[9] and mine[29] == theirs[29]
+        seen = mine if mover is bob else theirs
+    return alice, bob, seen
+
+
+def _resume(server):
+    alice, bob = _login(server, "alice"), _login(server, "bob")
+    assert " 1: B alice           Y [ bu  3   0]" in _ask(bob, "stored", "Stored games for bob:")
+    _ask(bob, "resume", "(adjourned).")
+    alice.read_until("Challenge: bob (----) [black] alice (----) unrated blitz 3 0 (adjourned).")
+    alice.send("accept")
+    alice.read_until("Continuing unrated")
+    return alice, bob, _board(bob)
+
+
+def _check(board_k, resumed, k, data):
+    assert resumed[1:9] == board_k[1:9] and resumed[9] == board_k[9]
+    to_move = 24 if board_k[9] == "W" else 25
+    idle = 25 if to_move == 24 else 24
+    assert int(resumed[idle]) == int(board_k[idle])  # the side that moved: exactly
+    assert int(resumed[to_move]) <= int(board_k[to_move])  # running again since the resumption
+    with sqlite3.connect(data) as db:
+        row = db.execute("SELECT white_ms, black_ms, fen FROM moves WHERE ply = ?", (k,)).fetchone()
+        last = db.execute("SELECT max(ply) FROM moves").fetchone()[0]
+    assert last == k
+    assert (row[0], row[1]) == (int(board_k[24]), int(board_k[25]))  # the board shows what is kept
+    assert row[2] == _fen_after(k)
+
+
+@pytest.mark.parametrize("k", [4, 7])
+def test_kill_9_right_after_move_k_loses_nothing_anyone_saw(tmp_path, config, k):
+    data = tmp_path / "data.sqlite3"
+    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+        alice, bob, board_k = _play(server, k)
+        server.stop(signal.SIGKILL)
+        alice.close()
+        bob.close()
+    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+        alice, bob, resumed = _resume(server)
+        alice.send("fen")
+        alice.read_until(_fen_after(k))
+        alice.close()
+        bob.close()
+    _check(board_k, resumed, k, data)
+
+
+def test_sigterm_adjourns_tells_the_players_and_keeps_the_clocks_of_the_last_move(tmp_path,
+                                                                                   config):
+    data = tmp_path / "data.sqlite3"
+    k = 5
+    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+        alice, bob, board_k = _play(server, k)
+        assert server.stop(signal.SIGTERM) == 0
+        for client in (alice, bob):
+            out = client.read_until("Goodbye.")
+            assert "{Game 1 (alice vs. bob) Game adjourned by server shutdown} *" in out
+            client.close()
+    with sqlite3.connect(data) as db:
+        status, white, black = db.execute(
+            "SELECT status, adjourn_white_ms, adjourn_black_ms FROM games").fetchone()
+    assert status == "adjourned"
+    assert (white, black) == (int(board_k[24]), int(board_k[25]))
+    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+        alice, bob, resumed = _resume(server)
+        bob.send("fen")
+        bob.read_until(_fen_after(k))
+        alice.close()
+        bob.close()
+    _check(board_k, resumed, k, data)
