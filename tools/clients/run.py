@@ -114,7 +114,9 @@ class Run:
         config = self.out / "ficsfen.toml"
         config.write_text("\n".join(lines) + "\n")
         self.procs.start([str(self.ficsfen), "serve", "--config", str(config), "--lang", "en",
-                          "--listen", f"tcp:{self.port}:interface=127.0.0.1"], self.out / "server.log")
+                          "--listen", f"tcp:{self.port}:interface=127.0.0.1",
+                          # a fresh store per run; its accounts come from the TOML's [accounts]
+                          "--data", str(self.out / "ficsfen.sqlite3")], self.out / "server.log")
         wait_port(self.port)
 
     def start_xvfb(self) -> None:
