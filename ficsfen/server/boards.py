@@ -137,9 +137,12 @@ class Style12Frame:
     _lines: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def for_game(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
+    def for_game(cls, game: IGame, *, ms: bool = False,
+                 clocks: tuple[float, float, bool] | None = None) -> "Style12Frame":
+        """The frame of ``game`` now; ``clocks`` (White's, Black's seconds, ticking)
+        replace the clocks' current reading (a move's, read at its instant)."""
         minutes, increment = _time_control(game)
-        wtime, btime, ticking = _game_clocks(game)
+        wtime, btime, ticking = _game_clocks(game) if clocks is None else clocks
         return cls._build(game, game.tracker, minutes, increment, wtime, btime, ticking,
                           _move_times(game), ms)
 

@@ -327,6 +327,9 @@ class PlayedGame:
         self._version = 0
         self._frames: dict[bool, Style12Frame] = {}
         self._frames_version = -1
+        #: (version, clocks) read at a move's instant: its frames, built when it is
+        #: announced after the commit, show the clocks as at the move.
+        self._frame_clocks: tuple[int, tuple[float, float, bool]] | None = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -383,6 +386,11 @@ class PlayedGame:
         self.reactor.callLater(0, self.write_failed)
         self._waiting.clear()
         self._waiting.append([False, lambda: None])  # nothing more is announced until then
+
+    @property
+    def announcing(self) -> bool:
+        """Whether a change waits for its write before it is announced."""
+        return bool(self._waiting)
 
     def settled(self) -> Deferred[None]:
         """Fires once every change made so far is committed and announced."""
@@ -494,7 +502,9 @@ class PlayedGame:
             self._frames_version = self._version
         frame = self._frames.get(ms)
         if frame is None:
-            frame = self._frames[ms] = Style12Frame.for_game(self, ms=ms)
+            held = self._frame_clocks
+            clocks = held[1] if held is not None and held[0] == self._version else None
+            frame = self._frames[ms] = Style12Frame.for_game(self, ms=ms, clocks=clocks)
         return frame
 
     def style1(self, *, flipped: bool, lang: str) -> str:
@@ -562,10 +572,12 @@ class PlayedGame:
             self.listener.boardChanged(self)
         else:
             # The boards show the clocks as at the move (what the store keeps), not as at
-            # the commit: build the shared frames now, from the same reading.
-            with self.clock.as_started():
-                self.style12_frame(ms=False)
-                self.style12_frame(ms=True)
+            # the commit: the frames, built when needed, use this same reading.
+            clock = self.clock
+            with clock.as_started():
+                self._frame_clocks = (self._version, (
+                    clock.remaining(chess.WHITE), clock.remaining(chess.BLACK),
+                    clock.running is not None))
                 written = journal.moved(self, ply)
             self.after_write(written, lambda: self._announce_move(ply))
         if outcome is not None:

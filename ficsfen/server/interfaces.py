@@ -55,6 +55,7 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
 
     result = Attribute("ficsfen.server.games.GameResult once ended or adjourned, else None.")
     offers = Attribute("list of pending in-game offers (``describe()`` each).")
+    announcing = Attribute("True while a change waits for its write before it is announced.")
 
     def style1(*, flipped, lang):
         """The style 1 diagram for one orientation and language, cached per change."""

@@ -152,6 +152,9 @@ class FicsServer:
         #: not look at every session.
         self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set()}
         self._current: Session | None = None
+        #: The session whose move waits for its commit: its board, announced
+        #: then, ends with the prompt, so the command's own prompt is left out.
+        self._prompt_later: Session | None = None
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -360,6 +363,7 @@ class FicsServer:
             self.execute_block(session, line)
             return
         self._current = session
+        self._prompt_later = None
         session.hold()
         try:
             self._run(session, line)
@@ -367,7 +371,8 @@ class FicsServer:
             self._failed(session, line)
         finally:
             self._current = None
-        if self._sessions.get(fold(session.handle)) is session:
+        later, self._prompt_later = self._prompt_later, None
+        if self._sessions.get(fold(session.handle)) is session and later is not session:
             session.prompt()
         session.release()
 
@@ -393,6 +398,7 @@ class FicsServer:
             self._failed(session, line)
         finally:
             self._current = None
+            self._prompt_later = None  # block mode has no prompt
         session.close_block()
         session.release()
 
@@ -487,6 +493,9 @@ class FicsServer:
             # their localized reason; anything else is a bug, logged by execute.
             session.send(e.message)
             return
+        if IPlayedGame.providedBy(game) and game.announcing:
+            # One write for the mover, as on FICS: the board then the prompt.
+            self._prompt_later = session
         if notices:
             self.deliver_after(game, notices)
 
