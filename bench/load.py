@@ -43,6 +43,8 @@ from pathlib import Path
 __all__ = ["Server", "Session", "TelnetFilter", "main"]
 
 REPO = Path(__file__).resolve().parent.parent
+#: Exempts loopback from the per-address limits (see the file); --server-arg --config FILE replaces it.
+LOOPBACK_CONFIG = str(Path(__file__).with_name("loopback.toml"))
 PROMPT = b"fics% "
 LOGIN_PROMPT = b"login: "
 PRESS_RETURN = b"Press return"
@@ -419,7 +421,10 @@ class Server:
             cmd = [args.python, os.path.join("bench", "floor_server.py"), "--port", str(port), "--interface", host,
                    *args.floor_arg]
         elif target == "ficsfen":
-            cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", *args.server_arg]
+            extra = list(args.server_arg)
+            if "--config" not in extra:  # loopback spared the per-address limits (bench/loopback.toml)
+                extra = ["--config", LOOPBACK_CONFIG, *extra]
+            cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", *extra]
         else:
             raise BenchError(f"unknown target {target!r}")
         if args.server_log:

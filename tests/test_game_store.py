@@ -322,6 +322,7 @@ def test_logins_read_accounts_from_the_store_each_time(site):
     old.output()
     old.send(PASSWORDS["alice"])
     assert "Invalid password" in old.output()
+    site.clock.advance(site.server.config.password_delay)  # the wait after a wrong password
     assert connect(site.server).login("alice", "new") == "alice"
 
 

@@ -131,7 +131,9 @@ def test_invalid_password_goes_back_to_login(server):
     client.send("alice")
     client.send("wrong")
     text = client.output()
-    assert "**** Invalid password! ****\n" in text and text.endswith("\nlogin: ")
+    assert "**** Invalid password! ****\n" in text and "login: " not in text
+    server.clock.advance(server.config.password_delay)  # login: again after a delay
+    assert client.output() == "\nlogin: "
     assert server.session("alice") is None
 
 
@@ -209,6 +211,8 @@ def test_type_ahead_after_a_wrong_password_is_read_as_the_dialogue(server):
     client.send_bytes(b"alice\nwrong\nalice\nsecret\nwho\n")
     pending[0][0].callback(False)
     assert "**** Invalid password! ****" in client.output()
+    assert len(pending) == 1  # the typed-ahead lines wait for the delay to end
+    server.clock.advance(server.config.password_delay)
     (_, name, password) = pending[1]
     assert (name, password) == ("alice", "secret")
     pending[1][0].callback(True)

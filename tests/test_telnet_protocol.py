@@ -160,6 +160,8 @@ def test_registered_account_password_is_hidden_with_will_wont_echo():
     client.send("wrong")
     out = client.raw_output()
     assert IAC + WONT + ECHO in out
+    server.clock.advance(server.config.password_delay)
+    out += client.raw_output()
     assert b"Invalid password" in out and out.endswith(b"login: ")
     client.send("alice")
     client.raw_output()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import os
 import re
 import tomllib
@@ -97,6 +98,16 @@ class Config:
     banner: str = ""
     max_line: int = 1024
     max_connections: int = 12000
+    #: Per-address limits (0: no limit) and the addresses or networks spared them.
+    connections_per_address: int = 50
+    logins_per_minute: int = 60
+    exempt: tuple[str, ...] = ()
+    #: Login throttling: see ``[limits] password_*`` in ficsfen.toml.
+    password_delay: float = 1.0
+    password_delay_max: float = 30.0
+    password_failures: int = 10
+    password_window: float = 900.0
+    password_lockout: float = 900.0
     login_timeout: float = 120.0
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
@@ -144,6 +155,21 @@ def _positive_int(value: Any) -> int:
     return value
 
 
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _ExpectedTypeError(msg("an integer (0 or more)"))
+    return value
+
+
+def _networks(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _ExpectedTypeError(msg("a list of addresses or networks (\"10.0.0.0/8\")"))
+    try:
+        return tuple(str(ipaddress.ip_network(v, strict=False)) for v in value)
+    except ValueError:
+        raise _ExpectedTypeError(msg("a list of addresses or networks (\"10.0.0.0/8\")")) from None
+
+
 def _seconds(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise _ExpectedTypeError(msg("a number of seconds (0 or more)"))
@@ -182,6 +208,14 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("server", "banner"): ("banner", _string),
     ("limits", "line_length"): ("max_line", _positive_int),
     ("limits", "connections"): ("max_connections", _positive_int),
+    ("limits", "connections_per_address"): ("connections_per_address", _count),
+    ("limits", "logins_per_minute"): ("logins_per_minute", _count),
+    ("limits", "exempt"): ("exempt", _networks),
+    ("limits", "password_delay"): ("password_delay", _seconds),
+    ("limits", "password_delay_max"): ("password_delay_max", _seconds),
+    ("limits", "password_failures"): ("password_failures", _positive_int),
+    ("limits", "password_window"): ("password_window", _seconds),
+    ("limits", "password_lockout"): ("password_lockout", _seconds),
     ("limits", "login_timeout"): ("login_timeout", _seconds),
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),

@@ -54,6 +54,7 @@ from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import AdjournedGames, IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.journal import StoreJournal, restore_game
+from ficsfen.server.limits import AddressLimits, LoginThrottle
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
 from ficsfen.server.session import Session, encode_text
@@ -144,6 +145,16 @@ class FicsServer:
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
+        config = self.config
+        #: Growing delays and lockouts after wrong passwords (``[limits] password_*``).
+        self.throttle = LoginThrottle(
+            clock, delay=config.password_delay, max_delay=config.password_delay_max,
+            failures=config.password_failures, window=config.password_window,
+            lockout=config.password_lockout, exempt=config.exempt)
+        #: Connections and login attempts per address (``[limits]``).
+        self.address_limits = AddressLimits(
+            clock, connections=config.connections_per_address,
+            logins_per_minute=config.logins_per_minute, exempt=config.exempt)
         #: When each player who left logged out (reactor time), for ``finger``.
         self.last_seen: dict[str, float] = {}
         self.table = build_command_table(self)
@@ -219,6 +230,9 @@ class FicsServer:
     def check_password(self, name: str, password: str) -> Deferred:
         """Whether ``password`` is ``name``'s, as a Deferred.
 
+        The caller asks :attr:`throttle` first: a throttled attempt must
+        never get here (the hash is what an attacker wants us to spend).
+
         The hash is read from the store at each login (never cached).
         Hashing takes a good fraction of a second by design, so it runs in
         the reactor's thread pool when the clock is a real reactor (inline
@@ -240,6 +254,11 @@ class FicsServer:
                 return handle
 
     def reserve(self, name: str) -> None:
+        """Hold an unregistered or guest ``name`` while its login is confirmed.
+
+        Registered names are never held: a password prompt does not keep
+        the real player out (whoever gives the right password first gets in).
+        """
         self._reserved.add(fold(name))
 
     def release(self, name: str) -> None:

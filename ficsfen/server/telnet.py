@@ -27,6 +27,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
+from ficsfen.server.limits import Failure, Refusal, seconds_left
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
 
@@ -275,6 +276,9 @@ class FicsProtocol(TelnetProtocol):
         self.state = "login"
         self.session: Session | None = None
         self.pending_name = ""
+        self._held = ""  # the unregistered or guest name reserved by this login
+        self._host = ""  # the peer's address, once counted by the per-address limits
+        self._delay: Any = None  # the wait after a wrong password (DelayedCall)
         self._buffer = b""
         self._discarding = False
         self._timer: Any = None
@@ -295,6 +299,7 @@ class FicsProtocol(TelnetProtocol):
             "login": self.line_login,
             "password": self.line_password,
             "checking": self.line_type_ahead,
+            "delayed": self.line_type_ahead,
             "confirm": self.line_confirm,
             "command": self.line_command,
         }
@@ -309,6 +314,14 @@ class FicsProtocol(TelnetProtocol):
         except Exception:
             return "?"
 
+    @property
+    def host(self) -> str:
+        """The peer's address without the port (what per-address limits count)."""
+        try:
+            return str(self.transport.getPeer().host)
+        except Exception:
+            return "?"
+
     def connectionMade(self) -> None:
         server = self.server
         if server.connections >= self.config.max_connections:
@@ -317,6 +330,20 @@ class FicsProtocol(TelnetProtocol):
             self.transport.loseConnection()
             self.state = "closed"
             return
+        host = self.host
+        over = server.address_limits.connect(host)
+        if over is not None:
+            if over.report:
+                self.log.warn("refused {peer}: {count} connections already open from {host} "
+                              "(limits.connections_per_address); more refusals for this "
+                              "address within a minute are not logged",
+                              peer=self.peer, count=over.count, host=host)
+            self.say(msg("Sorry, {count} connections are open from your address already, the most "
+                         "this server allows. Close one and try again.", count=over.count))
+            self.transport.loseConnection()
+            self.state = "closed"
+            return
+        self._host = host
         server.connections += 1
         self._counted = True
         # Answers and boards are small writes: send them at once, not after
@@ -340,15 +367,26 @@ class FicsProtocol(TelnetProtocol):
 
     def connectionLost(self, reason: Any = None) -> None:
         self._cancel_timer()
+        self._cancel_delay()
         if self._counted:
             self.server.connections -= 1
             self._counted = False
+        if self._host:
+            self.server.address_limits.disconnect(self._host)
+            self._host = ""
         if self.session is not None:
             self.server.logout(self.session, reason="connection closed")
             self.session = None
-        elif self.pending_name:
-            self.server.release(self.pending_name)
+        elif self._held:
+            self.server.release(self._held)
+            self._held = ""
+        self.pending_name = ""
         self.state = "closed"
+
+    def _cancel_delay(self) -> None:
+        if self._delay is not None and self._delay.active():
+            self._delay.cancel()
+        self._delay = None
 
     def _cancel_timer(self) -> None:
         if self._timer is not None and self._timer.active():
@@ -381,6 +419,7 @@ class FicsProtocol(TelnetProtocol):
     def close(self) -> None:
         self.state = "closed"
         self._cancel_timer()
+        self._cancel_delay()
         self.transport.loseConnection()
 
     # -- output ------------------------------------------------------------
@@ -535,16 +574,34 @@ class FicsProtocol(TelnetProtocol):
             return
         name = name.split()[0]
         server = self.server
+        over = server.address_limits.login_attempt(self.host)
+        if over is not None:
+            wait = seconds_left(over.until, server.clock.seconds())
+            if over.report:
+                self.log.warn("refused logins from {host}: more than {count} a minute "
+                              "(limits.logins_per_minute), for {seconds} s; more refusals for "
+                              "this address within a minute are not logged",
+                              host=self.host, count=over.count, seconds=wait)
+            self.say(msg("Sorry, too many logins from your address: this server allows {count} a "
+                         "minute. Try again in {wait}.", count=over.count, wait=_duration(wait)))
+            self.close()
+            return
         if fold(name) == fold(self.config.guest_login):
             handle = server.allocate_guest()
-            self.pending_name = handle
+            self.pending_name = self._held = handle
             self.say(msg("Logging you in as \"{handle}\"; you may use this name to play "
                          "unrated games.", handle=handle))
             self._ask_return(handle)
             return
         if server.is_registered(name):
-            # Asked even when the player is logged in: the right password
-            # then closes the other session (FicsServer.enter).
+            # Asked even when the player is logged in, and the name is not
+            # held meanwhile: the right password, typed here or at another
+            # connection's prompt, gets in and closes the other session
+            # (FicsServer.enter).  A locked-out account is not even asked.
+            refusal = server.throttle.refusal(name, self.host)
+            if refusal is not None and refusal.kind == "locked":
+                self._refuse(name, refusal)
+                return
             self.pending_name = name
             self.state = "password"
             self.say(msg("\"{name}\" is a registered name.  If it is yours, type the password.\n"
@@ -559,7 +616,7 @@ class FicsProtocol(TelnetProtocol):
             self._reprompt()
             return
         server.reserve(name)
-        self.pending_name = name
+        self.pending_name = self._held = name
         self.say(msg("\"{name}\" is not a registered name.  You may play unrated games as a "
                      "guest.", name=name))
         self._ask_return(name)
@@ -590,10 +647,35 @@ class FicsProtocol(TelnetProtocol):
             self.state = "login"
             self._reprompt()
             return
+        name, host, throttle = self.pending_name, self.host, self.server.throttle
+        refusal = throttle.refusal(name, host)
+        if refusal is not None:  # refused before the hash: it costs nothing
+            self._refuse(name, refusal)
+            return
         self.state = "checking"  # lines typed meanwhile wait in self._type_ahead
-        d = self.server.check_password(self.pending_name, line)
-        d.addCallback(self._password_checked)
-        d.addErrback(lambda failure: self.log.failure("password check failed", failure))
+        throttle.begin(name, host)
+        d = self.server.check_password(name, line)
+
+        def checked(ok: bool) -> None:
+            throttle.end(name, host)
+            self._password_checked(ok, name, host)
+
+        def failed(failure: Any) -> None:
+            throttle.end(name, host)
+            self.log.failure("password check failed", failure)
+
+        d.addCallbacks(checked, failed)
+
+    def _refuse(self, name: str, refusal: Refusal) -> None:
+        """A password login refused by the throttle, back at ``login:``."""
+        wait = seconds_left(refusal.until, self.server.clock.seconds())
+        self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
+                      "({seconds} s left)", name=name, peer=self.peer, kind=refusal.kind,
+                      scope=refusal.scope, seconds=wait)
+        self.pending_name = ""
+        self.state = "login"
+        self.say(_refusal_text(name, refusal.kind, refusal.scope, wait))
+        self._reprompt(fresh_line=True)
 
     def line_type_ahead(self, line: str) -> None:
         """A line typed while the password is checked: kept, to run in order afterwards."""
@@ -602,24 +684,56 @@ class FicsProtocol(TelnetProtocol):
         else:
             self._dropped += 1
 
-    def _password_checked(self, ok: bool) -> None:
+    def _password_checked(self, ok: bool, name: str, host: str) -> None:
+        throttle = self.server.throttle
+        failure: Failure | None = None
+        if not ok:  # counted even if the connection went away meanwhile
+            failure = throttle.failed(name, host)
+            self._log_failure(name, failure)
         if self.state != "checking":  # the connection went away meanwhile
             return
-        if ok:
+        if failure is None:
+            throttle.succeeded(name, host)
             self._enter(registered=True)
         else:
-            name = self.pending_name
-            self.log.info("bad password for {name} from {peer}", name=name, peer=self.peer)
             self.pending_name = ""
-            self.state = "login"
             self.say(msg("**** Invalid password! ****"))
-            self._reprompt(fresh_line=True)
+            if failure.locked:
+                wait = seconds_left(failure.until, self.server.clock.seconds())
+                self.say(_refusal_text(name, "locked", failure.locked[0], wait))
+            if failure.locked or not failure.delay:
+                self.state = "login"
+                self._reprompt(fresh_line=True)
+            else:  # the next "login:" after the delay; lines typed meanwhile wait
+                self.state = "delayed"
+                self._delay = self.server.clock.callLater(failure.delay, self._delay_over)
+        self._replay_type_ahead()
+
+    def _log_failure(self, name: str, failure: Failure) -> None:
+        self.log.info("bad password for {name} from {peer} (failure {account} for the account, "
+                      "{address} for the address; next attempt in {delay:g} s)", name=name,
+                      peer=self.peer, account=failure.account_failures,
+                      address=failure.address_failures, delay=failure.delay)
+        for scope in failure.locked:
+            self.log.warn("locked out {what} for {seconds:g} s after {count} bad passwords "
+                          "(last: {name} from {peer})",
+                          what=f"account {name}" if scope == "account" else f"address {self.host}",
+                          seconds=self.config.password_lockout, name=name, peer=self.peer,
+                          count=self.config.password_failures)
+
+    def _delay_over(self) -> None:
+        self._delay = None
+        if self.state != "delayed":
+            return
+        self.state = "login"
+        self._reprompt(fresh_line=True)
         self._replay_type_ahead()
 
     def _replay_type_ahead(self) -> None:
-        """Run the lines typed during the check, as if they came now (until another check)."""
+        """Run the lines typed during the check, as if they came now (until another
+        check or wait)."""
         queue = self._type_ahead
-        while queue and self.state != "checking" and self.state != "closed":
+        while queue and self.state not in ("checking", "delayed", "closed"):
             line, stamp = queue.popleft()
             if self._seal is not None:
                 self._seal.stamp = stamp
@@ -630,7 +744,7 @@ class FicsProtocol(TelnetProtocol):
 
     def _enter(self, *, registered: bool) -> None:
         handle = self.pending_name
-        self.pending_name = ""
+        self.pending_name = self._held = ""
         self._cancel_timer()
         # The session writes straight to the telnet transport (what self.write
         # does, one call less per board sent to each of many observers).
@@ -692,6 +806,38 @@ class FicsProtocol(TelnetProtocol):
 
     def enableRemote(self, option: bytes) -> bool:
         return False
+
+
+def _duration(seconds: int) -> Message:
+    """``seconds`` for a person: seconds up to two minutes, else minutes (rounded up)."""
+    if seconds < 120:
+        return msgn("{count} second", "{count} seconds", seconds)
+    return msgn("{count} minute", "{count} minutes", -(-seconds // 60))
+
+
+def _refusal_text(name: str, kind: str, scope: str, seconds: int) -> Message:
+    """What a throttled password login is told, by (kind, scope) of the refusal."""
+    wait = _duration(seconds)
+    return _REFUSALS[kind, scope](name=name, wait=wait)
+
+
+_REFUSALS = {
+    ("locked", "account"): lambda **p: msg(
+        "Too many wrong passwords for {name}: its password logins are refused for {wait}. "
+        "Try again then, or log in as a guest.", **p),
+    ("locked", "address"): lambda **p: msg(
+        "Too many wrong passwords from your address: password logins from it are refused for "
+        "{wait}. Try again then, or log in as a guest.", **p),
+    ("wait", "account"): lambda **p: msg(
+        "A wrong password for {name} was typed a moment ago: wait {wait}, then log in again.", **p),
+    ("wait", "address"): lambda **p: msg(
+        "A wrong password came from your address a moment ago: wait {wait}, then log in again.",
+        **p),
+    ("busy", "account"): lambda **p: msg(
+        "A password for {name} is being checked already: log in again in a moment.", **p),
+    ("busy", "address"): lambda **p: msg(
+        "A password from your address is being checked already: log in again in a moment.", **p),
+}
 
 
 class FicsFactory(ServerFactory):

@@ -55,13 +55,22 @@ def make_server(config: Config | None = None, *, clock: Clock | None = None, see
 
 
 class FakeClient:
-    """A connection to ``server`` over a ``StringTransport``."""
+    """A connection to ``server`` over a ``StringTransport``.
+
+    Each client comes from an address of its own in 10.0.0.0/8 (as many
+    people would), so that per-address limits see one connection each;
+    give ``host`` to make several clients share an address.
+    """
 
     _ports = iter(range(40000, 1 << 30))
+    _hosts = iter(range(1, 1 << 24))
 
-    def __init__(self, server: FicsServer) -> None:
+    def __init__(self, server: FicsServer, *, host: str | None = None) -> None:
         self.server = server
-        addr = IPv4Address("TCP", "127.0.0.1", next(self._ports))
+        if host is None:
+            n = next(self._hosts)
+            host = f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
+        addr = IPv4Address("TCP", host, next(self._ports))
         self.transport = StringTransport(peerAddress=addr)
         self.protocol = FicsFactory(server).buildProtocol(addr)
         self.protocol.makeConnection(self.transport)
@@ -129,8 +138,8 @@ class FakeClient:
         self.protocol.connectionLost(Failure(ConnectionDone()))
 
 
-def connect(server: FicsServer) -> FakeClient:
-    return FakeClient(server)
+def connect(server: FicsServer, *, host: str | None = None) -> FakeClient:
+    return FakeClient(server, host=host)
 
 
 def _serve_command() -> list[str]:
