@@ -112,6 +112,18 @@ class Config:
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
     lag_compensation: float = 1.0
+    #: Bytes of output a client that is not reading may leave unsent before it is closed.
+    output_buffer: int = 1 << 20
+    #: Bytes of one connection's input parsed per reactor turn.
+    input_budget: int = 4096
+    subnegotiation_limit: int = 65536
+    subnegotiation_timeout: float = 10.0
+    #: Seconds idle before TCP keepalive probes (0: the system's timings).
+    keepalive_idle: int = 60
+    keepalive_interval: int = 20
+    keepalive_count: int = 3
+    #: Listen backlog given to endpoints that do not set ``backlog=`` themselves.
+    listen_backlog: int = 511
     accounts: Mapping[str, str] = field(default_factory=dict)
     #: The store's data file (``[storage] path``); ``None``: run without a store.
     data_file: Path | None = field(default_factory=default_data_file)
@@ -176,6 +188,12 @@ def _seconds(value: Any) -> float:
     return float(value)
 
 
+def _whole_seconds(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _ExpectedTypeError(msg("a whole number of seconds (0 or more)"))
+    return value
+
+
 def _endpoints(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -220,6 +238,14 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
     ("limits", "lag_compensation"): ("lag_compensation", _seconds),
+    ("limits", "output_buffer"): ("output_buffer", _positive_int),
+    ("limits", "input_budget"): ("input_budget", _positive_int),
+    ("limits", "subnegotiation_limit"): ("subnegotiation_limit", _positive_int),
+    ("limits", "subnegotiation_timeout"): ("subnegotiation_timeout", _seconds),
+    ("limits", "keepalive_idle"): ("keepalive_idle", _whole_seconds),
+    ("limits", "keepalive_interval"): ("keepalive_interval", _positive_int),
+    ("limits", "keepalive_count"): ("keepalive_count", _positive_int),
+    ("limits", "listen_backlog"): ("listen_backlog", _positive_int),
     ("storage", "path"): ("data_file", _string),
     ("storage", "synchronous"): ("synchronous", _synchronous),
 }

@@ -26,6 +26,7 @@ import argparse
 import getpass
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -45,7 +46,7 @@ from ficsfen.i18n import (
 
 __all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
            "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
-           "forward_library_logging", "main", "make_service", "open_store", "run"]
+           "forward_library_logging", "main", "make_service", "open_store", "run", "with_backlog"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -327,13 +328,13 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
     from ficsfen.server.server import FicsServer
     from ficsfen.server.telnet import FicsFactory
 
-    def endpoint(description: str) -> tuple[str, Any]:
+    def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
         try:
-            return description, serverFromString(reactor, description)
+            return description, serverFromString(reactor, with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
 
-    endpoints = [endpoint(d) for d in config.listen]
+    endpoints = [endpoint(d, config.listen_backlog) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
     store = open_store(config, reactor=reactor)
     server = FicsServer(config, clock=reactor, store=store)
@@ -343,6 +344,27 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
         server.game_hooks.append(game_feed)
     return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
                        feed=game_feed, feed_endpoint=feed_endpoint, store=store)
+
+
+# Endpoint types whose listening socket takes a "backlog=" argument.
+_BACKLOG_ENDPOINTS = frozenset({"tcp", "tcp6", "ssl", "unix"})
+_UNESCAPED_COLON = re.compile(r"(?<!\\):")
+
+
+def with_backlog(description: str, backlog: int | None) -> str:
+    """``description`` with ``:backlog=N`` added, unless it sets one or takes none.
+
+    Twisted's own default (50) makes quick bursts of connections stall: the
+    configuration's ``[limits] listen_backlog`` applies instead.
+    """
+    if backlog is None:
+        return description
+    parts = _UNESCAPED_COLON.split(description)
+    if parts[0].strip().lower() not in _BACKLOG_ENDPOINTS:
+        return description
+    if any(part.strip().lower().startswith("backlog=") for part in parts[1:]):
+        return description
+    return f"{description}:backlog={backlog}"
 
 
 def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = None,

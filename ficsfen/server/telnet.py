@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import socket
 from collections import deque
 from typing import Any
 
@@ -58,8 +59,22 @@ def decode_line(raw: bytes) -> str:
 
 
 _SPECIAL = re.compile(rb"[\xff\r]")
-_SIMPLE_COMMANDS = frozenset((EOR, NOP, DM, BRK, IP, AO, AYT, EC, EL, GA))
 _NEGOTIATION = frozenset((WILL, WONT, DO, DONT))
+# A run of two-byte IAC sequences that carry no option: escaped 255s (IAC IAC)
+# and the one-byte commands (EOR, NOP, DM, BRK, IP, AO, AYT, EC, EL, GA),
+# none of which means anything to a FICS session.  One C-level match skips a
+# whole flood of them.
+_IAC_RUN = re.compile(b"(?:\xff[" + re.escape(EOR + NOP + DM + BRK + IP + AO + AYT + EC + EL + GA)
+                      + b"\xff])+")
+_SUBNEGOTIATION_STATES = frozenset(("subnegotiation", "subnegotiation-escaped",
+                                    "subnegotiation-discard", "subnegotiation-discard-escaped"))
+
+#: Socket options for shorter TCP keepalive timings, where the platform has them.
+_KEEPALIVE_OPTIONS = tuple(
+    (getattr(socket, name), setting)
+    for name, setting in (("TCP_KEEPIDLE", "keepalive_idle"), ("TCP_KEEPINTVL", "keepalive_interval"),
+                          ("TCP_KEEPCNT", "keepalive_count"))
+    if hasattr(socket, name))
 
 
 # Plain TCP server connections (exactly that class: a subclass or a wrapper
@@ -78,7 +93,7 @@ MAX_TYPE_AHEAD = 50
 _DOLLAR = ord("$")
 
 
-def _send_now(transport: Any, data: bytes) -> bool:
+def _send_now(transport: Any, data: bytes, producer: Any = None) -> bool:
     """Put ``data`` on ``transport``'s socket now when nothing is queued before it.
 
     Why: a move watched by a thousand observers is a thousand small writes.
@@ -91,7 +106,9 @@ def _send_now(transport: Any, data: bytes) -> bool:
     This reads private attributes of Twisted's ``tcp.Server`` (checked in
     ``tests/test_fanout.py``), so it is only used for that exact class, and
     every doubt means "no": anything queued in Twisted's buffers (sending
-    now would overtake it), a producer attached, not connected, closing or
+    now would overtake it), a producer attached other than ``producer`` (the
+    connection's own :class:`FicsTelnetTransport`, which Twisted pauses only
+    while something is queued), not connected, closing or
     half-closed, TLS started on the connection (the bytes must be
     encrypted), an attribute missing (another Twisted version), or a socket
     error (``EAGAIN``, a reset peer, a closed socket).  Then it returns
@@ -100,7 +117,9 @@ def _send_now(transport: Any, data: bytes) -> bool:
     Twisted, which keeps it ahead of anything written later.
     """
     try:
-        if (transport.dataBuffer or transport._tempDataBuffer or transport.producer is not None
+        registered = transport.producer
+        if (transport.dataBuffer or transport._tempDataBuffer
+                or (registered is not None and registered is not producer)
                 or not transport.connected or transport.disconnecting or transport.TLS
                 or transport._writeDisconnecting or transport._writeDisconnected):
             return False
@@ -117,26 +136,178 @@ class FicsTelnetTransport(TelnetTransport):
 
     Application data reaches the protocol with every line end turned into
     a single ``\\n``.
+
+    It is also the streaming producer of its TCP connection, so that one
+    client cannot take the server's memory or time:
+
+    - when Twisted's write buffer passes its high-water mark (the client is
+      not reading), Twisted calls :meth:`pauseProducing`: reading from the
+      socket stops and input lines wait (:attr:`holding`) until the buffer
+      has drained; output written meanwhile is counted, and past
+      ``[limits] output_buffer`` bytes the connection is aborted;
+    - at most ``[limits] input_budget`` bytes of a connection's input are
+      parsed per reactor turn; the rest waits for the next turn, with
+      reading paused, so other connections are served in between;
+    - a subnegotiation never ended by ``IAC SE`` is dropped after
+      ``[limits] subnegotiation_limit`` bytes or ``subnegotiation_timeout``
+      seconds, and parsing goes on with the next byte.
     """
 
     log = Logger()
     _direct = False  # whether the transport is plain TCP (set when connected)
+    #: True while the client is not reading its output: input lines wait.
+    holding = False
+    _overflowed = False  # closed for unsent output: writes are dropped
+    _unsent = 0  # bytes written since the output was paused
+    _producing = False  # registered as the connection's producer
+    _reading = True  # whether the connection is read from (as far as we asked)
+    _pending = b""  # input not parsed yet (beyond a turn's budget, or while holding)
+    _offset = 0  # where the unparsed part of _pending starts
+    _drain_call: Any = None
+    _sb_since = 0.0  # clock time of the IAC SB that opened the current subnegotiation
+    _sb_room = 0  # bytes the current subnegotiation may still take
+    factory: Any = None  # the FicsFactory, set by buildProtocol
+    _clock: Any = None
+    _output_cap = 1 << 20
+    _budget = 4096
+    _sb_limit = 65536
+    _sb_timeout = 10.0
 
     def connectionMade(self) -> None:
-        self._direct = type(self.transport) in _DIRECT_TRANSPORTS
+        connection = self.transport
+        self._direct = type(connection) in _DIRECT_TRANSPORTS
+        if self.factory is not None:
+            server = self.factory.server
+            config = server.config
+            self._clock = server.clock
+            self._output_cap = config.output_buffer
+            self._budget = config.input_budget
+            self._sb_limit = config.subnegotiation_limit
+            self._sb_timeout = config.subnegotiation_timeout
+        else:  # pragma: no cover - FicsFactory always sets it
+            from twisted.internet import reactor
+
+            self._clock = reactor
+        connection.registerProducer(self, True)
+        self._producing = True
         super().connectionMade()
 
+    def connectionLost(self, reason: Any) -> None:
+        self._stop_input()
+        self._producing = False
+        super().connectionLost(reason)
+
+    def loseConnection(self) -> None:
+        # Twisted never ends a connection whose streaming producer is paused
+        # when its buffer drains (it resumes the producer instead): unregister first.
+        self._stop_input()
+        if self._producing:
+            self._producing = False
+            self.transport.unregisterProducer()
+        self.transport.loseConnection()
+
+    # -- IPushProducer: Twisted's view of the connection's write buffer ----------
+
+    def pauseProducing(self) -> None:
+        """The client is not reading (Twisted's buffer is full): stop taking its input."""
+        if self.holding:  # Twisted says it again at every write while the buffer is full
+            return
+        self.holding = True
+        self._unsent = 0
+        self._update_reading()
+
+    def resumeProducing(self) -> None:
+        """The buffer has drained: the waiting input lines go on, then reading."""
+        if self._overflowed or not self.holding:
+            return
+        self.holding = False
+        self._schedule_drain()
+
+    def stopProducing(self) -> None:
+        self._stop_input()
+
+    # -- input ---------------------------------------------------------------
+
     def dataReceived(self, data: bytes) -> None:
+        if not data:
+            return
+        if self.holding or self._pending:
+            # A read already under way when reading was paused: it waits its turn.
+            self._pending = self._pending[self._offset:] + data
+            self._offset = 0
+            self._update_reading()
+            return
+        budget = self._budget
+        if len(data) > budget:  # the rest in the next reactor turns
+            self._pending = data
+            self._offset = budget
+            data = data[:budget]
+            self._schedule_drain()
+            self._update_reading()
+        self._parse(data)
+
+    def _drain(self) -> None:
+        """One turn's budget of the input kept back (after lines held by the protocol)."""
+        self._drain_call = None
+        if self.holding or self.protocol is None:
+            return
+        self.applicationDataReceived(b"")  # lines the protocol kept while holding
+        if self.holding:
+            return
+        pending, start = self._pending, self._offset
+        if start < len(pending):
+            end = start + self._budget
+            self._offset = end
+            if end >= len(pending):
+                self._pending, self._offset = b"", 0
+            self._parse(pending[start:end])
+        if self._pending and not self.holding:
+            self._schedule_drain()
+        self._update_reading()
+
+    @property
+    def input_waiting(self) -> bool:
+        """Whether input kept back is due in the next reactor turn."""
+        return self._drain_call is not None
+
+    def _schedule_drain(self) -> None:
+        if self._drain_call is None and self._clock is not None:
+            self._drain_call = self._clock.callLater(0, self._drain)
+
+    def _update_reading(self) -> None:
+        """Read from the socket only when nothing waits: no held output, no pending input."""
+        want = not (self.holding or self._pending)
+        if want != self._reading and self.transport is not None:
+            self._reading = want
+            if want:
+                self.transport.resumeProducing()
+            else:
+                self.transport.pauseProducing()
+
+    def _stop_input(self) -> None:
+        if self._drain_call is not None and self._drain_call.active():
+            self._drain_call.cancel()
+        self._drain_call = None
+        self._pending, self._offset = b"", 0
+
+    def _keep(self, data: bytes) -> None:
+        """Unparsed input put back in front of what is pending (output paused mid-chunk)."""
+        if data:
+            self._pending = data + self._pending[self._offset:]
+            self._offset = 0
+        self._update_reading()
+
+    def _parse(self, data: bytes) -> None:
+        state = self.state
+        if state in _SUBNEGOTIATION_STATES and self._clock is not None and (
+                self._clock.seconds() - self._sb_since > self._sb_timeout):
+            self._abandon_subnegotiation(f"{self._sb_timeout:g} seconds")
+            state = self.state
         # Fast path: almost every chunk is typed text ending in CR LF, with no
         # IAC byte.  Line ends are then rewritten with three C-level replaces,
         # giving exactly what the byte parser below gives (a bare CR, CR LF
         # and CR NUL each become one LF; a trailing CR leaves state "cr" so
         # that an LF or NUL opening the next chunk is swallowed).
-        state = self.state
-        if not data:
-            return
-        if state == "subnegotiation-discard" and b"\xff" not in data:
-            return  # the tail of an overlong subnegotiation: no IAC SE in it yet
         if b"\xff" not in data and (state == "data" or state == "cr"):
             if state == "cr":
                 self.state = "data"
@@ -155,6 +326,10 @@ class FicsTelnetTransport(TelnetTransport):
         app: list[bytes] = []
         i, n = 0, len(data)
         while i < n:
+            if self.holding:  # the client stopped reading: the rest waits
+                self._flush(app)
+                self._keep(data[i:])
+                return
             state = self.state
             if state == "data":
                 m = _SPECIAL.search(data, i)
@@ -163,12 +338,19 @@ class FicsTelnetTransport(TelnetTransport):
                     app.append(data[i:end])
                 if m is None:
                     break
-                i = end + 1
                 if data[end] == 0xFF:
+                    run = _IAC_RUN.match(data, end)
+                    if run is not None:  # IAC IAC and option-less commands, as many as come
+                        escaped = run.group().count(b"\xff\xff")
+                        if escaped:
+                            app.append(b"\xff" * escaped)
+                        i = run.end()
+                        continue
                     self.state = "escaped"
                 else:
                     app.append(b"\n")
                     self.state = "cr"
+                i = end + 1
                 continue
             b = data[i:i + 1]
             i += 1
@@ -183,13 +365,13 @@ class FicsTelnetTransport(TelnetTransport):
                 elif b == SB:
                     self.state = "subnegotiation"
                     self.commands = []
+                    self._sb_room = self._sb_limit
+                    if self._clock is not None:
+                        self._sb_since = self._clock.seconds()
                 elif b in _NEGOTIATION:
                     self.state = "command"
                     self.command = b
-                elif b in _SIMPLE_COMMANDS:
-                    self._flush(app)
-                    self._safely(self.commandReceived, b, None)
-                # any other byte after IAC is not a telnet command: ignore both
+                # any other byte after IAC means nothing to a FICS session: ignore both
             elif state == "command":
                 self.state = "data"
                 command = self.command
@@ -199,24 +381,35 @@ class FicsTelnetTransport(TelnetTransport):
             elif state == "subnegotiation":
                 if b == IAC:
                     self.state = "subnegotiation-escaped"
-                elif len(self.commands) < self._MAX_SUBNEGOTIATION_LENGTH:
+                elif len(self.commands) < min(self._MAX_SUBNEGOTIATION_LENGTH, self._sb_room):
                     self.commands.append(b)
                 else:  # runaway subnegotiation: drop it up to its IAC SE, keep the connection
+                    self._sb_room -= len(self.commands)
                     self.state = "subnegotiation-discard"
                     del self.commands
+                    i -= 1  # counted in the discarded part
             elif state == "subnegotiation-escaped":
                 if b == SE:
                     self.state = "data"
                     commands = self.commands
                     del self.commands
                     self._flush(app)
-                    self._safely(self.negotiate, commands)
+                    if commands:  # IAC SB IAC SE names no option: nothing to handle
+                        self._safely(self.negotiate, commands)
                 else:
                     self.state = "subnegotiation"
                     self.commands.append(b)
             elif state == "subnegotiation-discard":
-                # Its bytes are option data, never typed input: skip to the next IAC.
-                k = data.find(b"\xff", i - 1)
+                # Its bytes are option data, never typed input: skip to the next IAC,
+                # unless the subnegotiation has taken all it may.
+                start = i - 1
+                k = data.find(b"\xff", start)
+                end = k if k >= 0 else n
+                if end - start >= self._sb_room:
+                    i = start + max(self._sb_room, 0)
+                    self._abandon_subnegotiation(f"{self._sb_limit} bytes")
+                    continue
+                self._sb_room -= end - start
                 if k < 0:
                     break
                 i = k + 1
@@ -228,14 +421,64 @@ class FicsTelnetTransport(TelnetTransport):
                 self.state = "data"
         self._flush(app)
 
+    def _abandon_subnegotiation(self, bound: str) -> None:
+        """An ``IAC SB`` never ended: drop it and read what follows as input again."""
+        self.state = "data"
+        if hasattr(self, "commands"):
+            del self.commands
+        protocol = self.protocol
+        self.log.info("telnet subnegotiation from {peer} not ended within {bound}: dropped, "
+                      "reading input again", peer=protocol.peer if protocol is not None else "?",
+                      bound=bound)
+
+    # -- output --------------------------------------------------------------
+
     def write(self, data: bytes) -> None:
         """Write ``data`` with IAC doubled; line ends are already CR LF (no LF rewriting)."""
         if b"\xff" in data:
             data = data.replace(b"\xff", b"\xff\xff")
         transport = self.transport
-        if self._direct and _send_now(transport, data):
+        if self._direct and _send_now(transport, data, self):
             return
-        transport.write(data)
+        if self.holding:
+            self._write_held(data)
+        else:
+            transport.write(data)
+
+    def _write(self, data: bytes) -> None:
+        # Telnet's own writes (option negotiation) obey the same bound.
+        if self.holding:
+            self._write_held(data)
+        else:
+            self.transport.write(data)
+
+    def _queue(self, data: bytes) -> None:
+        """``data`` through Twisted's buffer (the socket was not free)."""
+        if self.holding:
+            self._write_held(data)
+        else:
+            self.transport.write(data)
+
+    def _write_held(self, data: bytes) -> None:
+        """Output for a client that is not reading: kept up to the cap, then the connection goes."""
+        if self._overflowed:
+            return
+        self._unsent += len(data)
+        if self._unsent <= self._output_cap:
+            self.transport.write(data)
+            return
+        self._overflowed = True
+        protocol = self.protocol
+        handle = "-"
+        if protocol is not None:
+            session = protocol.session
+            handle = session.handle if session is not None else protocol.pending_name or "-"
+        self.log.info("closed {peer} ({handle}): not reading its output, {size} bytes written "
+                      "since its buffer filled (limits.output_buffer = {cap})",
+                      peer=protocol.peer if protocol is not None else "?", handle=handle,
+                      size=self._unsent, cap=self._output_cap)
+        self._stop_input()
+        self.transport.abortConnection()
 
     @staticmethod
     def write_all(connections: "list[FicsTelnetTransport]", data: bytes) -> None:
@@ -248,9 +491,8 @@ class FicsTelnetTransport(TelnetTransport):
             data = data.replace(b"\xff", b"\xff\xff")
         send_now = _send_now
         for telnet in connections:
-            transport = telnet.transport
-            if not (telnet._direct and send_now(transport, data)):
-                transport.write(data)
+            if not (telnet._direct and send_now(telnet.transport, data, telnet)):
+                telnet._queue(data)
 
     def _flush(self, app: list[bytes]) -> None:
         if app:
@@ -352,8 +594,11 @@ class FicsProtocol(TelnetProtocol):
         if ITCPTransport.providedBy(connection):
             try:
                 connection.setTcpNoDelay(True)
+                connection.setTcpKeepAlive(True)  # a dead peer is noticed (keepalive_* below)
             except OSError:  # pragma: no cover - not a TCP socket after all
                 pass
+            else:
+                self._keepalive_timings(connection)
         self.log.info("connection from {peer}", peer=self.peer)
         banner = self.config.banner
         self.say(banner if banner else msg(
@@ -364,6 +609,19 @@ class FicsProtocol(TelnetProtocol):
         self._reprompt(fresh_line=True)
         if self.config.login_timeout:
             self._timer = self.server.clock.callLater(self.config.login_timeout, self._login_timeout)
+
+    def _keepalive_timings(self, connection: Any) -> None:
+        """Shorter keepalive timings than the system's (2 hours idle on Linux), where it has them."""
+        config = self.config
+        if not config.keepalive_idle:
+            return
+        try:
+            sock = connection.getHandle()
+            for option, setting in _KEEPALIVE_OPTIONS:
+                sock.setsockopt(socket.IPPROTO_TCP, option, int(getattr(config, setting)))
+        except (AttributeError, OSError) as e:  # not a socket, or the system refuses
+            self.log.debug("keepalive timings not set for {peer}: {reason}", peer=self.peer,
+                           reason=str(e))
 
     def connectionLost(self, reason: Any = None) -> None:
         self._cancel_timer()
@@ -483,8 +741,13 @@ class FicsProtocol(TelnetProtocol):
             return
         lines = data.split(b"\n")
         tail = lines.pop()
-        for raw in lines:
+        telnet = self.transport
+        for k, raw in enumerate(lines):
             if self.state == "closed":
+                return
+            if telnet.holding:  # the client is not reading: the rest waits for resumeProducing
+                lines.append(tail)
+                self._buffer = b"\n".join(lines[k:])
                 return
             if len(raw) > limit:
                 self._line_too_long()

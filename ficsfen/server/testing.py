@@ -83,7 +83,11 @@ class FakeClient:
         return self.protocol.protocol.session
 
     def send_bytes(self, data: bytes) -> None:
+        """Deliver ``data`` as one read, then run the reactor turns it takes (input budget)."""
         self.protocol.dataReceived(data)
+        clock = self.server.clock
+        while self.protocol.input_waiting and isinstance(clock, Clock):
+            clock.advance(0)
 
     def send(self, line: str, *, end: bytes = b"\r\n") -> None:
         self.send_bytes(line.encode("utf-8") + end)

@@ -1,0 +1,413 @@
+"""The byte flow of a connection: backpressure, the output cap, the input budget,
+subnegotiations, keepalive and the listen backlog (issue 11)."""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from twisted.conch.telnet import IAC, NOP, SB, SE
+from twisted.internet import tcp
+from twisted.internet.address import IPv4Address
+from twisted.internet.testing import MemoryReactorClock
+from twisted.logger import LogLevel, globalLogPublisher
+
+from ficsfen.server.config import Config
+from ficsfen.server.serve import make_service, with_backlog
+from ficsfen.server.telnet import FicsFactory
+from ficsfen.server.testing import ServerProcess, connect, make_server
+
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+PROMPT = "fics% "
+
+
+@pytest.fixture
+def log_events():
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    yield events
+    globalLogPublisher.removeObserver(events.append)
+
+
+def _texts(events):
+    from twisted.logger import formatEvent
+
+    return [formatEvent(e) for e in events]
+
+
+class _Port:
+    _realPortNumber = 5000
+
+
+def _real_connection(server, reactor):
+    """A FicsFactory connection on a real non-blocking socket pair under a MemoryReactor."""
+    a, b = socket.socketpair()
+    a.setblocking(False)
+    b.settimeout(5)
+    telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", "127.0.0.1", 40000))
+    conn = tcp.Server(a, telnet, ("127.0.0.1", 40000), _Port(), 1, reactor)
+    telnet.makeConnection(conn)
+    return telnet, conn, a, b
+
+
+def _read_all(sock):
+    data = b""
+    sock.setblocking(False)
+    try:
+        while True:
+            chunk = sock.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    except BlockingIOError:
+        pass
+    return data
+
+
+def _login(telnet, reactor, b):
+    telnet.dataReceived(b"guest\r\n")
+    telnet.dataReceived(b"\r\n")
+    _read_all(b)
+
+
+# -- backpressure and the output cap ------------------------------------------
+
+def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads():
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor)
+    telnet, conn, a, b = _real_connection(server, reactor)
+    try:
+        _login(telnet, reactor, b)
+        assert conn in reactor.getReaders()
+        # Many help pages in one read; nothing is read by the client meanwhile.
+        telnet.dataReceived(b"help fen\r\n" * 300)
+        reactor.advance(0)
+        for _ in range(50):  # the kernel takes what it can, the rest stays in Twisted's buffer
+            conn.doWrite()
+        assert telnet.holding
+        assert conn not in reactor.getReaders()  # no more input read from it
+        held = telnet.protocol._buffer.count(b"\n")
+        assert held > 0  # lines wait, unrun
+        # The client reads: the buffer drains, the waiting lines run, reading resumes.
+        pages = 0
+        for _ in range(10000):
+            pages += _read_all(b).count(b"fics% ")
+            conn.doWrite()
+            reactor.advance(0)
+            if not telnet.holding and not telnet.protocol._buffer and conn in reactor.getReaders():
+                break
+        conn.doWrite()
+        pages += _read_all(b).count(b"fics% ")
+        assert conn in reactor.getReaders()
+        assert pages == 300  # every line was answered, in the end
+    finally:
+        a.close()
+        b.close()
+
+
+def test_output_past_the_cap_closes_the_connection_with_a_log_line(log_events):
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor, output_buffer=200_000)
+    telnet, conn, a, b = _real_connection(server, reactor)
+    try:
+        _login(telnet, reactor, b)
+        handle = telnet.protocol.session.handle
+        chunk = b"x" * 10_000 + b"\r\n"
+        for _ in range(200):  # e.g. boards of games it observes, while it reads nothing
+            telnet.write(chunk)
+            for _ in range(3):
+                conn.doWrite()
+            if conn._aborting:
+                break
+        assert conn._aborting  # aborted: its unsent output is dropped, not flushed
+        texts = [t for t in _texts(log_events) if "not reading its output" in t]
+        assert len(texts) == 1
+        assert handle in texts[0] and "127.0.0.1:40000" in texts[0]
+        assert int(texts[0].split(", ")[1].split()[0]) > 200_000  # the size
+        reactor.advance(0)  # connectionLost: the session ends
+        assert server.session(handle) is None
+    finally:
+        a.close()
+        b.close()
+
+
+def test_closing_a_connection_whose_output_is_paused_still_closes_it():
+    # Twisted resumes a paused producer instead of closing when the buffer drains:
+    # the producer must be unregistered first.
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor)
+    telnet, conn, a, b = _real_connection(server, reactor)
+    try:
+        _login(telnet, reactor, b)
+        telnet.dataReceived(b"help fen\r\n" * 300)
+        for _ in range(50):
+            conn.doWrite()
+        assert telnet.holding
+        telnet.protocol.close()
+        for _ in range(10000):
+            _read_all(b)
+            if conn.doWrite() is not None:  # CONNECTION_DONE once the goodbye has gone
+                break
+        else:
+            pytest.fail("the connection never closed")
+    finally:
+        a.close()
+        b.close()
+
+
+# -- the input budget ---------------------------------------------------------
+
+def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
+    server = make_server(input_budget=100)
+    client = connect(server)
+    client.login()
+    client.output()
+    data = b"fen\r\n" * 100  # 500 bytes: five turns
+    client.protocol.dataReceived(data)
+    first = client.output().count(PROMPT)
+    assert first == 20  # 100 bytes of "fen\r\n"
+    assert client.transport.producerState == "paused"
+    other = connect(server)  # another connection is served between the turns
+    other.login()
+    assert client.protocol.input_waiting
+    assert other.command("examine") and START_FEN in other.command("fen")
+    assert client.output() == ""  # the rest of the first one's input still waits
+    while client.protocol.input_waiting:
+        server.clock.advance(0)
+    assert client.output().count(PROMPT) == 80
+    assert client.transport.producerState == "producing"
+
+
+def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events):
+    server = make_server()
+    client = connect(server)
+    client.login()
+    client.output()
+    client.send_bytes((IAC + NOP) * 50_000 + b"fen caf" + (IAC + IAC) + (IAC + NOP) * 3 + b"\r\n")
+    assert 'No player named "caf\u00ff" is logged in.' in client.output()
+    client.send_bytes((IAC + IAC) * 3000)  # 3000 bytes of 255 and no line end: too long a line
+    client.send("")
+    assert "longer than 1024 bytes" in client.output()
+    assert client.connected
+
+
+# -- subnegotiations ----------------------------------------------------------
+
+def test_an_unterminated_subnegotiation_is_dropped_after_its_size_limit(log_events):
+    server = make_server(subnegotiation_limit=10_000)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.send_bytes(IAC + SB + b"\x18" + b"A" * 20_000)
+    client.send("")  # the rest of the As, read as input again: a line too long
+    assert "longer than 1024 bytes" in client.output()
+    client.send("examine")
+    client.send("fen")
+    text = client.output()
+    assert START_FEN in text  # the session goes on after the limit
+    texts = [t for t in _texts(log_events) if "subnegotiation" in t]
+    assert len(texts) == 1 and "10000 bytes" in texts[0] and client.transport.getPeer().host in texts[0]
+
+
+def test_an_unterminated_subnegotiation_is_dropped_after_its_time_limit(log_events):
+    server = make_server(subnegotiation_timeout=10)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.send_bytes(IAC + SB + b"\x18" + b"abc")
+    client.send("fen")  # still inside the subnegotiation: option data, not a command
+    assert client.output() == ""
+    server.clock.advance(11)
+    client.send("examine")
+    client.send("fen")
+    assert START_FEN in client.output()
+    assert any("not ended within 10 seconds" in t for t in _texts(log_events))
+
+
+def test_an_empty_subnegotiation_is_ignored_without_an_alarm(log_events):
+    server = make_server()
+    client = connect(server)
+    client.login()
+    client.output()
+    client.send_bytes(IAC + SB + IAC + SE)
+    client.send_bytes(IAC + SB + IAC + SE + IAC + SB)
+    client.send_bytes(IAC + SE + b"examine\r\nfen\r\n")
+    assert START_FEN in client.output()
+    alarms = [e for e in log_events if e.get("log_level") in (LogLevel.critical, LogLevel.error)]
+    assert alarms == []
+
+
+# -- keepalive and backlog ----------------------------------------------------
+
+def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    peer = socket.create_connection(listener.getsockname())
+    accepted, addr = listener.accept()
+    accepted.setblocking(False)
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor, keepalive_idle=45, keepalive_interval=15, keepalive_count=4)
+    try:
+        telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
+        conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+        telnet.makeConnection(conn)
+        assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+        if hasattr(socket, "TCP_KEEPIDLE"):
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 45
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == 15
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == 4
+    finally:
+        for s in (accepted, peer, listener):
+            s.close()
+
+
+@pytest.mark.parametrize("description, expected", [
+    ("tcp:5000", "tcp:5000:backlog=511"),
+    ("tcp:5000:interface=127.0.0.1", "tcp:5000:interface=127.0.0.1:backlog=511"),
+    ("TCP6:5000:interface=\\:\\:1", "TCP6:5000:interface=\\:\\:1:backlog=511"),
+    ("tcp:5000:backlog=64", "tcp:5000:backlog=64"),
+    ("ssl:5001:privateKey=k.pem", "ssl:5001:privateKey=k.pem:backlog=511"),
+    ("unix:/tmp/f.sock", "unix:/tmp/f.sock:backlog=511"),
+    ("stdio:", "stdio:"),
+])
+def test_with_backlog_adds_the_default_only_where_it_is_missing(description, expected):
+    assert with_backlog(description, 511) == expected
+
+
+def test_listening_endpoints_get_the_configured_backlog():
+    reactor = MemoryReactorClock()
+    config = Config(listen=("tcp:0:interface=127.0.0.1", "tcp:0:backlog=7"), data_file=None,
+                    listen_backlog=300)
+    service = make_service(config, reactor=reactor)
+    backlogs = [endpoint._backlog for _, endpoint in service.endpoints]
+    assert backlogs == [300, 7]
+
+
+# -- a real server against hostile clients ------------------------------------
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def _push(sock: socket.socket, data: bytes, *, stall: float = 2.0) -> int:
+    """Send ``data`` without ever reading; stop when the peer has stopped taking it."""
+    sock.setblocking(False)
+    sent = 0
+    while sent < len(data):
+        _, writable, _ = select.select([], [sock], [], stall)
+        if not writable:
+            break  # the server reads no more of it (or the kernel buffers are full)
+        try:
+            sent += sock.send(data[sent:sent + 65536])
+        except BlockingIOError:
+            continue
+        except OSError:
+            break  # closed by the server
+    return sent
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
+def test_clients_that_never_read_cannot_grow_the_server(tmp_path):
+    # 60 guests from one loopback address: spared the per-address limits here.
+    config = tmp_path / "ficsfen.toml"
+    config.write_text('[limits]\nexempt = ["127.0.0.0/8"]\n')
+    with ServerProcess("--config", str(config)) as server:
+        pid = server.process.pid
+        honest = server.connect()
+        honest.login()
+        crowd = []  # guests, so that "who" says a lot
+        for _ in range(60):
+            c = server.connect()
+            c.login()
+            crowd.append(c)
+        start = _rss_kib(pid)
+        helper = socket.create_connection(("127.0.0.1", server.port))
+        whoer = socket.create_connection(("127.0.0.1", server.port))
+        login = b"guest\r\n\r\n"
+        # 3 MB of "help fen", and "who" (60 lines of output for 5 bytes of input).
+        pushed = [_push(helper, login + b"help fen\r\n" * 300_000),
+                  _push(whoer, login + b"who\r\n" * 600_000)]
+        grown = _rss_kib(pid) - start
+        assert honest.command("examine") and START_FEN in honest.command("fen")
+        # Bound: per connection at most one read (64 KiB), the output cap (1 MiB) and
+        # Twisted's high-water mark, plus allocator slack; before, 3 MB of "help fen"
+        # took 600 MB.
+        assert grown < 50 * 1024, (grown, pushed)
+        assert server.process.poll() is None
+        # Each hog is paused (it may read again) or closed by the cap, never dropped silently.
+        for hog in (helper, whoer):
+            hog.setblocking(True)
+            hog.settimeout(5)
+            try:
+                got = hog.recv(65536)
+            except ConnectionResetError:
+                got = b""
+            if not got:
+                assert any("not reading its output" in line for line in server.log_lines)
+        for c in (helper, whoer, honest, *crowd):
+            c.close()
+
+
+def test_an_iac_flood_does_not_starve_other_clients():
+    with ServerProcess() as server:
+        honest = server.connect()
+        honest.login()
+        flood = socket.create_connection(("127.0.0.1", server.port))
+        stop = threading.Event()
+        sent = [0]
+
+        def stream():
+            chunks = [(IAC + NOP) * 32768, (IAC + IAC) * 32768]
+            k = 0
+            try:
+                while not stop.is_set():
+                    flood.sendall(chunks[k % 2])
+                    sent[0] += 65536
+                    k += 1
+            except OSError:
+                pass
+
+        thread = threading.Thread(target=stream, daemon=True)
+        thread.start()
+        try:
+            while sent[0] < 1 << 20:  # the flood is well under way
+                time.sleep(0.01)
+                assert thread.is_alive()
+            honest.command("examine")
+            for _ in range(5):
+                assert START_FEN in honest.command("fen")
+            assert thread.is_alive() and not stop.is_set()  # answered while the flood went on
+        finally:
+            stop.set()
+            flood.close()
+            thread.join(10)
+        assert START_FEN in honest.command("fen")
+        assert server.process.poll() is None
+        honest.close()
+
+
+def test_the_direct_send_still_serves_a_connection_registered_as_its_own_producer():
+    from ficsfen.server.telnet import _send_now
+
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor)
+    telnet, conn, a, b = _real_connection(server, reactor)
+    try:
+        _login(telnet, reactor, b)
+        assert conn.producer is telnet
+        assert _send_now(conn, b"board\r\n", telnet)  # nothing queued: straight to the socket
+        assert b.recv(100) == b"board\r\n"
+        assert not _send_now(conn, b"x")  # another producer's connection: through Twisted
+        telnet.write(b"more\r\n")
+        assert conn._tempDataBuffer == [] and b.recv(100) == b"more\r\n"
+    finally:
+        a.close()
+        b.close()
