@@ -109,19 +109,19 @@ def _unswap(line: bytes, size: int) -> bytes:
     return bytes(pick(line)) if pick is not None else _swap_blocks(line, size)
 
 
-_KEYS: dict[tuple[int, int], int] = {}
-_MAX_KEYS = 4096
+#: What decoding a line needs, by ``size << 8 | offset byte``: the pick for
+#: its size (``None``: slices) and its key stream in the original byte
+#: order as one integer to XOR with.  One dict access per line.
+_TABLES: dict[int, tuple[itemgetter | None, int]] = {}
+_MAX_TABLES = 4096  # 50 offsets x the line sizes in use
 
 
-def _key(offset: int, size: int) -> int:
-    """The key stream of a line, in the original byte order, as one integer to XOR with."""
-    key = _KEYS.get((offset, size))
-    if key is None:
-        stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
-        key = int.from_bytes(_unswap(stream, size), "little")
-        if len(_KEYS) < _MAX_KEYS:  # 50 offsets x the line sizes in use
-            _KEYS[offset, size] = key
-    return key
+def _tables(size: int, offset: int) -> tuple[itemgetter | None, int]:
+    stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
+    tables = _PICKS.get(size), int.from_bytes(_unswap(stream, size), "little")
+    if len(_TABLES) < _MAX_TABLES:
+        _TABLES[size << 8 | (0x80 | offset)] = tables
+    return tables
 
 
 class TimesealError(LocalizedError, ValueError):
@@ -147,15 +147,19 @@ def decode(line: bytes) -> SealedLine:
     size = len(line) - 1
     if size <= 0 or size % 12:
         raise TimesealError(msg("Bad timeseal line: its length is not a multiple of 12 plus 1."))
-    offset = line[-1] - 0x80
-    if not 0 <= offset < _KEY_LENGTH:
-        raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
+    tables = _TABLES.get(size << 8 | line[-1])
+    if tables is None:
+        offset = line[-1] - 0x80
+        if not 0 <= offset < _KEY_LENGTH:
+            raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
+        tables = _tables(size, offset)
+    pick, key = tables
     # Undo the swaps first (one C-level pick of every byte), then the
     # shift and the XOR with the key stream picked the same way.
-    plain = _unswap(line, size).translate(_UNSHIFT)
+    plain = (bytes(pick(line)) if pick is not None else _swap_blocks(line, size)).translate(_UNSHIFT)
     if 0xFF in plain:
         raise TimesealError(msg("Bad timeseal line: it holds bytes no timeseal client sends."))
-    block = (int.from_bytes(plain, "little") ^ _key(offset, size)).to_bytes(size, "little")
+    block = (int.from_bytes(plain, "little") ^ key).to_bytes(size, "little")
     start = block.rfind(b"\x18")
     end = block.find(b"\x19", start + 1) if start >= 0 else -1
     digits = block[start + 1:end]
