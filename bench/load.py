@@ -290,6 +290,7 @@ class Session(asyncio.Protocol):
         self.sealed = False  # every line timeseal-encoded (after the hello)
         self.reply_end = PROMPT
         self.block_id = 0
+        self.seal_offset = random.randrange(len(TIMESEAL_KEY))
         self.first_reply: bytes | None = None
         self.transport: asyncio.Transport | None = None
         self.filter = TelnetFilter()
@@ -370,8 +371,9 @@ class Session(asyncio.Protocol):
         if self.block:
             self.block_id = self.block_id % (BLOCK_ID_LIMIT - 1) + 1
             text = b"%d %s" % (self.block_id, text)
-        if self.sealed:
-            return seal(text, client_stamp(), random.randrange(len(TIMESEAL_KEY)))
+        if self.sealed:  # a new key offset for every line, as clients pick them
+            self.seal_offset = (self.seal_offset + 17) % len(TIMESEAL_KEY)
+            return seal(text, client_stamp(), self.seal_offset)
         return text + b"\r\n"
 
     def send_line(self, text: str | bytes) -> None:

@@ -163,11 +163,8 @@ def frame(ident: str, code: int, output: bytes) -> bytes:
     The line end after BLOCK_END lets line-reading clients (pychess reads
     line by line) receive the frame's last line at once.
     """
-    return b"".join((_head(ident, code), output, _TAIL))
-
-
-def _head(ident: str, code: int) -> bytes:
-    return f"{BLOCK_START}{ident}{BLOCK_SEPARATOR}{code}{BLOCK_SEPARATOR}".encode("ascii")
+    head = f"{BLOCK_START}{ident}{BLOCK_SEPARATOR}{code}{BLOCK_SEPARATOR}".encode("ascii")
+    return head + output + _TAIL
 
 
 @dataclass(slots=True)
@@ -189,5 +186,6 @@ class BlockReply:
 
     def to_bytes(self) -> bytes:
         """The frame (:func:`frame`), its output joined in the same step."""
-        head = _head(self.ident, self.code if self.error is None else self.error)
+        code = self.code if self.error is None else self.error
+        head = f"{BLOCK_START}{self.ident}{BLOCK_SEPARATOR}{code}{BLOCK_SEPARATOR}".encode("ascii")
         return b"".join((head, *self.chunks, _TAIL))
