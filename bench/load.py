@@ -16,6 +16,15 @@ server CPU per command, since absolute figures on a shared machine are noise:
 both servers stay up and short windows alternate between them (``--rounds``),
 and the median of the per-pair ratios is the result.
 
+``--mode`` says how the client talks: ``plain`` (a line, then the prompt),
+``block`` (``iset block 1`` after login, then numbered commands ``N fen``,
+each answered by one frame ending with the block end byte 0x17) or
+``timeseal`` (every line encoded as a timeseal v1 client sends it, after the
+timeseal hello); ``block+timeseal`` is both, as pychess does by default.
+``--compare-modes plain,block`` logs sessions of each mode into ONE ficsfen
+server and alternates windows between the modes: the ratio of server CPU per
+command is what the mode costs over the first one named.
+
 Everything stays on loopback, every wait has a timeout, and each phase is
 bounded by time or count: the tool always stops by itself.
 """
@@ -26,7 +35,9 @@ import argparse
 import asyncio
 import ipaddress
 import json
+import functools
 import os
+import random
 import re
 import resource
 import signal
@@ -38,9 +49,10 @@ import tempfile
 import time
 from array import array
 from dataclasses import asdict, dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
-__all__ = ["Server", "Session", "TelnetFilter", "main"]
+__all__ = ["MODES", "Server", "Session", "TelnetFilter", "main", "seal"]
 
 REPO = Path(__file__).resolve().parent.parent
 #: Exempts loopback from the per-address limits (see the file); --server-arg --config FILE replaces it.
@@ -50,6 +62,10 @@ LOGIN_PROMPT = b"login: "
 PRESS_RETURN = b"Press return"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 HANDLE_RE = re.compile(rb'Logging you in as "([^"]+)"')
+#: How a client talks to the server (see the module docstring).
+MODES = ("plain", "block", "timeseal", "block+timeseal")
+BLOCK_END = b"\x17\r\n"  # the frame's end byte; the server ends the frame's line too
+BLOCK_ID_LIMIT = 10**9  # block ids have at most nine digits: they wrap
 
 IAC, SB, SE = 255, 250, 240
 WILL, WONT, DO, DONT = 251, 252, 253, 254
@@ -128,6 +144,60 @@ def raise_fd_limit() -> int:
             return soft
         return target
     return soft
+
+
+# --------------------------------------------------------------------------
+# Timeseal v1, client side (written from the documented line format)
+
+TIMESEAL_KEY = b"Timestamp (FICS) v1.0 - programmed by Henrik Gram."
+#: The decoded first line of a timeseal v1 client, and its answer to a ``[G]`` ping.
+TIMESEAL_HELLO = b"TIMESTAMP|guest|ficsfen bench/load.py|"
+TIMESEAL_PING = b"[G]"
+TIMESEAL_PING_REPLY = b"\x029"
+_OR_HIGH = bytes(b | 0x80 for b in range(256))
+_MINUS_32 = bytes((b - 32) & 0xFF for b in range(256))
+_FILLER = b"1" * 11
+# Where each byte of a 12-byte block goes: bytes 0<->11, 2<->9 and 4<->7 trade places.
+_SWAPPED = (11, 1, 9, 3, 7, 5, 6, 4, 8, 2, 10, 0)
+
+
+@functools.cache
+def _seal_tables(size: int, offset: int) -> tuple:
+    """The byte pick that swaps every 12-byte block, and the key stream as one integer."""
+    pick = itemgetter(*(base + i for base in range(0, size, 12) for i in _SWAPPED))
+    stream = bytes(TIMESEAL_KEY[(n + offset) % len(TIMESEAL_KEY)] for n in range(size))
+    return pick, int.from_bytes(stream, "little")
+
+
+def seal(text: bytes, stamp: int, offset: int) -> bytes:
+    """``text`` encoded as a timeseal v1 client sends it, with its ``\\n``.
+
+    The text, ``\\x18``, the stamp's digits, ``\\x19`` and filler up to a
+    multiple of 12; the swaps in each 12-byte block; each byte ORed with
+    0x80, XORed with the key from ``offset`` on, minus 32; then the byte
+    ``0x80 | offset``.  C-level operations only, so that the client stays
+    cheap next to the server it measures.
+    """
+    body = b"%s\x18%d\x19" % (text, stamp)
+    size = -(-len(body) // 12) * 12
+    body += _FILLER[:size - len(body)]
+    pick, key = _seal_tables(size, offset)
+    mixed = int.from_bytes(bytes(pick(body)).translate(_OR_HIGH), "little") ^ key
+    return mixed.to_bytes(size, "little").translate(_MINUS_32) + bytes((0x80 | offset, 10))
+
+
+def client_stamp() -> int:
+    """The client's clock in milliseconds modulo 10**7, as timeseal sends it."""
+    return time.monotonic_ns() // 1_000_000 % 10_000_000
+
+
+#: The last encoded line of each text, with its stamp: within the same
+#: millisecond every session sends the same bytes (same stamp, same key
+#: offset) instead of encoding them again.  The server's work does not
+#: depend on the stamp or the offset; a slower client would make the
+#: server's CPU per command look higher than it is (its core idles longer
+#: between commands, and with many sessions it gets fewer per wake-up).
+_SEALED: dict[bytes, tuple[int, bytes]] = {}
 
 
 # --------------------------------------------------------------------------
@@ -219,10 +289,20 @@ class Loop:
 
 
 class Session(asyncio.Protocol):
-    """One telnet session seen from the client: a buffer, a marker to wait for."""
+    """One telnet session seen from the client: a buffer, a marker to wait for.
+
+    :attr:`block` and :attr:`sealed` say how lines are sent (numbered,
+    timeseal-encoded) and :attr:`reply_end` what ends a command's reply.
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
+        self.block = False  # commands numbered, replies framed (after "iset block 1")
+        self.sealed = False  # every line timeseal-encoded (after the hello)
+        self.reply_end = PROMPT
+        self.block_id = 0
+        self.seal_offset = random.randrange(len(TIMESEAL_KEY))
+        self.first_reply: bytes | None = None
         self.transport: asyncio.Transport | None = None
         self.filter = TelnetFilter()
         self.buf = bytearray()
@@ -234,7 +314,8 @@ class Session(asyncio.Protocol):
         self.on_marker = None  # callback(session, now_ns) instead of a waiter (see arm)
         # closed-loop state
         self.cloop: Loop | None = None
-        self.line = b""
+        self.line: bytes | None = b""  # None: made afresh for each command (block id, stamp)
+        self.text = b""
         self.sent_at = 0
 
     # asyncio.Protocol
@@ -267,8 +348,11 @@ class Session(asyncio.Protocol):
             cloop = self.cloop
             cloop.record(now - self.sent_at, end)
             if cloop.may_send():
+                line = self.line
+                if line is None:
+                    line = self.encode(self.text)
                 self.sent_at = time.perf_counter_ns()
-                self.transport.write(self.line)
+                self.transport.write(line)
             else:
                 self.cloop = None
                 self.marker = None
@@ -293,10 +377,28 @@ class Session(asyncio.Protocol):
             self.closed.set_result(None)
 
     # helpers
+    def encode(self, text: bytes) -> bytes:
+        """The bytes that send the line ``text`` in this session's mode."""
+        if self.block:
+            self.block_id = self.block_id % (BLOCK_ID_LIMIT - 1) + 1
+            text = b"%d %s" % (self.block_id, text)
+        if self.sealed:
+            stamp = client_stamp()
+            last = _SEALED.get(text)
+            if last is not None and last[0] == stamp:
+                return last[1]
+            self.seal_offset = (self.seal_offset + 17) % len(TIMESEAL_KEY)  # offsets vary, as clients pick them
+            line = seal(text, stamp, self.seal_offset)
+            if len(_SEALED) > 1024:  # numbered (block mode) texts do not repeat
+                _SEALED.clear()
+            _SEALED[text] = stamp, line
+            return line
+        return text + b"\r\n"
+
     def send_line(self, text: str | bytes) -> None:
         if isinstance(text, str):
             text = text.encode("utf-8")
-        self.transport.write(text + b"\r\n")
+        self.transport.write(self.encode(text))
 
     async def expect(self, marker: bytes, timeout: float) -> bytes:
         """Everything up to and including the next ``marker``."""
@@ -333,19 +435,32 @@ class Session(asyncio.Protocol):
         self.on_marker = callback
 
     async def command(self, line: str, timeout: float) -> bytes:
+        """Send ``line`` and return its reply (a timeseal ping in it is answered)."""
         self.send_line(line)
-        return await self.expect(PROMPT, timeout)
+        reply = await self.expect(self.reply_end, timeout)
+        if self.sealed and TIMESEAL_PING in reply:
+            for _ in range(reply.count(TIMESEAL_PING)):
+                self.send_line(TIMESEAL_PING_REPLY)
+        return reply
+
+    async def start_block_mode(self, timeout: float) -> None:
+        """``iset block 1`` (answered with a prompt), then numbered commands and framed replies."""
+        await self.command("iset block 1", timeout)
+        self.block = True
+        self.reply_end = BLOCK_END
 
     def start_loop(self, command: str, cloop: Loop) -> None:
-        self.line = command.encode("utf-8") + b"\r\n"
+        self.text = command.encode("utf-8")
+        self.line = None if self.block or self.sealed else self.text + b"\r\n"
         if not cloop.may_send():
             return
         cloop.active += 1
         self.cloop = cloop
-        self.marker = PROMPT
+        self.marker = self.reply_end
         self.search_from = 0
+        line = self.line if self.line is not None else self.encode(self.text)
         self.sent_at = time.perf_counter_ns()
-        self.transport.write(self.line)
+        self.transport.write(line)
 
     def close(self) -> None:
         if self.transport is not None:
@@ -358,14 +473,21 @@ async def connect(host: str, port: int) -> Session:
     return session
 
 
-async def login_guest(host: str, port: int, timeout: float) -> Session:
-    """Connect and log in as a guest the way FICS clients do."""
+async def login_guest(host: str, port: int, timeout: float, mode: str = "plain") -> Session:
+    """Connect and log in as a guest the way FICS clients do, in client mode ``mode``.
+
+    A timeseal client sends its hello first; a block-mode client turns
+    block mode on once logged in.
+    """
     try:
         async with asyncio.timeout(timeout):
             session = await connect(host, port)
     except TimeoutError:
         raise BenchError(f"no connection to {host}:{port} in {timeout}s") from None
     try:
+        if "timeseal" in mode:
+            session.sealed = True
+            session.send_line(TIMESEAL_HELLO)
         await session.expect(LOGIN_PROMPT, timeout)
         session.send_line("guest")
         text = await session.expect(PRESS_RETURN, timeout)
@@ -373,13 +495,16 @@ async def login_guest(host: str, port: int, timeout: float) -> Session:
         session.handle = match.group(1).decode("ascii", "replace") if match else None
         session.send_line("")
         await session.expect(PROMPT, timeout)
+        if "block" in mode:
+            await session.start_block_mode(timeout)
     except BaseException:
         session.close()
         raise
     return session
 
 
-async def login_many(host: str, port: int, count: int, *, concurrency: int, timeout: float) -> tuple[list, int]:
+async def login_many(host: str, port: int, count: int, *, concurrency: int, timeout: float,
+                     mode: str = "plain") -> tuple[list, int]:
     """Log ``count`` guests in, ``concurrency`` at a time; returns (sessions, failures)."""
     sessions: list[Session] = []
     failures = 0
@@ -389,7 +514,7 @@ async def login_many(host: str, port: int, count: int, *, concurrency: int, time
         nonlocal failures
         for _ in remaining:
             try:
-                sessions.append(await login_guest(host, port, timeout))
+                sessions.append(await login_guest(host, port, timeout, mode))
             except (OSError, BenchError, asyncio.TimeoutError):
                 failures += 1
 
@@ -607,7 +732,7 @@ async def measure_repeat(server: Server, sessions, command: str, args) -> Window
                        cloop.reply_bytes, cloop.errors, extra)
 
 
-async def measure_logins(server: Server, args) -> Window:
+async def measure_logins(server: Server, args, mode: str = "plain") -> Window:
     """Guest logins then ``quit``, ``--sessions`` at a time, for ``--seconds``."""
     host, port, timeout = server.host, server.port, args.timeout
     latencies = array("q")
@@ -618,7 +743,7 @@ async def measure_logins(server: Server, args) -> Window:
         while time.perf_counter() < deadline:
             t0 = time.perf_counter_ns()
             try:
-                session = await login_guest(host, port, timeout)
+                session = await login_guest(host, port, timeout, mode)
             except (OSError, BenchError, asyncio.TimeoutError):
                 failures += 1
                 continue
@@ -646,24 +771,39 @@ async def measure_logins(server: Server, args) -> Window:
     return make_window("guest login + quit", args.sessions, latencies, start, end, rss0, rss1, 0, failures)
 
 
-def new_result(target: str, server: Server) -> dict:
-    return {"target": target, "pid": server.pid, "port": server.port,
+def new_result(target: str, server: Server, mode: str = "plain") -> dict:
+    return {"target": target, "mode": mode, "pid": server.pid, "port": server.port,
             "server_command": getattr(server, "command_line", None),
             "rss_kb_start": rss_kb(server.pid), "windows": []}
 
 
-async def open_active(server: Server, args) -> list[Session]:
-    """Log in the active sessions and run the ``--setup`` commands on each."""
+async def open_active(server: Server, args, mode: str = "plain") -> list[Session]:
+    """Log in the active sessions, run the ``--setup`` commands on each, then the command once.
+
+    That first reply is kept (:attr:`Session.first_reply`), for the reader
+    to see that the command did what was meant in this mode.
+    """
     sessions, failed = await login_many(server.host, server.port, args.sessions,
-                                        concurrency=args.login_concurrency, timeout=args.timeout)
+                                        concurrency=args.login_concurrency, timeout=args.timeout, mode=mode)
     if failed:
         for s in sessions:
             s.close()
-        raise BenchError(f"{failed} of {args.sessions} active sessions failed to log in")
+        raise BenchError(f"{failed} of {args.sessions} active {mode} sessions failed to log in")
     for s in sessions:
         for line in args.setup:
             await s.command(line, args.timeout)
+        s.first_reply = await s.command(args.command, args.timeout)
     return sessions
+
+
+@dataclass
+class Arm:
+    """One side of a comparison: a server and the client mode its sessions use."""
+
+    name: str
+    target: str
+    server: Server
+    mode: str = "plain"
 
 
 def check_alive(target: str, server: Server) -> None:
@@ -671,28 +811,31 @@ def check_alive(target: str, server: Server) -> None:
         raise BenchError(f"{target} server died:\n{server.log_tail()}")
 
 
-async def run_windows(servers: dict[str, Server], args) -> dict[str, dict]:
-    """Command or login windows, alternating between the servers (ABBA order), ``--rounds`` times.
+async def run_windows(arms: list[Arm], args) -> dict[str, dict]:
+    """Command or login windows, alternating between the arms (ABBA order), ``--rounds`` times.
 
-    Both servers stay up for the whole run so that each floor window has a
-    ficsfen window right next to it in time: the machine's speed drifts.
+    Every arm's server and sessions stay up for the whole run so that each
+    window of one has a window of the other right next to it in time: the
+    machine's speed drifts.  Arms are two servers (``--compare``) or two or
+    more client modes against one server (``--compare-modes``).
     """
-    results = {t: new_result(t, server) for t, server in servers.items()}
+    results = {a.name: new_result(a.target, a.server, a.mode) for a in arms}
     sessions: dict[str, list[Session]] = {}
     try:
         if not args.logins_per_second:
-            for t, server in servers.items():
-                sessions[t] = await open_active(server, args)
-        order = list(servers)
+            for a in arms:
+                sessions[a.name] = group = await open_active(a.server, args, a.mode)
+                results[a.name]["first_reply"] = group[0].first_reply.decode("utf-8", "replace")[-300:]
         for r in range(args.rounds):
-            for t in order if r % 2 == 0 else order[::-1]:
+            for a in arms if r % 2 == 0 else arms[::-1]:
                 if args.logins_per_second:
-                    w = await measure_logins(servers[t], args)
+                    w = await measure_logins(a.server, args, a.mode)
                 else:
-                    w = await measure(servers[t], sessions[t], args.command, args, f"{args.sessions} active")
+                    w = await measure(a.server, sessions[a.name], args.command, args,
+                                      f"{args.sessions} active")
                 w.extra["round"] = r + 1
-                results[t]["windows"].append(asdict(w))
-                check_alive(t, servers[t])
+                results[a.name]["windows"].append(asdict(w))
+                check_alive(a.target, a.server)
     finally:
         for group in sessions.values():
             for s in group:
@@ -702,8 +845,8 @@ async def run_windows(servers: dict[str, Server], args) -> dict[str, dict]:
 
 async def run_idle(target: str, server: Server, args) -> dict:
     """Active windows, then ``--idle`` more guests logged in, then the same windows again."""
-    result = new_result(target, server)
-    sessions = await open_active(server, args)
+    result = new_result(target, server, args.mode)
+    sessions = await open_active(server, args, args.mode)
     idle: list[Session] = []
     try:
         base = []
@@ -745,8 +888,8 @@ async def run_idle(target: str, server: Server, args) -> dict:
 
 
 async def run_repeat(target: str, server: Server, args) -> dict:
-    result = new_result(target, server)
-    sessions = await open_active(server, args)
+    result = new_result(target, server, args.mode)
+    sessions = await open_active(server, args, args.mode)
     try:
         result["windows"].append(asdict(await measure_repeat(server, sessions, args.command, args)))
         check_alive(target, server)
@@ -783,7 +926,9 @@ COLUMNS = [
 
 
 def print_result(result: dict, out=sys.stdout) -> None:
-    print(f"== {result['target']} (pid {result['pid']}, port {result['port']}, RSS at start {result['rss_kb_start']} kB)",
+    mode = result.get("mode", "plain")
+    print(f"== {result['target']}{'' if mode == 'plain' else ', ' + mode + ' mode'}"
+          f" (pid {result['pid']}, port {result['port']}, RSS at start {result['rss_kb_start']} kB)",
           file=out)
     if result.get("server_command"):
         print("   server: " + " ".join(result["server_command"]), file=out)
@@ -800,12 +945,19 @@ def print_result(result: dict, out=sys.stdout) -> None:
                 print(f"   {key}: {value}", file=out)
     for key, value in result.get("idle", {}).items():
         print(f"   idle.{key}: {value}", file=out)
+    if "first_reply" in result:
+        print(f"   first reply (end): {result['first_reply'][-160:]!r}", file=out)
     print(f"   server alive at end: {result.get('server_alive_at_end')}", file=out)
 
 
-def print_comparison(floor: dict, ours: dict, out=sys.stdout) -> dict:
-    """Ratios ficsfen / floor of server CPU per op, window by window, and their median per label."""
-    print("== ratio ficsfen / floor of server CPU per op (lower is better)", file=out)
+def print_comparison(floor: dict, ours: dict, out=sys.stdout, names: tuple[str, str] = ("floor", "ficsfen")) -> dict:
+    """Ratios ours / floor of server CPU per op, window by window, and their median per label.
+
+    ``floor`` is the reference arm (the floor server, or plain mode with
+    ``--compare-modes``), ``names`` what to call the two arms.
+    """
+    base, other = names
+    print(f"== ratio {other} / {base} of server CPU per op (lower is better)", file=out)
     by_label: dict[str, dict] = {}
     for wf, wo in zip(floor["windows"], ours["windows"]):
         ratio = _ratio(wo["server_cpu_us_per_op"], wf["server_cpu_us_per_op"])
@@ -815,8 +967,8 @@ def print_comparison(floor: dict, ours: dict, out=sys.stdout) -> dict:
         entry["schedstat_ratios"].append(sched)
         entry["p50_ratios"].append(_ratio(wo["p50_us"], wf["p50_us"]))
         print(
-            f"   {wo['label']:<26} floor {wf['server_cpu_us_per_op']:>7.1f} us"
-            f"  ficsfen {wo['server_cpu_us_per_op']:>7.1f} us  ratio {ratio:.3f}"
+            f"   {wo['label']:<26} {base} {wf['server_cpu_us_per_op']:>7.1f} us"
+            f"  {other} {wo['server_cpu_us_per_op']:>7.1f} us  ratio {ratio:.3f}"
             f"  (schedstat {sched:.3f}; p50 {wf['p50_us']:.0f} vs {wo['p50_us']:.0f} us;"
             f" ops/s {wf['per_second']:.0f} vs {wo['per_second']:.0f})",
             file=out,
@@ -826,7 +978,7 @@ def print_comparison(floor: dict, ours: dict, out=sys.stdout) -> dict:
         entry["median"] = round(statistics.median(ratios), 3)
         entry["quartiles"] = [round(q, 3) for q in statistics.quantiles(ratios, n=4)] if len(ratios) > 1 else ratios
         entry["median_p50_ratio"] = round(statistics.median(entry["p50_ratios"]), 3)
-        print(f"   MEDIAN {label}: server CPU/op ratio {entry['median']:.3f} over {len(ratios)} pairs"
+        print(f"   MEDIAN {other} / {base}, {label}: server CPU/op ratio {entry['median']:.3f} over {len(ratios)} pairs"
               f" (quartiles {entry['quartiles'][0]:.3f}..{entry['quartiles'][-1]:.3f},"
               f" range {ratios[0]:.3f}..{ratios[-1]:.3f}; p50 latency ratio {entry['median_p50_ratio']:.3f})",
               file=out)
@@ -837,8 +989,12 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     t = p.add_argument_group("server")
-    t.add_argument("--target", choices=("floor", "ficsfen"), default="floor", help="server to start and measure")
+    t.add_argument("--target", choices=("floor", "ficsfen"),
+                   help="server to start and measure (default: floor; ficsfen with --compare-modes)")
     t.add_argument("--compare", action="store_true", help="run floor then ficsfen with the same parameters")
+    t.add_argument("--compare-modes", metavar="MODE,MODE[,...]",
+                   help="one ficsfen server, sessions of each client mode, windows alternating between the"
+                        " modes; ratios are to the first mode (e.g. plain,block or plain,timeseal)")
     t.add_argument("--server-pid", type=int, help="measure an already running server (needs --port)")
     t.add_argument("--host", default="127.0.0.1", help="loopback address")
     t.add_argument("--port", type=int, help="port of the server given by --server-pid")
@@ -851,6 +1007,9 @@ def parse_args(argv):
     m = p.add_argument_group("load")
     m.add_argument("--sessions", type=int, default=1, help="active sessions (concurrent logins with --logins-per-second)")
     m.add_argument("--idle", type=int, default=0, help="extra logged-in idle sessions; measures before and after")
+    m.add_argument("--mode", choices=MODES, default="plain",
+                   help="how the client talks: plain lines, block mode (numbered commands, framed replies),"
+                        " timeseal-encoded lines, or both")
     m.add_argument("--command", default="fen", help="command each active session repeats")
     m.add_argument("--setup", action="append", default=[], help="command each active session runs once first (repeatable)")
     m.add_argument("--seconds", type=float, default=10.0, help="length of the measuring window")
@@ -871,10 +1030,23 @@ def parse_args(argv):
         p.error("--server-pid needs --port and excludes --compare")
     if args.sessions < 1 or args.idle < 0 or args.repeat < 0 or args.seconds <= 0:
         p.error("--sessions must be >= 1, --idle and --repeat >= 0, --seconds > 0")
+    if args.compare_modes is not None:
+        args.compare_modes = [m.strip() for m in args.compare_modes.split(",") if m.strip()]
+        unknown = [m for m in args.compare_modes if m not in MODES]
+        if unknown or len(args.compare_modes) < 2 or len(set(args.compare_modes)) < len(args.compare_modes):
+            p.error(f"--compare-modes takes two or more different modes of {', '.join(MODES)}")
+        if args.compare or args.idle or args.repeat or args.target == "floor":
+            p.error("--compare-modes runs one ficsfen server: no --compare, --idle, --repeat or floor target")
+        args.target = "ficsfen"
+    args.target = args.target or "floor"
+    if args.mode != "plain" and (args.compare or args.target == "floor"):
+        p.error("the floor speaks plain mode only: --mode needs --target ficsfen")
     return args
 
 
 async def amain(args) -> int:
+    if args.compare_modes:
+        return await amain_modes(args)
     targets = ["floor", "ficsfen"] if args.compare else [args.target]
     results: dict[str, dict] = {}
 
@@ -905,7 +1077,8 @@ async def amain(args) -> int:
         try:
             for target in targets:
                 servers[target] = start(target)
-            results.update(await run_windows(servers, args))
+            arms = [Arm(t, t, server, "plain" if t == "floor" else args.mode) for t, server in servers.items()]
+            results.update(await run_windows(arms, args))
         finally:
             for target, server in servers.items():
                 results.setdefault(target, {"target": target})
@@ -921,12 +1094,35 @@ async def amain(args) -> int:
     return 0
 
 
+async def amain_modes(args) -> int:
+    """``--compare-modes``: one ficsfen server, one group of sessions per client mode."""
+    server = (Server(pid=args.server_pid, host=args.host, port=args.port) if args.server_pid
+              else Server.start("ficsfen", args))
+    modes = args.compare_modes
+    results: dict[str, dict] = {}
+    try:
+        results.update(await run_windows([Arm(m, "ficsfen", server, m) for m in modes], args))
+    finally:
+        for m in modes:
+            results.setdefault(m, {"target": "ficsfen", "mode": m})
+            results[m]["server_alive_at_end"] = server.alive()
+            if server.log is not None:
+                results[m]["server_log"] = str(server.log)
+        server.stop()
+    for m in modes:
+        print_result(results[m])
+    summary = {m: print_comparison(results[modes[0]], results[m], names=(modes[0], m)) for m in modes[1:]}
+    if args.json:
+        Path(args.json).write_text(json.dumps({"argv": sys.argv[1:], "results": results, "ratios": summary}, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.client_cpu is not None:
         os.sched_setaffinity(0, {args.client_cpu})
     limit = raise_fd_limit()
-    need = args.sessions + args.idle + 64
+    need = args.sessions * max(2, len(args.compare_modes or ())) + args.idle + 64
     if limit < need:
         print(f"open-file limit {limit} is below the {need} sessions asked for", file=sys.stderr)
         return 2
@@ -939,5 +1135,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM unwinds like Ctrl-C, so that the servers this run started are stopped too."""
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _terminated)
     sys.exit(main())

@@ -3,19 +3,26 @@
 Input: a chunk without IAC is handled with bytes.replace instead of the byte
 parser, and a whole command line skips the protocol's buffering.  Output:
 observers are kept grouped by their settings between moves, and each group's
-bytes go to every member through ``FicsTelnetTransport.write_all``.
+bytes go to every member through ``FicsTelnetTransport.write_all``.  Block
+mode splits the usual ``ID COMMAND`` line without its regular expression,
+and timeseal lines are decoded with C-level operations and cached tables:
+both give what the plain reading of the rules gives.
 """
 
 from __future__ import annotations
 
+import re
 import socket
 
+from hypothesis import example, given
+from hypothesis import strategies as st
 from twisted.conch.telnet import IAC
 from twisted.internet import tcp
 from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
 from twisted.internet.testing import MemoryReactor
 
+from ficsfen.server import block, timeseal
 from ficsfen.server.boards import fen_from_style12
 from ficsfen.server.telnet import FicsTelnetTransport
 from ficsfen.server.testing import connect, make_server
@@ -169,3 +176,91 @@ def test_fast_line_path_matches_the_general_one():
     with_iac = [(b"" if i and script[i - 1].endswith(b"\r") else IAC + b"\xf1") + chunk
                 for i, chunk in enumerate(script)]
     assert run(script) == run([whole]) == run(with_iac)
+
+
+# The block-mode id rule as FICS states it: optional blanks, 1 to 9 ASCII
+# digits, then blanks and the command, or the end of the line.
+_ID_RULE = re.compile(r"[ \t]*([0-9]{1,9})(?:[ \t]+(.*))?", re.DOTALL)
+
+
+@given(st.text(alphabet=st.sampled_from("0123456789 \t\n\u0663\u00b2xg$"), max_size=16) | st.text())
+@example("12 games")
+@example("12   games  ")
+@example("1234567890 games")
+@example("\u0661\u0662 games")
+@example("12\tgames")
+@example("12 ")
+@example("")
+def test_split_id_fast_path_follows_the_rule(line):
+    m = _ID_RULE.fullmatch(line)
+    if m is None:
+        try:
+            block.split_id(line)
+        except block.BlockIdError:
+            return
+        raise AssertionError(f"{line!r} has no valid id but was split")
+    assert block.split_id(line) == (m.group(1), m.group(2) or "")
+
+
+def _decode_by_the_rules(line: bytes) -> tuple[bytes, int] | str:
+    """A timeseal line read byte by byte from the format; a str names the fault."""
+    size = len(line) - 1
+    if size <= 0 or size % 12:
+        return "length"
+    offset = line[-1] - 0x80
+    if not 0 <= offset < len(timeseal.KEY):
+        return "offset"
+    buf = bytearray(size)
+    for n in range(size):
+        if not 0x60 <= line[n] <= 0xDF:
+            return "bytes"
+        buf[n] = (((line[n] + 32) & 0xFF) ^ timeseal.KEY[(n + offset) % len(timeseal.KEY)]) & 0x7F
+    for base in range(0, size, 12):
+        for a, b in ((0, 11), (2, 9), (4, 7)):
+            buf[base + a], buf[base + b] = buf[base + b], buf[base + a]
+    start = buf.rfind(b"\x18")
+    end = buf.find(b"\x19", start + 1) if start >= 0 else -1
+    digits = bytes(buf[start + 1:end])
+    if end < 0 or not 1 <= len(digits) <= 20 or not all(0x30 <= d <= 0x39 for d in digits) or size - end - 1 > 12:
+        return "stamp"
+    return bytes(buf[:start]), int(digits) % 10**7
+
+
+_FAULTS = {"length": "its length", "offset": "its last byte", "bytes": "it holds bytes", "stamp": "it carries no"}
+
+
+def _sealed(text: bytes, stamp: bytes, filler: bytes, offset: int) -> bytes:
+    body = bytearray(text + b"\x18" + stamp + b"\x19")
+    body += filler[:(-len(body)) % 12]
+    for base in range(0, len(body), 12):
+        for a, b in ((0, 11), (2, 9), (4, 7)):
+            body[base + a], body[base + b] = body[base + b], body[base + a]
+    key = timeseal.KEY
+    return bytes(((c | 0x80) ^ key[(n + offset) % len(key)]) - 32 for n, c in enumerate(body)) + bytes([0x80 | offset])
+
+
+_ascii = st.binary(max_size=80).map(lambda b: bytes(c & 0x7F for c in b))
+_encoded = st.builds(_sealed, _ascii, st.sampled_from([b"", b"7", b"1234567", b"99999999999", b"12a", b"1" * 21]),
+                     st.sampled_from([b"1" * 12, b"\x18" * 12, b"\x19" * 12, b"9" * 12]),
+                     st.integers(0, 49))
+
+
+def _corrupt(line: bytes, where: int, byte: int) -> bytes:
+    where %= len(line) - 1
+    return line[:where] + bytes([byte]) + line[where + 1:]
+
+
+@given(_encoded | st.binary(max_size=120) | _encoded.map(lambda b: b[:-1] + bytes([b[-1] + 50]))
+       | st.builds(_corrupt, _encoded, st.integers(0, 200), st.integers(0, 255)))
+def test_timeseal_decode_fast_path_follows_the_format(line):
+    expected = _decode_by_the_rules(line)
+    for _ in range(2):  # the second time from the cached tables
+        if isinstance(expected, str):
+            try:
+                timeseal.decode(line)
+            except timeseal.TimesealError as e:
+                assert _FAULTS[expected] in e.render("en")
+            else:
+                raise AssertionError(f"{line!r} decoded, but the format says: bad {expected}")
+        else:
+            assert timeseal.decode(line) == expected

@@ -143,6 +143,11 @@ def split_id(line: str) -> tuple[str, str]:
     :raises BlockIdError: the line does not start with 1 to :data:`MAX_ID_DIGITS`
         ASCII digits followed by a blank or the end of the line.
     """
+    # What clients send, "12 games", is split without the regular
+    # expression (a third of the cost); anything else goes through it.
+    ident, _, rest = line.partition(" ")
+    if len(ident) <= MAX_ID_DIGITS and ident.isdigit() and ident.isascii():
+        return ident, rest.lstrip(" \t")  # no blank: rest is ""
     m = _NUMBERED.fullmatch(line)
     if m is None:
         raise BlockIdError(line)
@@ -162,7 +167,7 @@ def frame(ident: str, code: int, output: bytes) -> bytes:
     return head + output + _TAIL
 
 
-@dataclass
+@dataclass(slots=True)
 class BlockReply:
     """The reply being built for one numbered command.
 
@@ -180,5 +185,7 @@ class BlockReply:
             self.error = ERROR_MESSAGES.get(msgid)
 
     def to_bytes(self) -> bytes:
-        return frame(self.ident, self.code if self.error is None else self.error,
-                     b"".join(self.chunks))
+        """The frame (:func:`frame`), its output joined in the same step."""
+        code = self.code if self.error is None else self.error
+        head = f"{BLOCK_START}{self.ident}{BLOCK_SEPARATOR}{code}{BLOCK_SEPARATOR}".encode("ascii")
+        return b"".join((head, *self.chunks, _TAIL))

@@ -477,11 +477,12 @@ class FicsServer:
             except NameResolutionError as e:
                 session.send(e.message)
                 return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
+        code = block.code_for(command.name)
         reply = session.block_reply
         if reply is not None:  # known before it runs: "quit" closes the frame itself
-            reply.code = block.code_for(command.name)
+            reply.code = code
         command(session, rest, self.directory)
-        return block.code_for(command.name)
+        return code
 
     def line_too_long(self, session: Session) -> None:
         """The telnet side dropped an over-long line: say so (code 520 in block mode)."""

@@ -780,25 +780,24 @@ class FicsProtocol(TelnetProtocol):
         """One line of a timeseal connection: decoded, a ping answer kept, else run."""
         if not raw:
             return  # a bare line end: nothing a timeseal client encodes
-        seal = self._seal
         try:
-            line = timeseal.decode(raw)
+            typed, stamp = timeseal.decode(raw)
         except timeseal.TimesealError as e:
             self.log.info("ignored a bad timeseal line from {peer}: {reason}", peer=self.peer,
                           reason=e.render("en"))
             self._complain(e.message)
             return
-        if line.text == timeseal.PING_REPLY:
-            seal.replied(line.stamp)
+        if typed == timeseal.PING_REPLY:
+            self._seal.replied(stamp)
             return
-        seal.stamp = line.stamp
+        self._seal.stamp = stamp
         if self.state == "command":  # what line_command does, one call less
-            text = decode_line(line.text)
+            text = decode_line(typed)
             if not text.startswith("$$"):
                 self._last_input = self.server.clock.seconds()
             self.server.execute(self.session, text)
         else:
-            self.lineReceived(decode_line(line.text))
+            self.lineReceived(decode_line(typed))
 
     def _line_too_long(self) -> None:
         if self.session is not None:  # the server answers (code 520 in block mode)

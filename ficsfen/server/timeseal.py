@@ -31,6 +31,8 @@ clock minus a configured lag allowance.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -109,19 +111,29 @@ def _unswap(line: bytes, size: int) -> bytes:
     return bytes(pick(line)) if pick is not None else _swap_blocks(line, size)
 
 
-_KEYS: dict[tuple[int, int], int] = {}
-_MAX_KEYS = 4096
+#: What decoding a line needs, by ``len(line) << 8 | offset byte``: what
+#: undoes the swaps (an itemgetter, or slices for long lines), the key
+#: stream in the original byte order as one integer to XOR with, and the
+#: size of the encoded text.  Only valid lengths and offsets get an entry,
+#: so one dict access per line also checks both.
+_TABLES: dict[int, tuple[Callable[[bytes], Iterable[int]], int, int]] = {}
+_MAX_TABLES = 4096  # 50 offsets x the line sizes in use
 
 
-def _key(offset: int, size: int) -> int:
-    """The key stream of a line, in the original byte order, as one integer to XOR with."""
-    key = _KEYS.get((offset, size))
-    if key is None:
-        stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
-        key = int.from_bytes(_unswap(stream, size), "little")
-        if len(_KEYS) < _MAX_KEYS:  # 50 offsets x the line sizes in use
-            _KEYS[offset, size] = key
-    return key
+def _tables(line: bytes) -> tuple[Callable[[bytes], Iterable[int]], int, int]:
+    """The :data:`_TABLES` entry for ``line``, made and kept; raises on a bad length or offset."""
+    size = len(line) - 1
+    if size <= 0 or size % 12:
+        raise TimesealError(msg("Bad timeseal line: its length is not a multiple of 12 plus 1."))
+    offset = line[-1] - 0x80
+    if not 0 <= offset < _KEY_LENGTH:
+        raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
+    stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
+    unswap = _PICKS.get(size) or partial(_swap_blocks, size=size)
+    tables = unswap, int.from_bytes(_unswap(stream, size), "little"), size
+    if len(_TABLES) < _MAX_TABLES:
+        _TABLES[len(line) << 8 | line[-1]] = tables
+    return tables
 
 
 class TimesealError(LocalizedError, ValueError):
@@ -144,25 +156,21 @@ def decode(line: bytes) -> SealedLine:
     :raises TimesealError: wrong length, a byte no encoder writes, a bad
         offset byte, or no ``\\x18DIGITS\\x19`` stamp at the end.
     """
-    size = len(line) - 1
-    if size <= 0 or size % 12:
-        raise TimesealError(msg("Bad timeseal line: its length is not a multiple of 12 plus 1."))
-    offset = line[-1] - 0x80
-    if not 0 <= offset < _KEY_LENGTH:
-        raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
-    # Undo the swaps first (one C-level pick of every byte), then the
-    # shift and the XOR with the key stream picked the same way.
-    plain = _unswap(line, size).translate(_UNSHIFT)
+    try:
+        unswap, key, size = _TABLES[len(line) << 8 | line[-1]]
+    except (KeyError, IndexError):
+        unswap, key, size = _tables(line)
+    # Undo the shift (a translation), then the swaps (one C-level pick of
+    # every byte, read by int.from_bytes as is) and the XOR with the key
+    # stream picked the same way.
+    plain = line.translate(_UNSHIFT)  # the offset byte too: it never maps to 0xFF
     if 0xFF in plain:
         raise TimesealError(msg("Bad timeseal line: it holds bytes no timeseal client sends."))
-    block = (int.from_bytes(plain, "little") ^ _key(offset, size)).to_bytes(size, "little")
-    start = block.rfind(b"\x18")
-    end = block.find(b"\x19", start + 1) if start >= 0 else -1
-    digits = block[start + 1:end]
-    if (end < 0 or not digits or len(digits) > _MAX_DIGITS or not digits.isdigit()
-            or size - end > 13):
+    text, start, tail = (int.from_bytes(unswap(plain), "little") ^ key).to_bytes(size, "little").rpartition(b"\x18")
+    digits, end, filler = tail.partition(b"\x19")
+    if not start or not end or len(digits) > _MAX_DIGITS or not digits.isdigit() or len(filler) > 12:
         raise TimesealError(msg("Bad timeseal line: it carries no time stamp."))
-    return _sealed_line(SealedLine, (block[:start], int(digits) % STAMP_MODULUS))
+    return _sealed_line(SealedLine, (text, int(digits) % STAMP_MODULUS))
 
 
 def detect(line: bytes) -> tuple[SealedLine, bytes] | None:
