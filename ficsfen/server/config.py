@@ -112,6 +112,12 @@ class Config:
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
     lag_compensation: float = 1.0
+    #: Refusing players and offer spam: see ``[limits] list_size`` and after.
+    list_size: int = 50
+    offers_per_minute: int = 20
+    #: Adjourned games: days before one expires (0: never), most per player (0: no limit).
+    adjourned_expiry_days: float = 30.0
+    adjourned_per_player: int = 10
     accounts: Mapping[str, str] = field(default_factory=dict)
     #: The store's data file (``[storage] path``); ``None``: run without a store.
     data_file: Path | None = field(default_factory=default_data_file)
@@ -176,6 +182,12 @@ def _seconds(value: Any) -> float:
     return float(value)
 
 
+def _days(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise _ExpectedTypeError(msg("a number of days (0 or more)"))
+    return float(value)
+
+
 def _endpoints(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -220,6 +232,10 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
     ("limits", "lag_compensation"): ("lag_compensation", _seconds),
+    ("limits", "list_size"): ("list_size", _positive_int),
+    ("limits", "offers_per_minute"): ("offers_per_minute", _count),
+    ("limits", "adjourned_expiry_days"): ("adjourned_expiry_days", _days),
+    ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),
     ("storage", "synchronous"): ("synchronous", _synchronous),
 }
