@@ -169,6 +169,9 @@ def test_the_shipped_exceptions_are_the_ics_lines():
         "{count} player, who has an adjourned game with you, is online:",
         "Stored games for {handle}:",
         "{handle} has no adjourned games.",
+        # refused challenges (pychess reports who refuses)
+        "{handle} is censoring you.",
+        "You are on {handle}'s noplay list.",
     }
 
 

@@ -13,14 +13,18 @@ is the localized text for the person who asked.
 
 from __future__ import annotations
 
+import collections
 import itertools
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import chess
 
-from ficsfen.i18n import LocalizedError, Message, msg
+from twisted.logger import Logger
+
+from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
 
@@ -35,7 +39,10 @@ __all__ = [
     "MatchRequest",
     "NoSuchOfferError",
     "Notice",
+    "OfferLimiter",
+    "OfferRateError",
     "PlayerBusyError",
+    "RefusedChallengeError",
     "SelfChallengeError",
     "UnknownPlayerError",
     "next_offer_id",
@@ -81,6 +88,68 @@ class NoSuchOfferError(ChallengeError):
 
 class AmbiguousOfferError(ChallengeError):
     """Several offers pending and no handle given."""
+
+
+class RefusedChallengeError(ChallengeError):
+    """The receiver refuses the challenger (``noplay`` or ``censor`` list)."""
+
+
+class OfferRateError(ChallengeError):
+    """The sender made more offers in the last minute than the server allows."""
+
+
+class OfferLimiter:
+    """At most ``per_minute`` offers (match requests and in-game offers) per sender
+    in any 60 seconds of ``now()`` (0: no limit).
+
+    A refused offer is not counted, so a sender who keeps trying gets in
+    again as soon as their oldest counted offer is a minute old.  The
+    operator's log gets one line each time a sender starts being refused.
+    """
+
+    WINDOW = 60.0
+    log = Logger()
+
+    def __init__(self, now: Callable[[], float], *, per_minute: int = 0) -> None:
+        self.now = now
+        self.per_minute = per_minute
+        self._sent: dict[str, collections.deque[float]] = {}
+        self._refusing: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._sent)
+
+    def check(self, sender: str) -> None:
+        """Count one offer by ``sender``, or raise :class:`OfferRateError`."""
+        if self.per_minute <= 0:
+            return
+        key = fold(sender)
+        now = self.now()
+        sent = self._sent.setdefault(key, collections.deque())
+        while sent and sent[0] <= now - self.WINDOW:
+            sent.popleft()
+        if len(sent) >= self.per_minute:
+            if key not in self._refusing:
+                self._refusing.add(key)
+                self.log.warn("offer rate limit: {handle} made {count} offers within {window:.0f} s;"
+                              " further offers refused for now", handle=sender, count=len(sent),
+                              window=self.WINDOW)
+            wait = max(1, math.ceil(sent[0] + self.WINDOW - now))
+            raise OfferRateError(msgn(
+                "You are making offers too quickly. Wait {count} second before making another.",
+                "You are making offers too quickly. Wait {count} seconds before making another.",
+                wait))
+        self._refusing.discard(key)
+        sent.append(now)
+
+    def forget(self, sender: str) -> None:
+        """Drop what is known of ``sender`` once a minute has passed (logout)."""
+        key = fold(sender)
+        sent = self._sent.get(key)
+        if sent is None or (sent and sent[-1] > self.now() - self.WINDOW):
+            return
+        del self._sent[key]
+        self._refusing.discard(key)
 
 
 @dataclass(frozen=True)
@@ -233,9 +302,15 @@ class Challenges:
         handles: Callable[[], Iterable[str]] | None = None,
         is_busy: Callable[[str], bool] = lambda handle: False,
         rng: random.Random | None = None,
+        refusal: Callable[[str, str], Message | None] = lambda receiver, sender: None,
+        limiter: OfferLimiter | None = None,
     ) -> None:
         self._handles = handles
         self._is_busy = is_busy
+        #: Why a receiver refuses a sender (their noplay or censor list), or ``None``.
+        self._refusal = refusal
+        #: Offers per sender and minute (shared with the games' in-game offers).
+        self.limiter = limiter
         self.rng = rng if rng is not None else random.Random()
         self._offers: dict[tuple[str, str], Challenge] = {}
 
@@ -270,6 +345,9 @@ class Challenges:
         receiver = self._handle(request.opponent)
         if receiver == challenger:
             raise SelfChallengeError(msg("You cannot challenge yourself."))
+        refused = self._refusal(receiver, challenger)
+        if refused is not None:  # the receiver never hears of it
+            raise RefusedChallengeError(refused)
         if self._is_busy(challenger):
             raise PlayerBusyError(msg("You are already playing a game."))
         if self._is_busy(receiver):
@@ -281,6 +359,8 @@ class Challenges:
         if previous is not None and previous.same_terms(challenge):
             raise DuplicateChallengeError(msg("You are already offering {handle} a match on these terms.",
                                          handle=receiver))
+        if self.limiter is not None:
+            self.limiter.check(challenger)
         # Re-inserting keeps offers in the order they were last made.
         self._offers.pop(key, None)
         self._offers[key] = challenge

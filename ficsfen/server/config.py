@@ -124,6 +124,12 @@ class Config:
     keepalive_count: int = 3
     #: Listen backlog given to endpoints that do not set ``backlog=`` themselves.
     listen_backlog: int = 511
+    #: Refusing players and offer spam: see ``[limits] list_size`` and after.
+    list_size: int = 50
+    offers_per_minute: int = 20
+    #: Adjourned games: days before one expires (0: never), most per player (0: no limit).
+    adjourned_expiry_days: float = 30.0
+    adjourned_per_player: int = 10
     accounts: Mapping[str, str] = field(default_factory=dict)
     #: The store's data file (``[storage] path``); ``None``: run without a store.
     data_file: Path | None = field(default_factory=default_data_file)
@@ -194,6 +200,12 @@ def _whole_seconds(value: Any) -> int:
     return value
 
 
+def _days(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise _ExpectedTypeError(msg("a number of days (0 or more)"))
+    return float(value)
+
+
 def _endpoints(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -246,6 +258,10 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "keepalive_interval"): ("keepalive_interval", _positive_int),
     ("limits", "keepalive_count"): ("keepalive_count", _positive_int),
     ("limits", "listen_backlog"): ("listen_backlog", _positive_int),
+    ("limits", "list_size"): ("list_size", _positive_int),
+    ("limits", "offers_per_minute"): ("offers_per_minute", _count),
+    ("limits", "adjourned_expiry_days"): ("adjourned_expiry_days", _days),
+    ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),
     ("storage", "synchronous"): ("synchronous", _synchronous),
 }

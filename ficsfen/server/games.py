@@ -340,6 +340,11 @@ class PlayedGame:
         #: Whether a disconnection adjourns the game (both players registered, as on
         #: FICS) rather than forfeiting it, and whether ``adjourn`` may be offered.
         self.adjournable = adjournable
+        #: Why ``adjourn`` is refused when the game is not :attr:`adjournable`.
+        self.not_adjournable = msg("All players must be registered to adjourn a game.  Use \"abort\".")
+        #: Counts the players' offers against the host's rate limit
+        #: (:class:`ficsfen.server.challenges.OfferLimiter`), or ``None``.
+        self.limiter: Any = None
         #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
         self.adjourned_at = 0.0
         # Announcements waiting for their write: [written, announce] in change order.
@@ -628,6 +633,8 @@ class PlayedGame:
         existing = self._find(kind, handle)
         if existing is not None and existing.plies == plies:
             raise OfferPendingError(msg("You have already made that offer."))
+        if self.limiter is not None:
+            self.limiter.check(handle)
         opponent = self.opponent_of(handle)
         removed: list[Notice] = []
         if existing is not None:
@@ -756,8 +763,7 @@ class PlayedGame:
         """Adjourn by agreement (the game is kept with its clocks for ``resume``)."""
         self._player(handle)
         if not self.adjournable:
-            raise NotAdjournableError(msg(
-                "All players must be registered to adjourn a game.  Use \"abort\"."))
+            raise NotAdjournableError(self.not_adjournable)
         if self._find("adjourn", self.opponent_of(handle)) is not None:
             self._adjourn(msg("Game adjourned by mutual agreement"))
             return []
@@ -939,3 +945,11 @@ class AdjournedGames:
     def take(self, a: str, b: str) -> PlayedGame | None:
         """Remove and return the adjourned game of ``a`` and ``b`` (then call ``resume``)."""
         return self._games.pop(self._key(a, b), None)
+
+    def expire(self, before: float) -> list[PlayedGame]:
+        """Remove and return the games adjourned before ``before`` (Unix time), oldest first."""
+        old = sorted((g for g in self._games.values() if g.adjourned_at < before),
+                     key=lambda g: g.adjourned_at)
+        for game in old:
+            del self._games[self._key(game.white, game.black)]
+        return old

@@ -43,16 +43,17 @@ from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import ICommand
 from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards, wholist
-from ficsfen.server.challenges import Challenges
+from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, info, interface, observe, play,
-                                     session_cmds, settings)
+from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
+                                     play, session_cmds, settings)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
-from ficsfen.server.games import AdjournedGames, IGameListener, IMoveTiming, PlayedGame
+from ficsfen.server.games import (AdjournedGames, GameResult, IGameListener, IMoveTiming,
+                                  PlayedGame)
 from ficsfen.server.journal import StoreJournal, restore_game
 from ficsfen.server.limits import AddressLimits, LoginThrottle
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
@@ -93,6 +94,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *observe.COMMANDS,
         *interface.COMMANDS,
         *history_cmds.commands(lambda: server.store, clock=server.clock),
+        *lists.commands(server.lists, is_registered=server.is_registered),
     ):
         check_command_names(command)
         table.register(command)
@@ -124,12 +126,14 @@ class FicsServer:
 
     def __init__(self, config: Config | None = None, *, clock: IReactorTime,
                  rng: random.Random | None = None, catalog: HelpCatalog | None = None,
-                 store: Any = None) -> None:
+                 store: Any = None, wall: Callable[[], float] = time.time) -> None:
         self.config = config if config is not None else Config()
         #: The ``IStore`` keeping accounts, settings and games, or ``None`` (nothing kept).
         self.store = store
+        #: Unix time: when games are adjourned, and so when they expire.
+        self.wall = wall
         #: Writes each change of a played game before it is announced (``None``: no store).
-        self.journal = StoreJournal(store) if store is not None else None
+        self.journal = StoreJournal(store, wall=wall) if store is not None else None
         #: Players of games being created or resumed, not yet announced (they are busy).
         self._starting: dict[str, PlayedGame] = {}
         self.clock = clock
@@ -138,10 +142,17 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
+        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        self.lists = lists.PersonalLists(size=self.config.list_size)
+        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
+        self.offer_limiter = OfferLimiter(clock.seconds, per_minute=self.config.offers_per_minute)
         #: Pending match offers (``match``, ``accept``, ...).
-        self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng)
+        self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng,
+                                     refusal=self.lists.refusal, limiter=self.offer_limiter)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
         self.adjourned = AdjournedGames()
+        #: The next look for expired adjourned games (``None``: none kept).
+        self._expiry_call: Any = None
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
@@ -281,7 +292,11 @@ class FicsServer:
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
-            settings.apply_saved(session, self.store.load_settings(handle))
+            saved = self.store.load_settings(handle)
+            settings.apply_saved(session, saved)
+            self.lists.load(handle, saved.get("lists"))
+        elif old is None:
+            self.lists.forget(handle)  # a guest's lists last one session
         self._sessions[key] = session
         if old is not None:
             old.write_text("\n" + old.render(msg(
@@ -311,6 +326,8 @@ class FicsServer:
             # gameEnded tells the opponent and the observers.
             game.disconnect(session.handle)
         self.deliver(self.challenges.drop(session.handle))
+        self.lists.forget(session.handle)
+        self.offer_limiter.forget(session.handle)
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
         self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)
@@ -326,6 +343,9 @@ class FicsServer:
         server shutdown"), the others aborted; players and observers are told
         once that is stored.  The Deferred fires when the sessions are closed.
         """
+        if self._expiry_call is not None and self._expiry_call.active():
+            self._expiry_call.cancel()
+        self._expiry_call = None
         for game in self.directory.games():
             if IPlayedGame.providedBy(game):
                 game.stop()
@@ -343,7 +363,9 @@ class FicsServer:
         """Keep a registered player's settings (``set``, ``style``) for their next login."""
         if self.store is None or not session.registered:
             return
-        d = self.store.save_settings(session.handle, settings.saved(session))
+        data = settings.saved(session)
+        data["lists"] = self.lists.of(session.handle).to_json()
+        d = self.store.save_settings(session.handle, data)
         d.addErrback(lambda failure: self.log.failure(
             "could not save the settings of {handle}", failure, handle=session.handle))
 
@@ -364,10 +386,61 @@ class FicsServer:
             reason = msg("Game adjourned by server shutdown")
             game = restore_game(stored, reactor=self.clock, reason=reason, listener=self,
                                 journal=self.journal)
+            game.limiter = self.offer_limiter
             if stored.status is GameStatus.PLAYING:
-                game.adjourned_at = time.time()
+                game.adjourned_at = self.wall()
                 writes.append(self.journal.adjourned(game, game.result))
-            self.adjourned.keep(game)
+            self._keep_adjourned(game)
+        writes.append(self.expire_adjourned())
+        return gatherResults(writes, consumeErrors=True)
+
+    # -- adjourned games: expiry -------------------------------------------
+
+    #: The longest wait between two looks for expired adjourned games, in seconds.
+    EXPIRY_INTERVAL = 3600.0
+
+    def _keep_adjourned(self, game: PlayedGame) -> None:
+        """Keep ``game`` for ``resume``; look for expired games periodically while any is kept."""
+        self.adjourned.keep(game)
+        expiry = self.config.adjourned_expiry_days * 86400
+        if expiry > 0 and self._expiry_call is None:
+            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
+                                                     self._expire_periodically)
+
+    def _expire_periodically(self) -> None:
+        self._expiry_call = None
+        self.expire_adjourned()
+        if len(self.adjourned):
+            expiry = self.config.adjourned_expiry_days * 86400
+            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
+                                                     self._expire_periodically)
+
+    def expire_adjourned(self) -> Deferred[Any]:
+        """End, aborted, the adjourned games not resumed for ``[limits] adjourned_expiry_days``.
+
+        Each ends in the store like any aborted game (it leaves the players'
+        ``stored`` lists and enters no history), its players are told if
+        they are here, and the operator's log has a line.  The Deferred fires
+        once the ends are written.
+        """
+        days = self.config.adjourned_expiry_days
+        if days <= 0:
+            return succeed([])
+        writes = []
+        for game in self.adjourned.expire(self.wall() - days * 86400):
+            result = GameResult("*", msg("Game adjourned too long; aborted"),
+                                code=EndCode.ABORTED)
+            game.result = result
+            if self.journal is not None and game.record_id is not None:
+                writes.append(self.journal.ended(game, result))
+            self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
+                          "{days:g} days", white=game.white, black=game.black, days=days)
+            for handle in game.players():
+                self.tell(handle, msgn(
+                    "Your adjourned game with {handle} has expired: it was not resumed within "
+                    "{count} day.",
+                    "Your adjourned game with {handle} has expired: it was not resumed within "
+                    "{count} days.", int(days), handle=game.opponent_of(handle)))
         return gatherResults(writes, consumeErrors=True)
 
     # -- commands --------------------------------------------------------
@@ -465,6 +538,9 @@ class FicsServer:
                     return block.NULL
                 word = words[0]
         rest = words[1].strip() if len(words) > 1 else ""
+        if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
+            rest = f"{word[1:]} {rest}".strip()
+            word = word[0]
         # An exact command name first (one dict access): no name or alias is
         # shaped like a move (see build_command_table).
         command = self.table.exact(word)
@@ -579,7 +655,9 @@ class FicsServer:
         audience = self.watchers(game)
         self.directory.remove(game, result)
         if result.adjourned:
-            self.adjourned.keep(game)
+            if self.journal is None:
+                game.adjourned_at = self.wall()
+            self._keep_adjourned(game)
         announcement = result.announcement(game)
         for handle in audience:
             self.tell(handle, announcement)
@@ -610,6 +688,16 @@ class FicsServer:
                           journal=self.journal,
                           adjournable=self._logged_in_registered(white)
                           and self._logged_in_registered(black))
+        game.limiter = self.offer_limiter
+        most = self.config.adjourned_per_player
+        crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
+        if game.adjournable and crowded:
+            game.adjournable = False
+            game.not_adjournable = msgn(
+                "{handle} has {count} adjourned game, the most allowed: this game cannot be "
+                "adjourned.  Use \"abort\".",
+                "{handle} has {count} adjourned games, the most allowed: this game cannot be "
+                "adjourned.  Use \"abort\".", most, handle=crowded[0])
         if self.journal is None:
             self._announce_start(game)
         else:
@@ -663,6 +751,7 @@ class FicsServer:
         game.white = self._logged_in_as(game.white)
         game.black = self._logged_in_as(game.black)
         game.listener = self
+        game.limiter = self.offer_limiter
         if self.journal is None:
             self._continue(game)
         else:

@@ -1,0 +1,252 @@
+"""Personal lists, FICS-style: ``addlist``/``+``, ``sublist``/``-``, ``showlist``/``=``.
+
+Two lists refuse players: ``noplay`` (their match requests are refused,
+"You are on alice's noplay list.") and ``censor`` (the same for matches,
+"alice is censoring you."; later for tells too).  The one refused is told;
+the one refusing never sees the request.
+
+:class:`PersonalLists` holds the lists of everyone logged in, by handle.  A
+registered player's lists are kept with their saved settings (``"lists"``)
+and come back at the next login; a guest's last for the session.  The
+layout of ``showlist`` is FICS's (pychess reads ``Lists:`` and the
+``-- noplay list: 1 names --`` header), so it stays in English.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ficsfen.commands.base import Command
+from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.names import NameKind, NameResolutionError, fold, resolve, resolve_handle
+from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+
+__all__ = ["COMMANDS", "LIST_NAMES", "ListError", "ListFullError", "NoSuchListError",
+           "PersonalLists", "PlayerLists", "commands"]
+
+#: The personal lists, in the order ``showlist`` gives them.
+LIST_NAMES = ("censor", "noplay")
+#: FICS keeps at most this many names on one personal list.
+DEFAULT_LIST_SIZE = 50
+
+
+class ListError(LocalizedError):
+    """A list command that cannot be done; :attr:`message` says why."""
+
+
+class NoSuchListError(ListError):
+    """The name matches no list."""
+
+
+class ListFullError(ListError):
+    """The list already holds as many names as allowed."""
+
+
+_LIST = NameKind(
+    "list",
+    no_match=lambda word: msg("\"{word}\" does not match any list name.", word=word),
+    ambiguous=lambda word, matches: msg("Ambiguous list \"{word}\". Matches: {matches}",
+                                        word=word, matches=" ".join(matches)),
+)
+
+
+def list_name(word: str) -> str:
+    """The list ``word`` names (a unique prefix will do, as on FICS)."""
+    try:
+        return resolve(word, LIST_NAMES, _LIST)
+    except NameResolutionError as e:
+        raise NoSuchListError(e.message) from None
+
+
+@dataclass
+class PlayerLists:
+    """One player's lists: handles by list name, in the order they were added."""
+
+    names: dict[str, list[str]] = field(default_factory=dict)
+
+    def members(self, name: str) -> list[str]:
+        return list(self.names.get(name, ()))
+
+    def has(self, name: str, handle: str) -> bool:
+        key = fold(handle)
+        return any(fold(h) == key for h in self.names.get(name, ()))
+
+    def add(self, name: str, handle: str, *, size: int) -> Message:
+        if self.has(name, handle):
+            raise ListError(msg("[{handle}] is already on your {list} list.", handle=handle,
+                                list=name))
+        members = self.names.setdefault(name, [])
+        if len(members) >= size:
+            raise ListFullError(msg("Sorry, your {list} list is full ({count} names).",
+                                    list=name, count=size))
+        members.append(handle)
+        return msg("[{handle}] added to your {list} list.", handle=handle, list=name)
+
+    def remove(self, name: str, handle: str) -> Message:
+        members = self.names.get(name, [])
+        key = fold(handle)
+        for i, member in enumerate(members):
+            if fold(member) == key:
+                del members[i]
+                return msg("[{handle}] removed from your {list} list.", handle=member, list=name)
+        raise ListError(msg("[{handle}] is not in your {list} list.", handle=handle, list=name))
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {name: list(members) for name, members in self.names.items() if members}
+
+    @classmethod
+    def from_json(cls, data: Any, *, size: int = DEFAULT_LIST_SIZE) -> "PlayerLists":
+        """Lists read back from saved settings; anything malformed is skipped."""
+        lists = cls()
+        if not isinstance(data, dict):
+            return lists
+        for name in LIST_NAMES:
+            members = data.get(name)
+            if isinstance(members, list):
+                kept: list[str] = []
+                for handle in members:
+                    if (isinstance(handle, str) and handle.isascii() and handle.isalpha()
+                            and fold(handle) not in {fold(h) for h in kept}):
+                        kept.append(handle)
+                lists.names[name] = kept[:size]
+        return lists
+
+
+class PersonalLists:
+    """The lists of every logged-in player, by handle; ``size``: most names per list."""
+
+    def __init__(self, *, size: int = DEFAULT_LIST_SIZE) -> None:
+        self.size = size
+        self._lists: dict[str, PlayerLists] = {}
+
+    def of(self, handle: str) -> PlayerLists:
+        return self._lists.setdefault(fold(handle), PlayerLists())
+
+    def load(self, handle: str, data: Any) -> None:
+        """Start ``handle``'s session with the lists saved for them (``data``)."""
+        self._lists[fold(handle)] = PlayerLists.from_json(data, size=self.size)
+
+    def forget(self, handle: str) -> None:
+        self._lists.pop(fold(handle), None)
+
+    def refusal(self, receiver: str, sender: str) -> Message | None:
+        """Why ``receiver`` refuses a match request from ``sender`` (FICS's text), or ``None``."""
+        lists = self._lists.get(fold(receiver))
+        if lists is None:
+            return None
+        if lists.has("censor", sender):
+            return msg("{handle} is censoring you.", handle=receiver)
+        if lists.has("noplay", sender):
+            return msg("You are on {handle}'s noplay list.", handle=receiver)
+        return None
+
+
+def showlist_text(lists: PlayerLists, name: str) -> str:
+    """FICS's listing of one list: the header clients read, then the names on one line."""
+    members = lists.members(name)
+    header = f"-- {name} list: {len(members)} names --"
+    return header + ("\n" + " ".join(members) if members else "")
+
+
+def showlist_index() -> str:
+    """FICS's ``showlist`` without arguments: every list and whether it is personal."""
+    return "Lists:\n\n" + "\n".join(f"{name:<20} is PERSONAL" for name in LIST_NAMES)
+
+
+class _ListCommand(Command):
+    """What the three list commands share: the server's lists and who may be named."""
+
+    def __init__(self, lists: PersonalLists, *,
+                 is_registered: Callable[[str], bool] = lambda name: False) -> None:
+        self.lists = lists
+        self.is_registered = is_registered
+
+    def _player(self, word: str, directory: IServerDirectory) -> str:
+        """The handle ``word`` names: someone logged in, else a registered account."""
+        try:
+            return resolve_handle(word, directory.handles())
+        except NameResolutionError as e:
+            if word.isascii() and word.isalpha() and self.is_registered(word):
+                return word
+            raise ListError(e.message) from None
+
+    def _saved(self, caller: IServerCaller) -> None:
+        if caller.registered:
+            caller.players.save_settings(caller)
+
+
+class AddlistCommand(_ListCommand):
+    name = "addlist"
+    aliases = ("+",)
+    spec = "ww"
+    usage = msg("addlist LIST HANDLE  (or +LIST HANDLE)")
+
+    def run(self, caller: IServerCaller, name: str, word: str, *,
+            directory: IServerDirectory) -> None:
+        try:
+            chosen = list_name(name)
+            handle = self._player(word, directory) if fold(word) != fold(caller.handle) else (
+                caller.handle)
+            caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
+        except ListError as e:
+            caller.send(e.message)
+            return
+        self._saved(caller)
+
+
+class SublistCommand(_ListCommand):
+    name = "sublist"
+    aliases = ("-",)
+    spec = "ww"
+    usage = msg("sublist LIST HANDLE  (or -LIST HANDLE)")
+
+    def run(self, caller: IServerCaller, name: str, word: str, *,
+            directory: IServerDirectory) -> None:
+        try:
+            chosen = list_name(name)
+            mine = self.lists.of(caller.handle)
+            # A name on the list is removed as written there, whoever is logged in.
+            if not mine.has(chosen, word):
+                word = self._listed(mine.members(chosen), word)
+            caller.send(mine.remove(chosen, word))
+        except ListError as e:
+            caller.send(e.message)
+            return
+        self._saved(caller)
+
+    @staticmethod
+    def _listed(members: list[str], word: str) -> str:
+        """The member ``word`` abbreviates, or ``word`` (then "is not in your list")."""
+        try:
+            return resolve_handle(word, members)
+        except NameResolutionError:
+            return word
+
+
+class ShowlistCommand(_ListCommand):
+    name = "showlist"
+    aliases = ("=",)
+    spec = "o"
+    usage = msg("showlist [LIST]  (or =LIST)")
+
+    def run(self, caller: IServerCaller, name: str | None, *,
+            directory: IServerDirectory) -> None:
+        if name is None:
+            caller.send(showlist_index())
+            return
+        try:
+            chosen = list_name(name)
+        except ListError as e:
+            caller.send(e.message)
+            return
+        caller.send(showlist_text(self.lists.of(caller.handle), chosen))
+
+
+def commands(lists: PersonalLists, *, is_registered: Callable[[str], bool]) -> list[Command]:
+    """The list commands sharing ``lists``."""
+    return [cls(lists, is_registered=is_registered)
+            for cls in (AddlistCommand, SublistCommand, ShowlistCommand)]
+
+
+COMMANDS = (AddlistCommand, SublistCommand, ShowlistCommand)
