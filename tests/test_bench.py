@@ -37,7 +37,7 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("script", ["load", "observers", "floor_server", "fanout_floor",
+@pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
                                     "bench_fens", "bench_parse"])
 def test_every_bench_script_starts(script):
     """Imports survive layout moves: ``--help`` runs from the repository root."""
