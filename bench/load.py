@@ -63,7 +63,10 @@ PRESS_RETURN = b"Press return"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 HANDLE_RE = re.compile(rb'Logging you in as "([^"]+)"')
 #: How a client talks to the server (see the module docstring).
-MODES = ("plain", "block", "timeseal", "block+timeseal")
+MODES = ("plain", "block", "timeseal", "block+timeseal", "plain+sealwork")
+# "plain+sealwork": a plain client that also does a timeseal client's encoding
+# (and throws it away): the control that shows how much of timeseal's measured
+# cost is the client's own pace rather than the server's work.
 BLOCK_END = b"\x17\r\n"  # the frame's end byte; the server ends the frame's line too
 BLOCK_ID_LIMIT = 10**9  # block ids have at most nine digits: they wrap
 
@@ -299,6 +302,7 @@ class Session(asyncio.Protocol):
         self.loop = asyncio.get_running_loop()
         self.block = False  # commands numbered, replies framed (after "iset block 1")
         self.sealed = False  # every line timeseal-encoded (after the hello)
+        self.sealwork = False  # plain lines, but a sealed client's encoding work too (a control)
         self.reply_end = PROMPT
         self.block_id = 0
         self.seal_offset = random.randrange(len(TIMESEAL_KEY))
@@ -393,6 +397,12 @@ class Session(asyncio.Protocol):
                 _SEALED.clear()
             _SEALED[text] = stamp, line
             return line
+        if self.sealwork:  # the same client work as the sealed side, sent plain
+            stamp = client_stamp()
+            last = _SEALED.get(text)
+            if last is None or last[0] != stamp:
+                self.seal_offset = (self.seal_offset + 17) % len(TIMESEAL_KEY)
+                _SEALED[text] = stamp, seal(text, stamp, self.seal_offset)
         return text + b"\r\n"
 
     def send_line(self, text: str | bytes) -> None:
@@ -488,6 +498,7 @@ async def login_guest(host: str, port: int, timeout: float, mode: str = "plain")
         if "timeseal" in mode:
             session.sealed = True
             session.send_line(TIMESEAL_HELLO)
+        session.sealwork = mode == "plain+sealwork"
         await session.expect(LOGIN_PROMPT, timeout)
         session.send_line("guest")
         text = await session.expect(PRESS_RETURN, timeout)
