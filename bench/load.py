@@ -560,6 +560,8 @@ class Server:
             extra = list(args.server_arg)
             if "--config" not in extra:  # loopback spared the per-address limits (bench/loopback.toml)
                 extra = ["--config", LOOPBACK_CONFIG, *extra]
+            if "--data" not in extra:  # no store unless asked: runs share no data file, write no home folder
+                extra = [*extra, "--data", "none"]
             cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", *extra]
         else:
             raise BenchError(f"unknown target {target!r}")
