@@ -16,11 +16,10 @@ from ficsfen.commands.base import Command
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve
-from ficsfen.server.commands.history import StoreGetter, find_history_game, replay, whose
+from ficsfen.server.commands.history import StoreGetter, replayed_history_game
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
-from ficsfen.tracker import TrackerError
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -72,19 +71,10 @@ class ExamineCommand(Command):
 
     def examine_stored(self, caller: IServerCaller, who: str, number: int,
                        directory: IServerDirectory) -> None:
-        store = self.store()
-        handle = whose(caller, who, store)
-        if handle is None:
+        found = replayed_history_game(caller, self.store(), who, number)
+        if found is None:
             return
-        stored = find_history_game(caller, store, handle, number)
-        if stored is None:
-            return
-        try:
-            replay(stored)  # a damaged record is refused before anyone sees it
-        except TrackerError:
-            caller.send(msg("History game {number} not available for {handle}.",
-                            number=number, handle=handle))
-            return
+        stored = found[0]
         game = ExaminedGame.replaying(caller.handle, white=stored.start.white,
                                       black=stored.start.black, fen=stored.start.fen,
                                       moves=[m.uci for m in stored.moves])

@@ -113,6 +113,27 @@ def find_history_game(caller: IServerCaller, store: Any, handle: str,
     return game
 
 
+def replayed_history_game(caller: IServerCaller, store: Any, who: str,
+                          number: int) -> tuple[StoredGame, Tracker] | None:
+    """Game ``number`` of ``who``'s history and its moves replayed, or tell the caller why not.
+
+    A damaged record (a stored move that does not replay) is refused before
+    anyone sees it.
+    """
+    handle = whose(caller, who, store)
+    if handle is None:
+        return None
+    game = find_history_game(caller, store, handle, number)
+    if game is None:
+        return None
+    try:
+        return game, replay(game)
+    except TrackerError:
+        caller.send(msg("History game {number} not available for {handle}.",
+                        number=number, handle=handle))
+        return None
+
+
 def replay(game: StoredGame) -> Tracker:
     """A tracker with ``game``'s stored moves played from its start position.
 
@@ -160,19 +181,10 @@ class SmovesCommand(Command):
 
     def run(self, caller: IServerCaller, who: str, number: int, *,
             directory: IServerDirectory) -> None:
-        store = self.store()
-        handle = whose(caller, who, store)
-        if handle is None:
+        found = replayed_history_game(caller, self.store(), who, number)
+        if found is None:
             return
-        game = find_history_game(caller, store, handle, number)
-        if game is None:
-            return
-        try:
-            tracker = replay(game)
-        except TrackerError:
-            caller.send(msg("History game {number} not available for {handle}.",
-                            number=number, handle=handle))
-            return
+        game, tracker = found
         start, end = game.start, game.end
         ending = ("{" + end.reason + "} " + end.result) if end is not None else "{Still in progress} *"
         caller.send("\n".join(["", *move_list_lines(
