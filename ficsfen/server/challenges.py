@@ -131,16 +131,22 @@ class OfferLimiter:
         if len(sent) >= self.per_minute:
             if key not in self._refusing:
                 self._refusing.add(key)
-                self.log.warn("offer rate limit: {handle} made {count} offers within {window:.0f} s;"
-                              " further offers refused for now", handle=sender, count=len(sent),
-                              window=self.WINDOW)
-            wait = max(1, math.ceil(sent[0] + self.WINDOW - now))
-            raise OfferRateError(msgn(
-                "You are making offers too quickly. Wait {count} second before making another.",
-                "You are making offers too quickly. Wait {count} seconds before making another.",
-                wait))
+                self.log.warn("{what} rate limit: {handle} made {count} {what}s within {window:.0f} s;"
+                              " further {what}s refused for now", what=self.what, handle=sender,
+                              count=len(sent), window=self.WINDOW)
+            raise self.refusal(max(1, math.ceil(sent[0] + self.WINDOW - now)))
         self._refusing.discard(key)
         sent.append(now)
+
+    #: What is counted, for the operator's log.
+    what = "offer"
+
+    def refusal(self, wait: int) -> OfferRateError:
+        """The error for a sender refused for ``wait`` more seconds (subclasses reword it)."""
+        return OfferRateError(msgn(
+            "You are making offers too quickly. Wait {count} second before making another.",
+            "You are making offers too quickly. Wait {count} seconds before making another.",
+            wait))
 
     def forget(self, sender: str) -> None:
         """Drop what is known of ``sender`` once a minute has passed (logout)."""
