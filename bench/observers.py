@@ -212,26 +212,31 @@ def summarize(target: str, observers: int, latencies: list[float], cpu: list[flo
     }
 
 
-def run_floor(args: argparse.Namespace, observers: int, games: list, *, direct: bool) -> dict:
-    """The same moves through ``bench/fanout_floor.py``: one write per observer, nothing else."""
+def start_floor(args: argparse.Namespace, *, direct: bool) -> tuple[Server, Conn]:
+    """``bench/fanout_floor.py`` on a free port, and its first connection (the sender)."""
     port = free_port(args.host)
     cmd = [args.python, str(Path(__file__).with_name("fanout_floor.py")), "--port", str(port),
            "--interface", args.host] + (["--direct"] if direct else [])
     proc = subprocess.Popen(cmd, cwd=REPO, stdin=subprocess.DEVNULL)
     server = Server(pid=proc.pid, host=args.host, port=port, proc=proc)
     server.command_line = cmd
-    conns: list[Conn] = []
+    deadline = time.monotonic() + args.start_timeout
+    while True:
+        try:
+            return server, Conn(args.host, port)
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                server.stop()
+                raise BenchError("fanout_floor.py did not start") from None
+            time.sleep(0.05)
+
+
+def run_floor(args: argparse.Namespace, observers: int, games: list, *, direct: bool) -> dict:
+    """The same moves through ``bench/fanout_floor.py``: one write per observer, nothing else."""
+    server, mover = start_floor(args, direct=direct)
+    port = server.port
+    conns: list[Conn] = [mover]
     try:
-        deadline = time.monotonic() + args.start_timeout
-        while True:
-            try:
-                mover = Conn(args.host, port)
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise BenchError("fanout_floor.py did not start")
-                time.sleep(0.05)
-        conns.append(mover)
         watchers = [Conn(args.host, port) for _ in range(observers)]
         conns += watchers
         wait_all(conns, PROMPT, timeout=args.timeout)

@@ -122,6 +122,14 @@ def test_seek_sought_play_starts_the_game(server):
     assert "You are already playing a game." in bob.command("play alice")
 
 
+def test_set_seek_0_hides_announcements_not_sought(server):
+    alice, bob = _guests(server, "alice", "bobby")
+    bob.command("set seek 0")
+    assert "(0 players saw the seek.)" in alice.command("seek 5 0")
+    assert bob.output() == ""
+    assert "1 ad displayed." in bob.command("sought")
+
+
 def test_matching_seeks_pair_at_once(server):
     alice, bob = _guests(server, "alice", "bobby")
     alice.command("seek 3 0")

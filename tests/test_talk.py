@@ -291,3 +291,21 @@ def test_empty_after_cleaning_is_a_usage_error(server):
     alice, bob = _clients(server, "alice", "bobby")
     assert "Usage: tell" in alice.command("tell bobby \x1b\x07")
     assert bob.output() == ""
+
+
+# -- block mode ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line, code", [
+    ("seek 5 0", 155), ("unseek", 156), ("sought", 157), ("play 9", 158), ("tell bobby hi", 132),
+    (". again", 132), (", nothing", 132), ("xtell bobby hi", 150), ("reply hi", 153),
+    ("say hi", 107), ("kibitz hi", 62), ("whisper hi", 145), ("shout hi", 110),
+    ("cshout hi", 31), ("inchannel", 53), ("+channel 5", 12), ("-channel 5", 129),
+])
+def test_every_talk_and_seek_command_answers_with_its_fics_block_code(server, line, code):
+    alice, bob = _clients(server, "alicia", "bobby")
+    alice.command("iset block 1")
+    alice.send(f"7 {line}")
+    frame = alice.raw_output()
+    assert frame.startswith(b"\x157\x16%d\x16" % code), frame
+    assert frame.endswith(b"\x17\r\n")

@@ -97,6 +97,9 @@ BLOCK_CODES: dict[str, int] = {
     "rmatch": 183, "rstat": 184, "crstat": 185, "hrstat": 186, "gstat": 187,
 }
 
+#: ``.`` and ``,`` are FICS's shortcuts for ``tell``: they answer with its code.
+BLOCK_CODES.update({".": BLOCK_CODES["tell"], ",": BLOCK_CODES["tell"]})
+
 # FICS's error codes: they replace the command's code in the frame.
 BAD_COMMAND = 512
 BAD_PARAMS = 513

@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterable
 
 import chess
 
-from ficsfen.i18n import LocalizedError, Message, msg, msgn
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
-from ficsfen.server.challenges import DEFAULT_TIME_CONTROL, MAX_INCREMENT, MAX_MINUTES
+from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
 from ficsfen.server.clock import TimeControl
 
 __all__ = [
@@ -52,7 +52,7 @@ MAX_SEEKS = 3
 MAX_RATING = 9999
 
 
-class SeekError(LocalizedError):
+class SeekError(ChallengeError):
     """A refused seek command; :attr:`message` says why, for the one who typed it."""
 
 
@@ -189,16 +189,7 @@ def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> See
             if variant is not None:
                 raise BadSeekArgumentsError(msg("Give at most one variant."))
             variant = name
-    if not numbers:
-        tc = default
-    else:
-        minutes = numbers[0]
-        increment = numbers[1] if len(numbers) > 1 else 0
-        if minutes > MAX_MINUTES or increment > MAX_INCREMENT:
-            raise BadSeekArgumentsError(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
-        if minutes == 0 and increment != 0:
-            raise BadSeekArgumentsError(msg("A game with an increment needs at least one minute of time."))
-        tc = TimeControl(minutes=minutes, increment=increment)
+    tc = time_control(numbers, default, error=BadSeekArgumentsError)
     return SeekRequest(tc, colour, variant, manual, formula, low, high)
 
 

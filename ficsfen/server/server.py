@@ -160,7 +160,8 @@ class FicsServer:
                                self.lists.refusal(receiver, sender) is not None,
                                tell=self.tell)
         #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
-        self.talk = Talk(session=self._sessions.get, censors=self._censors,
+        self.talk = Talk(session=self._sessions.get, censors=self.lists.censors,
+                         censoring=self.lists.censoring,
                          current=lambda: self._current,
                          limiter=TalkLimiter(clock.seconds, per_minute=self.config.talk_per_minute),
                          max_length=self.config.talk_max_length)
@@ -880,10 +881,6 @@ class FicsServer:
         """A personal list changed: the channel list is who hears a channel."""
         if name == "channel":
             (self.talk.channels.join if added else self.talk.channels.leave)(handle, int(item))
-
-    def _censors(self, receiver_key: str, sender: str) -> bool:
-        """Whether the player ``receiver_key`` (folded) has ``sender`` on their censor list."""
-        return self.lists.censors(receiver_key, sender)
 
     # -- boards ----------------------------------------------------------
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
+from ficsfen.server.session import Session
 
 __all__ = ["CHANNELS", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
            "TextTooLongError", "channel_number", "clean_text", "rating_text"]
@@ -115,15 +116,18 @@ class Talk:
 
     ``session(key)`` is the logged-in session of a folded handle (or None);
     ``censors(receiver, sender)`` whether the receiver's censor list holds
-    the sender; ``current()`` the session whose command is running (its
-    copy is command output, not a notification).
+    the sender, ``censoring(sender)`` the folded handles of all who censor
+    them (one look for a fan-out); ``current()`` the session whose command
+    is running (its copy is command output, not a notification).
     """
 
     def __init__(self, *, session: Callable[[str], Any], censors: Callable[[str, str], bool],
-                 current: Callable[[], Any], limiter: TalkLimiter, max_length: int) -> None:
+                 censoring: Callable[[str], set[str]], current: Callable[[], Any],
+                 limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
         self.censors = censors
+        self.censoring = censoring
         self._current = current
         self.limiter = limiter
         self.max_length = max_length
@@ -153,38 +157,32 @@ class Talk:
             raise TextTooLongError(msg(
                 "Your message is too long: at most {limit} characters are sent.",
                 limit=self.max_length))
-        try:
-            self.limiter.check(sender)
-        except OfferRateError as e:
-            raise TalkRateError(e.message) from None
+        self.limiter.check(sender)  # raises TalkRateError (TalkLimiter.refusal)
         return text
 
     def fanout(self, sender: str, keys: Iterable[str], message: Message, *,
-               wants: Callable[[Any], bool] | None = None) -> int:
+               needs: tuple[str, bool] | None = None) -> int:
         """Send ``message`` to the sessions of the folded handles ``keys``.
 
-        Left out: who is gone, who censors ``sender``, who ``wants`` says no
-        to.  Returns how many received it, the sender (who reads their own
-        copy as command output) not counted.
+        Left out: who is gone, who censors ``sender``, and with ``needs``
+        (a ``set`` variable and the value it must have, which is also its
+        default: ``("shout", True)``, ``("chanoff", False)``) who set it
+        otherwise.  Returns how many received it, the sender (who reads
+        their own copy as command output) not counted.
         """
-        from ficsfen.server.session import Session  # the server's, not the library's
-
         current = self._current()
         sender_key = fold(sender)
-        session_of, censors = self._session, self.censors
+        session_of = self._session
+        censoring = self.censoring(sender)
         groups: dict[tuple[str, str, str], list[Any]] = {}
         count = 0
         for key in keys:
             session = session_of(key)
-            if session is None or (wants is not None and not wants(session)):
+            if session is None or key in censoring:
                 continue
-            if key == sender_key:
-                if session is current:
-                    session.send(message)
-                    continue
-            elif censors(key, sender):
+            if needs is not None and session.variables.get(needs[0], needs[1]) != needs[1]:
                 continue
-            else:
+            if key != sender_key:
                 count += 1
             if session is current:
                 session.send(message)

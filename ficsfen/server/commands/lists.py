@@ -146,6 +146,11 @@ class PersonalLists:
         lists = self._lists.get(receiver_key)
         return lists is not None and "censor" in lists.names and lists.has("censor", sender)
 
+    def censoring(self, sender: str) -> set[str]:
+        """The folded handles of everyone censoring ``sender`` (one pass for a fan-out)."""
+        return {key for key, lists in self._lists.items()
+                if "censor" in lists.names and lists.has("censor", sender)}
+
     def refusal(self, receiver: str, sender: str) -> Message | None:
         """Why ``receiver`` refuses a match request from ``sender`` (FICS's text), or ``None``."""
         lists = self._lists.get(fold(receiver))

@@ -90,7 +90,7 @@ class TellCommand(_TalkCommand):
         count = talk.fanout(caller.handle, list(talk.channels.members(channel)),
                             msg("{handle}({channel}): {text}", handle=caller.display_name(),
                                 channel=channel, text=sent),
-                            wants=_hears_channels)
+                            needs=("chanoff", False))
         if self.remember:
             talk.last_channel[fold(caller.handle)] = channel
         caller.send(msgn("(told {count} player in channel {channel})",
@@ -121,10 +121,6 @@ class TellCommand(_TalkCommand):
             talk.last_told[fold(caller.handle)] = target.handle
         game = directory.game_of(target.handle)
         caller.send(talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game)))
-
-
-def _hears_channels(session: IServerCaller) -> bool:
-    return not session.variables.get("chanoff", False)
 
 
 class XtellCommand(TellCommand):
@@ -272,10 +268,8 @@ class ShoutCommand(_TalkCommand):
         sent = self._text(caller, text)
         if sent is None:
             return
-        variable = self.variable
         count = self.talk.fanout(caller.handle, list(self.everyone()),
-                                 self.frame(caller, sent),
-                                 wants=lambda s: s.variables.get(variable, True))
+                                 self.frame(caller, sent), needs=(self.variable, True))
         caller.send(self.sent(count))
 
     def frame(self, caller: IServerCaller, text: str) -> Message:
