@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from load import (LOOPBACK_CONFIG, Server, cpu_sched_seconds, percentile,  # noqa: E402
                   raise_fd_limit)
-from observers import PROMPT, Conn, login, start_floor, wait_all  # noqa: E402
+from observers import PROMPT, Conn, add_server_args, login, start_floor, wait_all  # noqa: E402
 
 CHANNEL = 1
 
@@ -140,12 +140,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    # what load.Server.start reads
-    p.add_argument("--python", default=sys.executable)
-    p.add_argument("--server-arg", action="append", default=[])
-    p.add_argument("--server-log", default="")
-    p.add_argument("--server-cpu", type=int, default=None, help="pin the server to this CPU")
-    p.add_argument("--start-timeout", type=float, default=20.0)
+    add_server_args(p)
     return p.parse_args(argv)
 
 

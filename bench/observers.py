@@ -279,13 +279,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--no-floor", action="store_true", help="skip the bench/fanout_floor.py runs")
-    # what load.Server.start reads
+    add_server_args(p)
+    return p.parse_args(argv)
+
+
+def add_server_args(p: argparse.ArgumentParser) -> None:
+    """The options ``load.Server.start`` and :func:`start_floor` read."""
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--server-arg", action="append", default=[])
     p.add_argument("--server-log", default="")
     p.add_argument("--server-cpu", type=int, default=None, help="pin the server to this CPU")
     p.add_argument("--start-timeout", type=float, default=20.0)
-    return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,8 @@ channels is the ``channel`` list (``+channel 5``, ``-channel 5``).
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold
@@ -256,7 +258,7 @@ class ShoutCommand(_TalkCommand):
     usage = msg("shout TEXT")
     variable = "shout"
 
-    def __init__(self, talk: Talk, everyone) -> None:
+    def __init__(self, talk: Talk, everyone: Callable[[], Iterable[str]]) -> None:
         super().__init__(talk)
         self.everyone = everyone
 
@@ -335,7 +337,7 @@ class InchannelCommand(_TalkCommand):
                     + " ".join(str(n) for n in numbers))
 
 
-def commands(talk: Talk, everyone) -> list[Command]:
+def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]:
     """The talk commands sharing ``talk``; ``everyone()`` lists every folded handle."""
     tell = TellCommand(talk)
     return [tell, XtellCommand(talk), DotCommand(talk, tell), CommaCommand(talk, tell),
