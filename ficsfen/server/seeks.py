@@ -44,7 +44,9 @@ __all__ = [
     "Seeks",
     "UnplayableVariantError",
     "check_playable",
+    "opposite",
     "parse_seek",
+    "sought_text",
 ]
 
 #: FICS lets one player post at most this many seeks.
