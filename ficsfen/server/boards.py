@@ -48,6 +48,7 @@ __all__ = [
     "relation_for",
     "style1",
     "style12",
+    "style12_frame",
     "verbose_move",
 ]
 
@@ -143,10 +144,16 @@ class Style12Frame:
                  clocks: tuple[float, float, bool] | None = None) -> "Style12Frame":
         """The frame of ``game`` now; ``clocks`` (White's, Black's seconds, ticking)
         replace the clocks' current reading (a move's, read at its instant)."""
-        minutes, increment = _time_control(game)
-        wtime, btime, ticking = _game_clocks(game) if clocks is None else clocks
-        return cls._build(game, game.tracker, minutes, increment, wtime, btime, ticking,
-                          _move_times(game), ms)
+        clocked = IClockedGame(game, None)  # adapted once: a frame is built per move
+        if clocked is None:
+            return cls._build(game, game.tracker, 0, 0, 0.0, 0.0, False, [], ms)
+        tc = clocked.time_control
+        if clocks is None:
+            clock = clocked.clock
+            clocks = (clock.remaining(chess.WHITE), clock.remaining(chess.BLACK),
+                      clock.running is not None)
+        return cls._build(game, game.tracker, tc.minutes, tc.increment, *clocks,
+                          clocked.move_times, ms)
 
     @classmethod
     def starting_position(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
@@ -232,7 +239,7 @@ def flip_for(game: IGame, viewer: str) -> bool:
     return viewer == game.black and viewer != game.white and not game.examined
 
 
-def _frame(game: IGame, ms: bool = False) -> Style12Frame:
+def style12_frame(game: IGame, ms: bool = False) -> Style12Frame:
     """The game's own cached frame (our games), else one built now."""
     if IServerGame.providedBy(game):
         return game.style12_frame(ms=ms)
@@ -241,7 +248,7 @@ def _frame(game: IGame, ms: bool = False) -> Style12Frame:
 
 def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
     """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
-    return _frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
+    return style12_frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
 
 
 def category(game: IGame) -> str:
