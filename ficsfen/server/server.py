@@ -896,22 +896,24 @@ class FicsServer:
         return session.lag_ms if session is not None else 0
 
     def board_text(self, session: Session, game: Any, *, fresh: bool = False,
-                   lag: int | None = None) -> str:
+                   lag: int | None = None, relation: int | None = None) -> str:
         """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
 
         ``fresh`` reads the clocks now (``refresh``) instead of as of the last move.
         Style 12 follows the session's ``ms`` ivar; ``lag`` is the mover's
-        (:meth:`mover_lag`, looked up when not given).
+        (:meth:`mover_lag`, looked up when not given), ``relation`` the
+        session's to ``game`` (:func:`boards.relation_for`, when not given).
         """
         handle = session.handle
         if session.style == 12:
             ms = session.ivars["ms"]
             lag = self.mover_lag(game) if lag is None else lag
+            relation = boards.relation_for(game, handle) if relation is None else relation
             if fresh:
-                text = boards.Style12Frame.for_game(game, ms=ms).line(
-                    boards.relation_for(game, handle), boards.flip_for(game, handle), lag)
+                frame = boards.Style12Frame.for_game(game, ms=ms)
             else:
-                text = boards.style12(game, viewer=handle, ms=ms, lag=lag)
+                frame = boards.style12_frame(game, ms=ms)
+            text = frame.line(relation, boards.flip_for(game, handle), lag)
         else:
             if IPlayedGame.providedBy(game) and not fresh:  # it caches its diagrams
                 text = game.style1(flipped=boards.flip_for(game, handle), lang=session.lang)
@@ -944,7 +946,7 @@ class FicsServer:
         def text_for(session: Session, key: tuple, noted: bool) -> str:
             text = texts.get(key)
             if text is None:
-                text = self.board_text(session, game, lag=lag)
+                text = self.board_text(session, game, lag=lag, relation=key[1])
                 if noted:
                     text = f"{session.render(note)}\n{text}"
                 texts[key] = text
@@ -967,6 +969,9 @@ class FicsServer:
         # Observers all see the same relation and orientation: what differs
         # between them is style, language, showfen and charset only, so each
         # group's bytes are built once and written to every member.
+        if not self.directory.observer_keys(game):
+            self._ping_to_move(game)
+            return
         relation = boards.relation_for(game, "")
         noted = note is not None
         groups = self._observer_groups(game, players)
