@@ -527,8 +527,8 @@ class FicsProtocol(TelnetProtocol):
         self._counted = False
         self._echo_off = False
         self._last_input = 0.0  # clock time of the last command line (idle timeout)
-        #: Lines typed while the password is checked, with their timeseal stamps.
-        self._type_ahead: deque[tuple[str, int | None]] = deque()
+        #: Lines typed while the password is checked, with their timeseal stamps' digits.
+        self._type_ahead: deque[tuple[str, bytes | None]] = deque()
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
         self._ivars: dict[str, bool] = {}  # set by %b at the login prompt
         #: A timeseal client's timing, once its first line said so.
@@ -717,7 +717,7 @@ class FicsProtocol(TelnetProtocol):
         # Fast path, as in dataReceived: one whole line and nothing buffered.
         if (data[-1:] == b"\n" and not self._buffer and not self._discarding
                 and len(data) <= limit and data.find(b"\n") == len(data) - 1):
-            self._sealed_line(data[:-1])
+            self._sealed_line(data)
             return
         self._receive(data, limit)
 
@@ -768,7 +768,7 @@ class FicsProtocol(TelnetProtocol):
             return
         hello, ping = found
         self._seal = timeseal.MoveTimer(ping=ping, max_compensation=self.config.lag_compensation)
-        self._take = self._sealed_line
+        self._take = self._sealed_raw
         self.dataReceived = self._sealed_data  # type: ignore[method-assign]
         self.log.info("timeseal client at {peer}: {hello}", peer=self.peer,
                       hello=decode_line(hello.text[:200]))
@@ -776,28 +776,34 @@ class FicsProtocol(TelnetProtocol):
     def _plain_line(self, raw: bytes) -> None:
         self.lineReceived(decode_line(raw))
 
-    def _sealed_line(self, raw: bytes) -> None:
-        """One line of a timeseal connection: decoded, a ping answer kept, else run."""
-        if not raw:
-            return  # a bare line end: nothing a timeseal client encodes
+    def _sealed_raw(self, raw: bytes) -> None:
+        """A line of a timeseal connection split from a longer read (without its ``\\n``)."""
+        self._sealed_line(raw + b"\n")
+
+    def _sealed_line(self, line: bytes) -> None:
+        """One line of a timeseal connection, with its ``\\n``: decoded, a ping answer kept, else run."""
         try:
-            typed, stamp = timeseal.decode(raw)
+            typed, digits = timeseal.unseal(line)
         except timeseal.TimesealError as e:
-            self.log.info("ignored a bad timeseal line from {peer}: {reason}", peer=self.peer,
-                          reason=e.render("en"))
-            self._complain(e.message)
+            if line != b"\n":  # a bare line end: nothing a timeseal client encodes
+                self.log.info("ignored a bad timeseal line from {peer}: {reason}", peer=self.peer,
+                              reason=e.render("en"))
+                self._complain(e.message)
             return
         if typed == timeseal.PING_REPLY:
-            self._seal.replied(stamp)
+            self._seal.replied(timeseal.stamp_of(digits))
             return
-        self._seal.stamp = stamp
+        self._seal.digits = digits
+        # What decode_line does: a timeseal line's text is ASCII (7 bits a byte).
+        text = typed.decode()
+        if not text.isprintable():
+            text = text.translate(_CONTROLS)
         if self.state == "command":  # what line_command does, one call less
-            text = decode_line(typed)
             if not text.startswith("$$"):
                 self._last_input = self.server.clock.seconds()
             self.server.execute(self.session, text)
         else:
-            self.lineReceived(decode_line(typed))
+            self.lineReceived(text)
 
     def _line_too_long(self) -> None:
         if self.session is not None:  # the server answers (code 520 in block mode)
@@ -942,7 +948,7 @@ class FicsProtocol(TelnetProtocol):
     def line_type_ahead(self, line: str) -> None:
         """A line typed while the password is checked: kept, to run in order afterwards."""
         if len(self._type_ahead) < MAX_TYPE_AHEAD:
-            self._type_ahead.append((line, self._seal.stamp if self._seal is not None else None))
+            self._type_ahead.append((line, self._seal.digits if self._seal is not None else None))
         else:
             self._dropped += 1
 
@@ -996,9 +1002,9 @@ class FicsProtocol(TelnetProtocol):
         check or wait)."""
         queue = self._type_ahead
         while queue and self.state not in ("checking", "delayed", "closed"):
-            line, stamp = queue.popleft()
+            line, digits = queue.popleft()
             if self._seal is not None:
-                self._seal.stamp = stamp
+                self._seal.digits = digits
             self.lineReceived(line)
 
     def line_confirm(self, line: str) -> None:

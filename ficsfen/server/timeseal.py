@@ -15,9 +15,9 @@ The encoding of one line, as clients apply it:
    ``KEY[(n + offset) % 50]`` for a random ``offset``, subtract 32;
 4. append ``0x80 | offset`` and the line end ``\\n``.
 
-:func:`decode` undoes it with C-level operations only (one ``itemgetter``
-pick or strided slices for the swaps, ``bytes.translate``, one big-integer
-XOR with a cached key stream): no Python loop over the bytes of a line.
+:func:`unseal` undoes it with C-level operations only (``bytes.translate``,
+integer masks and shifts for the swaps, one XOR with a cached key stream):
+no Python loop over the bytes of a line.
 
 The first line a client sends is ``TIMESTAMP|USER|SYSTEM|`` (``TIMESEAL2|``
 for version 2 clients), which tells the server to decode the rest.  The
@@ -31,9 +31,6 @@ clock minus a configured lag allowance.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import partial
-from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from ficsfen.i18n import LocalizedError, msg
@@ -57,6 +54,8 @@ __all__ = [
     "decode",
     "detect",
     "lag_charge",
+    "stamp_of",
+    "unseal",
 ]
 
 #: The XOR key every timeseal implementation shares (50 bytes).
@@ -87,8 +86,6 @@ _MAX_DIGITS = 20
 # x's own high bit gone.  Any other byte cannot come from an encoder: it
 # maps to 0xFF, which no valid line decodes to.
 _UNSHIFT = bytes((b + 32) & 0x7F if 0x60 <= b <= 0xDF else 0xFF for b in range(256))
-# Where each byte of a 12-byte block comes from: the swaps are their own inverse.
-_BLOCK = (11, 1, 9, 3, 7, 5, 6, 4, 8, 2, 10, 0)
 
 
 def _swap_blocks(line: bytes, size: int) -> bytes:
@@ -100,39 +97,49 @@ def _swap_blocks(line: bytes, size: int) -> bytes:
     return bytes(block)
 
 
-# For short lines (most commands fit in one or two blocks) one itemgetter
-# call picks every byte in its original order, cheaper than six slices.
-_PICKS = {size: itemgetter(*(base + i for base in range(0, size, 12) for i in _BLOCK))
-          for size in range(12, 61, 12)}
-
-
-def _unswap(line: bytes, size: int) -> bytes:
-    pick = _PICKS.get(size)
-    return bytes(pick(line)) if pick is not None else _swap_blocks(line, size)
-
-
-#: What decoding a line needs, by ``len(line) << 8 | offset byte``: what
-#: undoes the swaps (an itemgetter, or slices for long lines), the key
-#: stream in the original byte order as one integer to XOR with, and the
-#: size of the encoded text.  Only valid lengths and offsets get an entry,
-#: so one dict access per line also checks both.
-_TABLES: dict[int, tuple[Callable[[bytes], Iterable[int]], int, int]] = {}
+#: What decoding a line needs, by the length of the line with its ``\n``,
+#: then by its offset byte (None for a byte that is not an offset): the size
+#: of the encoded text, the key stream in the text's own byte order as one
+#: integer, and for lines of one or two blocks the masks and shifts that undo
+#: the swaps (see :func:`unseal`).  Only valid lengths and offsets get an
+#: entry, so the lookup also checks both.
+_TABLES: dict[int, list[tuple[int, int, int, int, int, int] | None]] = {}
 _MAX_TABLES = 4096  # 50 offsets x the line sizes in use
+_table_count = 0
+#: Byte positions of a block the swaps move (0, 2, 4, 7, 9, 11) and keep.
+_SWAPPED = frozenset((0, 2, 4, 7, 9, 11))
+_from_bytes = int.from_bytes
 
 
-def _tables(line: bytes) -> tuple[Callable[[bytes], Iterable[int]], int, int]:
-    """The :data:`_TABLES` entry for ``line``, made and kept; raises on a bad length or offset."""
-    size = len(line) - 1
+def _mask(size: int, positions: frozenset[int]) -> int:
+    """An integer with 0xFF at each byte of a ``size``-byte text whose place in its block is in ``positions``."""
+    return int.from_bytes(bytes(0xFF if n % 12 in positions else 0 for n in range(size)), "little")
+
+
+def _tables(data: bytes) -> tuple[int, int, int, int, int, int]:
+    """The :data:`_TABLES` entry for ``data``, made and kept; raises on a bad length or offset."""
+    global _table_count
+    size = len(data) - 2
     if size <= 0 or size % 12:
         raise TimesealError(msg("Bad timeseal line: its length is not a multiple of 12 plus 1."))
-    offset = line[-1] - 0x80
+    offset = data[-2] - 0x80
     if not 0 <= offset < _KEY_LENGTH:
         raise TimesealError(msg("Bad timeseal line: its last byte is not a key offset."))
-    stream = bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size))
-    unswap = _PICKS.get(size) or partial(_swap_blocks, size=size)
-    tables = unswap, int.from_bytes(_unswap(stream, size), "little"), size
-    if len(_TABLES) < _MAX_TABLES:
-        _TABLES[len(line) << 8 | line[-1]] = tables
+    key = _from_bytes(_swap_blocks(bytes(KEY[(n + offset) % _KEY_LENGTH] for n in range(size)), size), "little")
+    swapped, kept = _mask(size, _SWAPPED), _mask(size, frozenset(range(12)) - _SWAPPED)
+    if size == 12:
+        shifts = 16, 0
+    elif size == 24:
+        shifts = 112, 80
+        # The left shift brings the offset byte, as translated, to byte 11,
+        # which the right shift fills too: the key takes it out again.
+        key ^= _UNSHIFT[data[-2]] << 88
+    else:
+        shifts = 0, 0
+    tables = size, key, swapped, kept, *shifts
+    if _table_count < _MAX_TABLES:
+        _TABLES.setdefault(len(data), [None] * 256)[data[-2]] = tables
+        _table_count += 1
     return tables
 
 
@@ -147,30 +154,59 @@ class SealedLine(NamedTuple):
     stamp: int
 
 
-_sealed_line = tuple.__new__  # builds a SealedLine without NamedTuple's Python-level __new__
+def unseal(data: bytes) -> tuple[bytes, bytes]:
+    """The typed text and the stamp's digits of one encoded line that ends in ``\\n``.
 
+    The receive path's own decoder: the digits are read as a number only
+    when a move needs them (:func:`stamp_of`).
 
-def decode(line: bytes) -> SealedLine:
-    """The text and stamp of one encoded ``line`` (without its ``\\n``).
+    The swaps of a 12-byte block exchange byte ``i`` with byte ``11 - i``
+    for ``i`` in 0, 2, 4: the bytes a reversal of the block would move.
+    Reading the line as a big-endian integer reverses it, so the text of a
+    one- or two-block line is the reversed reading where the swaps act, the
+    plain reading elsewhere, each masked, then XORed with the key stream: a
+    handful of C-level integer operations, no pass over the bytes in Python.
 
     :raises TimesealError: wrong length, a byte no encoder writes, a bad
         offset byte, or no ``\\x18DIGITS\\x19`` stamp at the end.
     """
     try:
-        unswap, key, size = _TABLES[len(line) << 8 | line[-1]]
-    except (KeyError, IndexError):
-        unswap, key, size = _tables(line)
-    # Undo the shift (a translation), then the swaps (one C-level pick of
-    # every byte, read by int.from_bytes as is) and the XOR with the key
-    # stream picked the same way.
-    plain = line.translate(_UNSHIFT)  # the offset byte too: it never maps to 0xFF
-    if 0xFF in plain:
+        size, key, swapped, kept, right, left = _TABLES[len(data)][data[-2]]
+    except (KeyError, IndexError, TypeError):
+        size, key, swapped, kept, right, left = _tables(data)
+    # Undo the shift (a translation: the offset byte and the line end never
+    # map to 0xFF nor reach the text), then the swaps and the XOR.
+    plain = data.translate(_UNSHIFT)
+    if left:  # two blocks: the reversed reading's blocks change places too
+        turned = _from_bytes(plain)
+        mixed = (turned >> right ^ turned << left) & swapped | _from_bytes(plain, "little") & kept
+    elif right:  # one block
+        mixed = _from_bytes(plain) >> right & swapped | _from_bytes(plain, "little") & kept
+    else:  # three blocks or more
+        mixed = _from_bytes(_swap_blocks(plain, size), "little")
+    text = (mixed ^ key).to_bytes(size, "little")
+    # A byte no encoder writes translated to 0xFF, which no key byte brings below 0x80.
+    if not text.isascii():
         raise TimesealError(msg("Bad timeseal line: it holds bytes no timeseal client sends."))
-    text, start, tail = (int.from_bytes(unswap(plain), "little") ^ key).to_bytes(size, "little").rpartition(b"\x18")
+    text, start, tail = text.rpartition(b"\x18")
     digits, end, filler = tail.partition(b"\x19")
     if not start or not end or len(digits) > _MAX_DIGITS or not digits.isdigit() or len(filler) > 12:
         raise TimesealError(msg("Bad timeseal line: it carries no time stamp."))
-    return _sealed_line(SealedLine, (text, int(digits) % STAMP_MODULUS))
+    return text, digits
+
+
+def stamp_of(digits: bytes) -> int:
+    """The stamp (ms modulo 10**7) that :func:`unseal`'s ``digits`` give."""
+    return int(digits) % STAMP_MODULUS
+
+
+def decode(line: bytes) -> SealedLine:
+    """The text and stamp of one encoded ``line`` (without its ``\\n``).
+
+    :raises TimesealError: as :func:`unseal`.
+    """
+    text, digits = unseal(line + b"\n")
+    return SealedLine(text, stamp_of(digits))
 
 
 def detect(line: bytes) -> tuple[SealedLine, bytes] | None:
@@ -217,7 +253,7 @@ def lag_charge(client: float, wall: float, max_compensation: float) -> float:
 class MoveTimer:
     """What one timeseal connection's stamps say about the player's moves.
 
-    The telnet side sets :attr:`stamp` to the stamp of each line before
+    The telnet side sets :attr:`digits` to the stamp digits of each line before
     running it and reports answers to pings (:meth:`replied`); the server
     calls :meth:`ping` after sending the board to the player to move and
     :meth:`charge` when that player's move arrives.  As FICS does, the
@@ -230,11 +266,18 @@ class MoveTimer:
     def __init__(self, *, ping: bytes = PING, max_compensation: float = 1.0) -> None:
         self.ping_bytes = ping
         self.max_compensation = max_compensation
-        #: The stamp of the line being run.
-        self.stamp: int | None = None
+        #: The stamp's digits on the line being run, as sent: read as a
+        #: number (:attr:`stamp`) only when a move or a type-ahead needs it.
+        self.digits: bytes | None = None
         self._session: "Session | None" = None
         self._pending = 0  # pings sent and not answered yet
         self._received: int | None = None  # stamp of the first answer since the last ping
+
+    @property
+    def stamp(self) -> int | None:
+        """The stamp of the line being run (ms modulo 10**7), if it had one."""
+        digits = self.digits
+        return None if digits is None else stamp_of(digits)
 
     def attach(self, session: "Session") -> None:
         """Send pings to ``session`` and report its lag there (``session.lag_ms``)."""
@@ -264,9 +307,10 @@ class MoveTimer:
         session's ``lag_ms``.
         """
         received, self._received = self._received, None
-        if received is None or self.stamp is None:
+        moved = self.stamp
+        if received is None or moved is None:
             return lag_charge(0.0, wall, self.max_compensation)
-        client = client_elapsed_ms(received, self.stamp, wall * 1000.0) / 1000.0
+        client = client_elapsed_ms(received, moved, wall * 1000.0) / 1000.0
         if self._session is not None:
             self._session.lag_ms = max(0, round((wall - client) * 1000.0))
         return lag_charge(client, wall, self.max_compensation)
