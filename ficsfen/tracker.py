@@ -359,7 +359,8 @@ class FenBuilder:
 
 # A promoted piece (crazyhouse) is one character in the rank strings, like
 # any piece, and becomes its letter and "~" when the placement is written.
-_PROMOTED_IN = {letter: chr(0x2460 + i) for i, letter in enumerate("NBRQnbrq")}
+# (letters that are no FEN piece and no digit: str.isdigit() is true of many symbols)
+_PROMOTED_IN = dict(zip("NBRQnbrq", "WXYZwxyz"))
 _PROMOTED_OUT = str.maketrans({char: letter + "~" for letter, char in _PROMOTED_IN.items()})
 _OWN_ROOK = {"K": "R", "k": "r"}
 
@@ -817,10 +818,6 @@ def _castle_onto(board: chess.Board, text: str, rook: int) -> chess.Move:
     return move
 
 
-_HELD = {chess.PAWN: msg("a pawn"), chess.KNIGHT: msg("a knight"), chess.BISHOP: msg("a bishop"),
-         chess.ROOK: msg("a rook"), chess.QUEEN: msg("a queen")}
-
-
 def _drop(board: chess.Board, text: str, to: int, letter: str) -> chess.Move:
     """A crazyhouse drop (``P@e4``, ``N@f7+``, ``@e4`` for a pawn)."""
     piece_type = _PIECE_FROM_LETTER.get(letter, chess.PAWN)
@@ -832,7 +829,7 @@ def _drop(board: chess.Board, text: str, to: int, letter: str) -> chess.Move:
         return move
     square = chess.SQUARE_NAMES[to]
     if not board.pockets[board.turn].count(piece_type):
-        raise IllegalMoveError(msg("Illegal move: you have no {piece} in hand.", piece=_HELD[piece_type]),
+        raise IllegalMoveError(msg("Illegal move: you have no {pieces} in hand.", pieces=_PIECES[piece_type]),
                                move_text=text, code="drop-none")
     if board.occupied & _BB[to]:
         raise IllegalMoveError(msg("Illegal move: {square} is occupied.", square=square),
@@ -1000,7 +997,7 @@ class Tracker:
             )
         fen = self._history[ply - 1].fen if ply else self._initial_fen
         if shredder and self._variant is not None:
-            return convert_castling(fen, shredder=True)
+            return convert_castling(fen, shredder=True, variant=self._variant)
         return fen
 
     # -- moves --------------------------------------------------------------

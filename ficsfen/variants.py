@@ -217,10 +217,10 @@ def parse_variant(text: str, variant: str | Variant) -> VariantPosition:
             not text.isprintable() and any(c.isspace() and c != " " for c in text)):
         _fen._record_error(text)
     placement, turn, castling, ep, half, full = fields
-    board_part, holdings, promoted = placement, None, 0
+    board_part, holdings = placement, None
     if v.holdings:
         board_part, held = _split_holdings(placement)
-        board_part, promoted = _promoted_marks(board_part)
+        board_part = _promoted_marks(board_part)
         holdings = _holdings(held)
     if v.chess960:
         # Fields 1 and 2, then castling, then the rest, so errors come in field order.
@@ -228,10 +228,11 @@ def parse_variant(text: str, variant: str | Variant) -> VariantPosition:
         xfen, shredder = _castling960(board_part, castling)
         position = _fen._parse(f"{board_part} {turn} - {ep} {half} {full}", True)
     else:
+        castling = castling.translate(_XFEN_CORNERS)  # Shredder-FEN's corner files
         position = _fen._parse(f"{board_part} {turn} {castling} {ep} {half} {full}", True, False)
         xfen = position.castling
         shredder = xfen.translate(_SHREDDER_CORNERS)
-        _check_totals(placement, board_part, holdings or "", promoted)
+        _check_totals(placement, holdings or "")
     marked = placement.partition("[")[0]
     return VariantPosition(v, marked, holdings, turn, xfen, shredder, position.ep,
                            position.halfmove, position.fullmove)
@@ -277,27 +278,19 @@ def _holdings(held: str) -> str:
     return "".join(sorted(held, key=_HELD_RANK.__getitem__))
 
 
-def _promoted_marks(board: str) -> tuple[str, int]:
-    """The placement without its ``~`` markers, and the promoted squares as a bitboard."""
+def _promoted_marks(board: str) -> str:
+    """The placement without its ``~`` markers, each checked to follow N, B, R or Q."""
     if "~" not in board:
-        return board, 0
-    promoted = 0
+        return board
     for index, rank in enumerate(board.split("/")):
-        square = (7 - index) * 8
         previous = ""
         for c in rank:
-            if c == "~":
-                if not previous or previous not in "NBRQnbrq":
-                    raise PromotedMarkError(1, "promoted-mark", rank, msg(
-                        'rank {rank} ("{text}"): "~" marks a promoted piece and follows '
-                        'its letter (N, B, R or Q)', rank=8 - index, text=_fen._shown(rank)))
-                promoted |= 1 << (square - 1)
-            elif c.isdigit():
-                square += int(c)
-            else:
-                square += 1
+            if c == "~" and (not previous or previous not in "NBRQnbrq"):
+                raise PromotedMarkError(1, "promoted-mark", rank, msg(
+                    'rank {rank} ("{text}"): "~" marks a promoted piece and follows '
+                    'its letter (N, B, R or Q)', rank=8 - index, text=_fen._shown(rank)))
             previous = c
-    return board.replace("~", ""), promoted
+    return board.replace("~", "")
 
 
 # (piece type, how many a game has, the message)
@@ -319,17 +312,18 @@ _TOTALS: tuple[tuple[int, int, Callable[[int], Message]], ...] = (
 )
 
 
-def _check_totals(placement: str, board: str, holdings: str, promoted: int) -> None:
+def _check_totals(placement: str, holdings: str) -> None:
     """No capture or drop creates material: every piece on the board or in hand is one of the 32."""
-    on_board = chess.BaseBoard(board)
+    board = placement.partition("[")[0]
     held = holdings.lower()
     for piece_type, most, message in _TOTALS:
-        mask = on_board.pieces_mask(piece_type, chess.WHITE) | on_board.pieces_mask(piece_type, chess.BLACK)
+        letter = chess.PIECE_SYMBOLS[piece_type]
+        upper = letter.upper()
+        count = board.count(letter) + board.count(upper) + held.count(letter)
         if piece_type == chess.PAWN:
-            count = mask.bit_count() + promoted.bit_count()
+            count += board.count("~")  # a promoted piece was a pawn
         else:
-            count = (mask & ~promoted).bit_count()
-        count += held.count(chess.PIECE_SYMBOLS[piece_type])
+            count -= board.count(letter + "~") + board.count(upper + "~")
         if count > most:
             raise TooManyPiecesError(1, "piece-total", placement, message(count))
 
@@ -339,6 +333,7 @@ def _check_totals(placement: str, board: str, holdings: str, promoted: int) -> N
 
 _FILES = "abcdefgh"
 _SHREDDER_CORNERS = str.maketrans("KQkq", "HAha")
+_XFEN_CORNERS = str.maketrans("HAha", "KQkq")
 _CASTLING_CHARS = frozenset("KQkq" + _FILES + _FILES.upper())
 _SIDE_NAMES = {True: msg("White"), False: msg("Black")}
 
@@ -481,10 +476,13 @@ def _emit_rights(rights: list[_Right], backs: dict[bool, str]) -> tuple[str, str
     return "".join(xfen), "".join(shredder)
 
 
-def convert_castling(fen: str, *, shredder: bool) -> str:
+def convert_castling(fen: str, *, shredder: bool, variant: str | Variant = CHESS960) -> str:
     """A valid variant record with its castling field in Shredder-FEN or X-FEN."""
     placement, turn, castling, rest = fen.split(" ", 3)
-    xfen, shredder_field = _castling960(placement.partition("[")[0], castling)
+    if not variant_named(variant).chess960:  # the corners only
+        castling = castling.translate(_SHREDDER_CORNERS if shredder else _XFEN_CORNERS)
+        return f"{placement} {turn} {castling} {rest}"
+    xfen, shredder_field = _castling960(placement, castling)
     return f"{placement} {turn} {shredder_field if shredder else xfen} {rest}"
 
 
