@@ -768,12 +768,21 @@ def _castle(board: chess.Board, text: str, *, queenside: bool) -> chess.Move:
         if board.is_legal(move):
             return move
     if king != chess.square(4, rank) or not board.castling_rights & _BB[rook_home]:
-        raise IllegalMoveError(
-            msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
-        )
+        raise _no_castling(text, side)
+    raise _castling_refused(board, text, side)
+
+
+def _no_castling(text: str, side: Message) -> IllegalMoveError:
+    return IllegalMoveError(
+        msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
+    )
+
+
+def _castling_refused(board: chess.Board, text: str, side: Message) -> IllegalMoveError:
+    """Castling that the rights allow but the position does not."""
     if board.is_check():
-        raise IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
-    raise IllegalMoveError(
+        return IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
+    return IllegalMoveError(
         msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
         move_text=text,
         code="castling-blocked",
@@ -790,19 +799,11 @@ def _castle960(board: chess.Board, text: str, king: int | None, queenside: bool,
             if (square < king) == queenside:
                 rook = square
     if rook is None:
-        raise IllegalMoveError(
-            msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
-        )
+        raise _no_castling(text, side)
     move = _Move(king, rook)  # type: ignore[arg-type]
     if board.is_legal(move):
         return move
-    if board.is_check():
-        raise IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
-    raise IllegalMoveError(
-        msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
-        move_text=text,
-        code="castling-blocked",
-    )
+    raise _castling_refused(board, text, side)
 
 
 def _castle_onto(board: chess.Board, text: str, rook: int) -> chess.Move:
@@ -812,9 +813,7 @@ def _castle_onto(board: chess.Board, text: str, rook: int) -> chess.Move:
     side = msg("queenside") if queenside else msg("kingside")
     move = _castle960(board, text, king, queenside, side)
     if move.to_square != rook:
-        raise IllegalMoveError(
-            msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
-        )
+        raise _no_castling(text, side)
     return move
 
 

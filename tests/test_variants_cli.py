@@ -10,22 +10,10 @@ import chess.pgn
 import chess.variant
 import pytest
 
-from ficsfen import cli
+from test_cli import english_locale, run  # noqa: F401  (an autouse fixture, and the runner)
 
 START_960 = "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w KQkq - 0 1"
 ZH_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
-
-
-@pytest.fixture(autouse=True)
-def english_locale(monkeypatch):
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def run(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_check_chess960_x_fen_and_shredder(capsys):
