@@ -983,7 +983,8 @@ class Tracker:
     def fen_at(self, ply: int, *, shredder: bool = False) -> str:
         """The FEN after ``ply`` plies (0 is the initial position).
 
-        ``shredder``: a Chess960 game's castling field in Shredder-FEN.
+        ``shredder``: the castling field in Shredder-FEN (rook files: ``HAha``
+        for corner rooks, the Chess960 rooks' files in a Chess960 game).
         """
         if not isinstance(ply, int) or not 0 <= ply <= len(self._history):
             raise PlyRangeError(
@@ -995,7 +996,7 @@ class Tracker:
                 )
             )
         fen = self._history[ply - 1].fen if ply else self._initial_fen
-        if shredder and self._variant is not None:
+        if shredder:
             return convert_castling(fen, shredder=True, variant=self._variant)
         return fen
 

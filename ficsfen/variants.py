@@ -476,10 +476,13 @@ def _emit_rights(rights: list[_Right], backs: dict[bool, str]) -> tuple[str, str
     return "".join(xfen), "".join(shredder)
 
 
-def convert_castling(fen: str, *, shredder: bool, variant: str | Variant = CHESS960) -> str:
-    """A valid variant record with its castling field in Shredder-FEN or X-FEN."""
+def convert_castling(fen: str, *, shredder: bool, variant: str | Variant | None = CHESS960) -> str:
+    """A valid record with its castling field in Shredder-FEN or X-FEN.
+
+    ``variant`` ``None`` is standard chess, whose castling rooks are in the corners.
+    """
     placement, turn, castling, rest = fen.split(" ", 3)
-    if not variant_named(variant).chess960:  # the corners only
+    if variant is None or not variant_named(variant).chess960:  # the corners only
         castling = castling.translate(_SHREDDER_CORNERS if shredder else _XFEN_CORNERS)
         return f"{placement} {turn} {castling} {rest}"
     xfen, shredder_field = _castling960(placement, castling)

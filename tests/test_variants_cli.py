@@ -101,3 +101,42 @@ def test_fens_reports_a_bad_variant_fen_tag(capsys, tmp_path):
     code, out, err = run(capsys, "fens", str(path))
     assert code == 1
     assert 'Game 1: bad FEN tag: field 3 (castling): "C" needs a White rook on c1' in err
+
+
+# -- the fen command, on a host's games (nothing but the interfaces) -----------
+
+
+def test_fen_command_shredder_on_variant_games():
+    from test_api import Caller, Directory, Game
+
+    from ficsfen import FenCommand, Tracker
+
+    chess960 = Game(3, "alice", "bob")
+    chess960.tracker = Tracker(START_960, variant="chess960")
+    chess960.tracker.push("e4")
+    zh = Game(5, "carol", "dora")
+    zh.tracker = Tracker(variant="crazyhouse")
+    for move in ("e4", "d5", "exd5"):
+        zh.tracker.push(move)
+    standard = Game(7, "erin", "shredder")
+    standard.tracker = Tracker()
+    directory = Directory(chess960, zh, standard, online=("alice", "bob", "carol", "dora", "erin",
+                                                          "shredder"))
+    fen = FenCommand()
+    after_e4 = "bqnrkrnb/pppppppp/8/8/4P3/8/PPPP1PPP/BQNRKRNB b KQkq e3 0 1"
+    for args, expected in (
+        ("", after_e4),
+        ("shredder", after_e4.replace("KQkq", "FDfd")),
+        ("3 shredder", after_e4.replace("KQkq", "FDfd")),
+        ("shredder 5", "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR[P] b HAha - 0 2"),
+        ("5", "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR[P] b KQkq - 0 2"),
+        ("shredder 7", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"),
+        ("shredder shredder", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"),
+        ("shred", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),  # a handle prefix
+    ):
+        caller = Caller("alice")
+        fen(caller, args, directory)
+        assert caller.lines[-1] == expected, args
+    caller = Caller("alice", "fr")
+    fen(caller, "1 2 3", directory)
+    assert caller.lines == ["Usage\u202f: fen [shredder] [numéro de partie | pseudo]"]
