@@ -4,9 +4,11 @@ The peer of ``bench/observers.py``.  Every connection but the first is an
 "observer"; a line ``MOVE FEN`` from any connection makes the server send
 every observer one precomputed-size message (a ``<12>``-sized line, the FEN
 line and the prompt, like ficsfen's board notification) and answer the
-sender with a prompt.  No login, no parsing, no formatting: what is left is
-the cost of one write per observer through Twisted (``--direct`` writes to
-the socket at once when its buffer is empty, as ficsfen does).
+sender with a prompt.  ``TELL TEXT`` does the same with the text alone on
+its line (the floor of a channel tell, ``bench/fanout_tell.py``).  No
+login, no parsing, no formatting: what is left is the cost of one write per
+observer through Twisted (``--direct`` writes to the socket at once when its
+buffer is empty, as ficsfen does).
 
     python bench/fanout_floor.py --port 5001 [--direct]
 """
@@ -39,8 +41,11 @@ class Broadcast(LineOnlyReceiver):
             self.factory.clients.remove(self)
 
     def lineReceived(self, line: bytes) -> None:
-        if line.startswith(b"MOVE "):
-            data = b"\r\n" + BOARD + b"\r\n" + line[5:] + b"\r\n" + PROMPT
+        # MOVE: a board-sized line and the text (bench/observers.py); TELL: the text
+        # alone, as a chat line (bench/fanout_tell.py).
+        if line.startswith(b"MOVE ") or line.startswith(b"TELL "):
+            body = line[5:] if line.startswith(b"TELL ") else BOARD + b"\r\n" + line[5:]
+            data = b"\r\n" + body + b"\r\n" + PROMPT
             direct = self.factory.direct
             for client in self.factory.clients:
                 if client is not self:

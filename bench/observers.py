@@ -212,26 +212,31 @@ def summarize(target: str, observers: int, latencies: list[float], cpu: list[flo
     }
 
 
-def run_floor(args: argparse.Namespace, observers: int, games: list, *, direct: bool) -> dict:
-    """The same moves through ``bench/fanout_floor.py``: one write per observer, nothing else."""
+def start_floor(args: argparse.Namespace, *, direct: bool) -> tuple[Server, Conn]:
+    """``bench/fanout_floor.py`` on a free port, and its first connection (the sender)."""
     port = free_port(args.host)
     cmd = [args.python, str(Path(__file__).with_name("fanout_floor.py")), "--port", str(port),
            "--interface", args.host] + (["--direct"] if direct else [])
     proc = subprocess.Popen(cmd, cwd=REPO, stdin=subprocess.DEVNULL)
     server = Server(pid=proc.pid, host=args.host, port=port, proc=proc)
     server.command_line = cmd
-    conns: list[Conn] = []
+    deadline = time.monotonic() + args.start_timeout
+    while True:
+        try:
+            return server, Conn(args.host, port)
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                server.stop()
+                raise BenchError("fanout_floor.py did not start") from None
+            time.sleep(0.05)
+
+
+def run_floor(args: argparse.Namespace, observers: int, games: list, *, direct: bool) -> dict:
+    """The same moves through ``bench/fanout_floor.py``: one write per observer, nothing else."""
+    server, mover = start_floor(args, direct=direct)
+    port = server.port
+    conns: list[Conn] = [mover]
     try:
-        deadline = time.monotonic() + args.start_timeout
-        while True:
-            try:
-                mover = Conn(args.host, port)
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise BenchError("fanout_floor.py did not start")
-                time.sleep(0.05)
-        conns.append(mover)
         watchers = [Conn(args.host, port) for _ in range(observers)]
         conns += watchers
         wait_all(conns, PROMPT, timeout=args.timeout)
@@ -274,13 +279,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--no-floor", action="store_true", help="skip the bench/fanout_floor.py runs")
-    # what load.Server.start reads
+    add_server_args(p)
+    return p.parse_args(argv)
+
+
+def add_server_args(p: argparse.ArgumentParser) -> None:
+    """The options ``load.Server.start`` and :func:`start_floor` read."""
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--server-arg", action="append", default=[])
     p.add_argument("--server-log", default="")
     p.add_argument("--server-cpu", type=int, default=None, help="pin the server to this CPU")
     p.add_argument("--start-timeout", type=float, default=20.0)
-    return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:

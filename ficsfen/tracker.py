@@ -1023,11 +1023,15 @@ class Tracker:
 
     def _commit(self, move: chess.Move) -> Ply:
         board = self._board
-        san = board.san(move)  # python-chess's SAN: disambiguation and +/# included
         color = board.turn
         move_number = board.fullmove_number
         capture = board.occupied_co[not color] & _BB[move.to_square] or move.promotion or move.to_square == board.ep_square
-        fen = self._builder.push(board, move)
+        builder = self._builder
+        builder.apply(move)
+        # python-chess's SAN (disambiguation and +/# included), which plays the
+        # move to find the suffix: keep it played rather than play it twice.
+        san = board.san_and_push(move)
+        fen = builder.fen(board)
         if capture:
             self._dead = board.is_insufficient_material()
         ply = Ply(len(self._history) + 1, san, move.uci(), fen, move, color, move_number)

@@ -38,7 +38,7 @@ def load(name: str) -> ModuleType:
 
 
 @pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
-                                    "bench_fens", "bench_parse"])
+                                    "fanout_tell", "bench_fens", "bench_parse"])
 def test_every_bench_script_starts(script):
     """Imports survive layout moves: ``--help`` runs from the repository root."""
     proc = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), "--help"], cwd=REPO,
@@ -200,3 +200,13 @@ def test_load_stops_the_server_it_started_when_terminated():
                 os.kill(server, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_fanout_tell_delivers_every_tell_to_every_member_of_each_server(capsys):
+    """A small run: each server (ficsfen, both floors) reaches every member every time."""
+    fanout_tell = load("fanout_tell")
+    assert fanout_tell.main(["--members", "5", "--tells", "3", "--warmup", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["target"] for r in report["runs"]] == ["ficsfen", "floor", "floor-direct"]
+    assert all(r["tells"] == 3 and r["members"] == 5 for r in report["runs"])
+    assert set(report["ratio_vs_floor"]) == {"floor", "floor-direct"}

@@ -113,6 +113,33 @@ def test_material():
     assert material(chess.Board("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), chess.BLACK) == 0
 
 
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10_000), max_size=60))
+def test_material_counts_every_piece_at_its_fics_value(choices):
+    """Random legal games (promotions included): pawn 1, minor 3, rook 5, queen 9."""
+    board = chess.Board()
+    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+    for choice in choices:
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(moves[choice % len(moves)])
+        for color in chess.COLORS:
+            expected = sum(v * len(board.pieces(pt, color)) for pt, v in values.items())
+            assert material(board, color) == expected
+
+
+def test_castling_flags_of_any_castling_field():
+    """Style 12's four flags read K, Q, k, q wherever they stand in the field."""
+    from ficsfen.server.boards import _castling_flags
+
+    assert _castling_flags("KQkq") == "1 1 1 1"
+    assert _castling_flags("-") == "0 0 0 0"
+    assert _castling_flags("Kq") == "1 0 0 1"
+    assert _castling_flags("qK") == "1 0 0 1"
+    assert _castling_flags("Qk") == "0 1 1 0"
+
 def test_style1_from_each_side_and_in_french():
     reactor, game = new_game(5, 0)
     reactor.advance(3)

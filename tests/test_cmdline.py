@@ -203,7 +203,9 @@ def test_iset_lock(alice):
 
 def test_every_ivar_is_accepted_stored_and_listed(alice, bob):
     for name in IVARS:
-        if name not in ("lock", "block"):
+        if name == "seekinfo":  # then the seeks: <sc> (none here)
+            assert alice.command(f"iset {name} 1") == f"{name} set.\n<sc>\n"
+        elif name not in ("lock", "block"):
             assert alice.command(f"iset {name} 1") == f"{name} set.\n"
     listing = alice.command("ivariables")
     assert listing.startswith("Interface variable settings of alice:\n\n")

@@ -74,7 +74,7 @@ def test_pychess_block_mode_session(served):
             ("set style 12", 109, ["Style 12 set."]),
             ("iset allresults 1", 56, ["allresults set."]),
             ("iset pin 1", 56, ["pin set."]),
-            ("iset seekinfo 1", 56, ["seekinfo set."]),
+            ("iset seekinfo 1", 56, ["seekinfo set.", "<sc>"]),  # then the seeks (none)
             ("iset seekremove 1", 56, ["seekremove set."]),
             ("iset showownseek 1", 56, ["showownseek set."]),
             ("iset lock 1", 56, ["lock set."]),

@@ -35,6 +35,7 @@ from ficsfen.server.store import (
     StoreWriteError,
 )
 from ficsfen.server.store.testing import private_reactor, wait_for
+from ficsfen.server.store.writer import rows_insert
 
 HASH = hash_password("secret", iterations=1000)
 
@@ -374,6 +375,36 @@ def test_writes_of_one_reactor_turn_share_one_commit(reactor, store):
         wait_for(reactor, d)
     wait_for(reactor, register_d)
     assert store.commits == before + 1
+
+
+def test_the_moves_of_one_commit_are_one_insert_statement(reactor, store, path):
+    """Moves sharing a commit go into the file through one multi-row INSERT: one
+    hand-over of the GIL between the writer thread and the reactor, not one per move."""
+    game_id, d = store.start_game(start())
+    wait_for(reactor, d)
+    statements = []
+    store._writer._conn.set_trace_callback(statements.append)
+    moves = game_moves(["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"])
+    ds = [store.add_move(game_id, m) for m in moves]
+    for d in ds:
+        wait_for(reactor, d)
+    store._writer._conn.set_trace_callback(None)
+    inserts = [s for s in statements if s.startswith("INSERT INTO moves")]
+    assert len(inserts) == 1
+    rows = peek(path, "SELECT ply, san, uci, fen, white_ms, black_ms, took_ms FROM moves "
+                      "WHERE game = ? ORDER BY ply", (game_id,))
+    assert rows == [(m.ply, m.san, m.uci, m.fen, m.white_ms, m.black_ms, m.took_ms) for m in moves]
+
+
+def test_one_row_inserts_are_widened_and_other_statements_are_not():
+    sql = "INSERT INTO t (a, b) VALUES (?, ?)"
+    assert rows_insert(sql, 3) == "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)"
+    assert rows_insert("insert into t values(?)", 2) == "insert into t values(?), (?)"
+    for other in ("DELETE FROM moves WHERE game = ? AND ply > ?",
+                  "INSERT INTO t (a) VALUES (?) ON CONFLICT DO NOTHING",
+                  "INSERT INTO t (a, b) VALUES (?, 'playing')",
+                  "INSERT INTO t (a) VALUES (?) RETURNING a"):
+        assert rows_insert(other, 2) is None
 
 
 def test_a_deferred_fires_only_once_its_write_is_in_the_file(reactor, store, path):

@@ -43,6 +43,7 @@ __all__ = [
     "OBSOLETE",
     "REMOVED",
     "RIGHTS",
+    "SHORTCUTS",
     "code_for",
     "frame",
     "split_id",
@@ -97,6 +98,9 @@ BLOCK_CODES: dict[str, int] = {
     "rmatch": 183, "rstat": 184, "crstat": 185, "hrstat": 186, "gstat": 187,
 }
 
+#: FICS's shortcuts for a command: they answer with its code.
+SHORTCUTS: dict[str, str] = {".": "tell", ",": "tell"}
+
 # FICS's error codes: they replace the command's code in the frame.
 BAD_COMMAND = 512
 BAD_PARAMS = 513
@@ -131,7 +135,7 @@ class BlockIdError(ValueError):
 
 def code_for(name: str) -> int:
     """FICS's code for the command ``name``; 0 (null) for commands FICS lacks (``fen``)."""
-    return BLOCK_CODES.get(name, NULL)
+    return BLOCK_CODES.get(SHORTCUTS.get(name, name), NULL)
 
 
 _NUMBERED = re.compile(r"[ \t]*([0-9]{1,%d})(?:[ \t]+(.*))?" % MAX_ID_DIGITS, re.DOTALL)

@@ -48,6 +48,7 @@ __all__ = [
     "relation_for",
     "style1",
     "style12",
+    "style12_frame",
     "verbose_move",
 ]
 
@@ -60,8 +61,6 @@ RELATION_OBSERVING = 0
 #: A board at the head of a move list (FICS's ``startpos`` ivar).
 RELATION_STARTING_POSITION = -4
 
-# FICS "strength": pawn 1, knight 3, bishop 3, rook 5, queen 9.
-_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 
 
 class Style12Error(ValueError):
@@ -69,8 +68,12 @@ class Style12Error(ValueError):
 
 
 def material(board: chess.Board, color: chess.Color) -> int:
-    """FICS material strength of ``color`` (39 in the starting position)."""
-    return sum(v * chess.popcount(board.pieces_mask(pt, color)) for pt, v in _VALUES.items())
+    """FICS material strength of ``color`` (39 in the starting position): pawn 1,
+    knight 3, bishop 3, rook 5, queen 9."""
+    mine = board.occupied_co[color]
+    # Read from the bitboards directly: every board shown after a move asks for both sides.
+    return ((board.pawns & mine).bit_count() + 3 * ((board.knights | board.bishops) & mine).bit_count()
+            + 5 * (board.rooks & mine).bit_count() + 9 * (board.queens & mine).bit_count())
 
 
 def verbose_move(board_after: chess.Board, move: chess.Move) -> str:
@@ -141,10 +144,16 @@ class Style12Frame:
                  clocks: tuple[float, float, bool] | None = None) -> "Style12Frame":
         """The frame of ``game`` now; ``clocks`` (White's, Black's seconds, ticking)
         replace the clocks' current reading (a move's, read at its instant)."""
-        minutes, increment = _time_control(game)
-        wtime, btime, ticking = _game_clocks(game) if clocks is None else clocks
-        return cls._build(game, game.tracker, minutes, increment, wtime, btime, ticking,
-                          _move_times(game), ms)
+        clocked = IClockedGame(game, None)  # adapted once: a frame is built per move
+        if clocked is None:
+            return cls._build(game, game.tracker, 0, 0, 0.0, 0.0, False, [], ms)
+        tc = clocked.time_control
+        if clocks is None:
+            clock = clocked.clock
+            clocks = (clock.remaining(chess.WHITE), clock.remaining(chess.BLACK),
+                      clock.running is not None)
+        return cls._build(game, game.tracker, tc.minutes, tc.increment, *clocks,
+                          clocked.move_times, ms)
 
     @classmethod
     def starting_position(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
@@ -162,13 +171,12 @@ class Style12Frame:
                btime: float, ticking: bool, times: list[float], ms: bool) -> "Style12Frame":
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
-        ranks = " ".join(row.translate(_DIGITS) for row in fen_fields[0].split("/"))
+        ranks = fen_fields[0].translate(_RANKS)
         ep = fen_fields[3]
         double_push = ord(ep[0]) - ord("a") if ep != "-" else -1
-        castling = fen_fields[2]
-        flags = " ".join("1" if c in castling else "0" for c in "KQkq")
-        head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} {flags} "
-                f"{fen_fields[4]} {game.number} {game.white} {game.black}")
+        head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} "
+                f"{_castling_flags(fen_fields[2])} {fen_fields[4]} {game.number} {game.white} "
+                f"{game.black}")
         took_format = format_move_time_ms if ms else format_move_time
         last = tracker.last_ply
         if last is not None:
@@ -198,6 +206,20 @@ class Style12Frame:
 
 
 _DIGITS = str.maketrans({str(n): "-" * n for n in range(1, 9)})
+#: A FEN placement field to style 12's eight ranks in one ``translate``.
+_RANKS = str.maketrans({**{str(n): "-" * n for n in range(1, 9)}, "/": " "})
+#: A FEN castling field (``KQkq``, ``Kq``, ``-``...) to style 12's four flags.
+_CASTLING_FLAGS = {
+    "".join(c for c, on in zip("KQkq", bits) if on) or "-": " ".join("1" if on else "0" for on in bits)
+    for bits in ((n >> 3 & 1, n >> 2 & 1, n >> 1 & 1, n & 1) for n in range(16))
+}
+
+
+def _castling_flags(field: str) -> str:
+    flags = _CASTLING_FLAGS.get(field)
+    if flags is None:  # letters in another order, or other letters (which mean no flag)
+        flags = " ".join("1" if c in field else "0" for c in "KQkq")
+    return flags
 
 
 def relation_for(game: IGame, viewer: str) -> int:
@@ -217,7 +239,7 @@ def flip_for(game: IGame, viewer: str) -> bool:
     return viewer == game.black and viewer != game.white and not game.examined
 
 
-def _frame(game: IGame, ms: bool = False) -> Style12Frame:
+def style12_frame(game: IGame, ms: bool = False) -> Style12Frame:
     """The game's own cached frame (our games), else one built now."""
     if IServerGame.providedBy(game):
         return game.style12_frame(ms=ms)
@@ -226,7 +248,7 @@ def _frame(game: IGame, ms: bool = False) -> Style12Frame:
 
 def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
     """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
-    return _frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
+    return style12_frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
 
 
 def category(game: IGame) -> str:

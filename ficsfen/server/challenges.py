@@ -49,6 +49,7 @@ __all__ = [
     "offer_notices",
     "parse_match",
     "removal_notices",
+    "time_control",
 ]
 
 DEFAULT_TIME_CONTROL = TimeControl(minutes=2, increment=12)
@@ -131,16 +132,22 @@ class OfferLimiter:
         if len(sent) >= self.per_minute:
             if key not in self._refusing:
                 self._refusing.add(key)
-                self.log.warn("offer rate limit: {handle} made {count} offers within {window:.0f} s;"
-                              " further offers refused for now", handle=sender, count=len(sent),
-                              window=self.WINDOW)
-            wait = max(1, math.ceil(sent[0] + self.WINDOW - now))
-            raise OfferRateError(msgn(
-                "You are making offers too quickly. Wait {count} second before making another.",
-                "You are making offers too quickly. Wait {count} seconds before making another.",
-                wait))
+                self.log.warn("{what} rate limit: {handle} made {count} {what}s within {window:.0f} s;"
+                              " further {what}s refused for now", what=self.what, handle=sender,
+                              count=len(sent), window=self.WINDOW)
+            raise self.refusal(max(1, math.ceil(sent[0] + self.WINDOW - now)))
         self._refusing.discard(key)
         sent.append(now)
+
+    #: What is counted, for the operator's log.
+    what = "offer"
+
+    def refusal(self, wait: int) -> OfferRateError:
+        """The error for a sender refused for ``wait`` more seconds (subclasses reword it)."""
+        return OfferRateError(msgn(
+            "You are making offers too quickly. Wait {count} second before making another.",
+            "You are making offers too quickly. Wait {count} seconds before making another.",
+            wait))
 
     def forget(self, sender: str) -> None:
         """Drop what is known of ``sender`` once a minute has passed (logout)."""
@@ -233,17 +240,22 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
             raise BadMatchArgumentsError(msg("Rated games are not available on this server; play unrated."))
         else:
             raise BadMatchArgumentsError(msg("\"{word}\" is not a time, an increment or a colour.", word=word))
+    return MatchRequest(opponent, time_control(numbers, default), colour)
+
+
+def time_control(numbers: list[int], default: TimeControl = DEFAULT_TIME_CONTROL, *,
+                 error: type[ChallengeError] = BadMatchArgumentsError) -> TimeControl:
+    """The time control ``TIME [INC]`` typed as ``numbers`` (``match``, ``seek``), or
+    ``default`` when none was; a bad one raises ``error``."""
     if not numbers:
-        tc = default
-    else:
-        minutes = numbers[0]
-        increment = numbers[1] if len(numbers) > 1 else 0
-        if minutes > MAX_MINUTES or increment > MAX_INCREMENT:
-            raise BadMatchArgumentsError(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
-        if minutes == 0 and increment != 0:
-            raise BadMatchArgumentsError(msg("A game with an increment needs at least one minute of time."))
-        tc = TimeControl(minutes=minutes, increment=increment)
-    return MatchRequest(opponent, tc, colour)
+        return default
+    minutes = numbers[0]
+    increment = numbers[1] if len(numbers) > 1 else 0
+    if minutes > MAX_MINUTES or increment > MAX_INCREMENT:
+        raise error(msg("Time and increment must be at most {limit}.", limit=MAX_MINUTES))
+    if minutes == 0 and increment != 0:
+        raise error(msg("A game with an increment needs at least one minute of time."))
+    return TimeControl(minutes=minutes, increment=increment)
 
 
 @dataclass(frozen=True)

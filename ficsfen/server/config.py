@@ -127,6 +127,9 @@ class Config:
     #: Refusing players and offer spam: see ``[limits] list_size`` and after.
     list_size: int = 50
     offers_per_minute: int = 20
+    #: Talking: messages per sender and minute (0: no limit), longest text in characters.
+    talk_per_minute: int = 30
+    talk_max_length: int = 400
     #: Adjourned games: days before one expires (0: never), most per player (0: no limit).
     adjourned_expiry_days: float = 30.0
     adjourned_per_player: int = 10
@@ -260,6 +263,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "listen_backlog"): ("listen_backlog", _positive_int),
     ("limits", "list_size"): ("list_size", _positive_int),
     ("limits", "offers_per_minute"): ("offers_per_minute", _count),
+    ("limits", "talk_per_minute"): ("talk_per_minute", _count),
+    ("limits", "talk_max_length"): ("talk_max_length", _positive_int),
     ("limits", "adjourned_expiry_days"): ("adjourned_expiry_days", _days),
     ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),

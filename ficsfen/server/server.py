@@ -46,7 +46,7 @@ from ficsfen.server import block, boards, wholist
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
-                                     play, session_cmds, settings)
+                                     play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.config import Config, verify_password
@@ -58,7 +58,9 @@ from ficsfen.server.journal import StoreJournal, restore_game
 from ficsfen.server.limits import AddressLimits, LoginThrottle
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
+from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Session, encode_text
+from ficsfen.server.talk import Talk, TalkLimiter
 from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
 from ficsfen.tracker import is_move_text
 
@@ -94,7 +96,10 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *observe.COMMANDS,
         *interface.COMMANDS,
         *history_cmds.commands(lambda: server.store, clock=server.clock),
-        *lists.commands(server.lists, is_registered=server.is_registered),
+        *lists.commands(server.lists, is_registered=server.is_registered,
+                        changed=server.list_changed),
+        *seek.commands(server.seeks),
+        *talk.commands(server.talk, server._sessions.keys),
     ):
         check_command_names(command)
         table.register(command)
@@ -149,6 +154,17 @@ class FicsServer:
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
+        #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
+        self.seeks = SeekBoard(sessions=self._sessions.values, is_busy=self._busy,
+                               refuses=lambda receiver, sender:
+                               self.lists.refusal(receiver, sender) is not None,
+                               tell=self.tell)
+        #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
+        self.talk = Talk(session=self._sessions.get, censors=self.lists.censors,
+                         censoring=self.lists.censoring,
+                         current=lambda: self._current,
+                         limiter=TalkLimiter(clock.seconds, per_minute=self.config.talk_per_minute),
+                         max_length=self.config.talk_max_length)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
         self.adjourned = AdjournedGames()
         #: The next look for expired adjourned games (``None``: none kept).
@@ -172,7 +188,8 @@ class FicsServer:
         #: Sessions with the ``pin`` / ``allresults`` ivar on (told of every
         #: arrival, departure and game end): kept here so that a login does
         #: not look at every session.
-        self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set()}
+        self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set(),
+                                                    "seekinfo": set()}
         self._current: Session | None = None
         #: The session whose move waits for its commit: its board, announced
         #: then, ends with the prompt, so the command's own prompt is left out.
@@ -295,6 +312,8 @@ class FicsServer:
             saved = self.store.load_settings(handle)
             settings.apply_saved(session, saved)
             self.lists.load(handle, saved.get("lists"))
+            for channel in self.lists.of(handle).members("channel"):
+                self.talk.channels.join(handle, int(channel))
         elif old is None:
             self.lists.forget(handle)  # a guest's lists last one session
         self._sessions[key] = session
@@ -326,6 +345,8 @@ class FicsServer:
             # gameEnded tells the opponent and the observers.
             game.disconnect(session.handle)
         self.deliver(self.challenges.drop(session.handle))
+        self.seeks.drop(session.handle)
+        self.talk.forget(session.handle)
         self.lists.forget(session.handle)
         self.offer_limiter.forget(session.handle)
         for observed in self.directory.observed_games(session.handle):
@@ -653,6 +674,7 @@ class FicsServer:
                                       "could not save it.", handle=game.opponent_of(handle)))
             return
         audience = self.watchers(game)
+        self.talk.game_over(game.white, game.black)
         self.directory.remove(game, result)
         if result.adjourned:
             if self.journal is None:
@@ -677,6 +699,8 @@ class FicsServer:
         An accepted resumption (``challenge.adjourned``) continues the adjourned game
         instead.  With a store the game is announced once its start is stored.
         """
+        for handle in (challenge.challenger, challenge.receiver):
+            self.seeks.drop(handle)  # a player who starts a game seeks no more
         if challenge.adjourned:
             adjourned = self.adjourned.between(challenge.challenger, challenge.receiver)
             if adjourned is not None:
@@ -844,11 +868,19 @@ class FicsServer:
         """Note whether ``session`` now listens to arrivals and game ends."""
         if self._sessions.get(fold(session.handle)) is not session:
             return
+        seeking = session in self._listening["seekinfo"]
         for name, members in self._listening.items():
             if session.ivars[name]:
                 members.add(session)
             else:
                 members.discard(session)
+        if session.ivars["seekinfo"] and not seeking:  # FICS: <sc>, then every seek
+            self.seeks.refresh(session)
+
+    def list_changed(self, handle: str, name: str, item: str, added: bool) -> None:
+        """A personal list changed: the channel list is who hears a channel."""
+        if name == "channel":
+            (self.talk.channels.join if added else self.talk.channels.leave)(handle, int(item))
 
     # -- boards ----------------------------------------------------------
 
@@ -864,22 +896,24 @@ class FicsServer:
         return session.lag_ms if session is not None else 0
 
     def board_text(self, session: Session, game: Any, *, fresh: bool = False,
-                   lag: int | None = None) -> str:
+                   lag: int | None = None, relation: int | None = None) -> str:
         """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
 
         ``fresh`` reads the clocks now (``refresh``) instead of as of the last move.
         Style 12 follows the session's ``ms`` ivar; ``lag`` is the mover's
-        (:meth:`mover_lag`, looked up when not given).
+        (:meth:`mover_lag`, looked up when not given), ``relation`` the
+        session's to ``game`` (:func:`boards.relation_for`, when not given).
         """
         handle = session.handle
         if session.style == 12:
             ms = session.ivars["ms"]
             lag = self.mover_lag(game) if lag is None else lag
+            relation = boards.relation_for(game, handle) if relation is None else relation
             if fresh:
-                text = boards.Style12Frame.for_game(game, ms=ms).line(
-                    boards.relation_for(game, handle), boards.flip_for(game, handle), lag)
+                frame = boards.Style12Frame.for_game(game, ms=ms)
             else:
-                text = boards.style12(game, viewer=handle, ms=ms, lag=lag)
+                frame = boards.style12_frame(game, ms=ms)
+            text = frame.line(relation, boards.flip_for(game, handle), lag)
         else:
             if IPlayedGame.providedBy(game) and not fresh:  # it caches its diagrams
                 text = game.style1(flipped=boards.flip_for(game, handle), lang=session.lang)
@@ -912,7 +946,7 @@ class FicsServer:
         def text_for(session: Session, key: tuple, noted: bool) -> str:
             text = texts.get(key)
             if text is None:
-                text = self.board_text(session, game, lag=lag)
+                text = self.board_text(session, game, lag=lag, relation=key[1])
                 if noted:
                     text = f"{session.render(note)}\n{text}"
                 texts[key] = text
@@ -935,6 +969,9 @@ class FicsServer:
         # Observers all see the same relation and orientation: what differs
         # between them is style, language, showfen and charset only, so each
         # group's bytes are built once and written to every member.
+        if not self.directory.observer_keys(game):
+            self._ping_to_move(game)
+            return
         relation = boards.relation_for(game, "")
         noted = note is not None
         groups = self._observer_groups(game, players)

@@ -112,8 +112,10 @@ class IsetCommand(Command):
         except (NameResolutionError, BadIvarValueError) as e:
             caller.send(e.message)
             return
-        caller.set_ivar(ivar, on)  # each is read where it acts (the prompt, block mode...)
         caller.send(f"{ivar} set." if on else f"{ivar} unset.")
+        # Each is read where it acts (the prompt, block mode...); what turning it
+        # on sends (seekinfo's seek list) follows the reply, as on FICS.
+        caller.set_ivar(ivar, on)
 
 
 class IvariablesCommand(Command):

@@ -2,7 +2,9 @@
 
 Two lists refuse players: ``noplay`` (their match requests are refused,
 "You are on alice's noplay list.") and ``censor`` (the same for matches,
-"alice is censoring you."; later for tells too).  The one refused is told;
+"alice is censoring you."; and every tell, say, kibitz, shout and channel
+message from them is kept from the one censoring).  The ``channel`` list
+holds channel numbers: ``+channel 5`` joins channel 5 (:mod:`.talk`).  The one refused is told;
 the one refusing never sees the request.
 
 :class:`PersonalLists` holds the lists of everyone logged in, by handle.  A
@@ -21,12 +23,13 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve, resolve_handle
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+from ficsfen.server.talk import CHANNELS
 
 __all__ = ["COMMANDS", "LIST_NAMES", "ListError", "ListFullError", "NoSuchListError",
            "PersonalLists", "PlayerLists", "commands"]
 
 #: The personal lists, in the order ``showlist`` gives them.
-LIST_NAMES = ("censor", "noplay")
+LIST_NAMES = ("censor", "channel", "noplay")
 #: FICS keeps at most this many names on one personal list.
 DEFAULT_LIST_SIZE = 50
 
@@ -106,11 +109,18 @@ class PlayerLists:
             if isinstance(members, list):
                 kept: list[str] = []
                 for handle in members:
-                    if (isinstance(handle, str) and handle.isascii() and handle.isalpha()
+                    if (isinstance(handle, str) and _well_formed(name, handle)
                             and fold(handle) not in {fold(h) for h in kept}):
                         kept.append(handle)
                 lists.names[name] = kept[:size]
         return lists
+
+
+def _well_formed(name: str, item: str) -> bool:
+    """A handle, or for the channel list a channel number (0-255)."""
+    if name == "channel":
+        return item.isascii() and item.isdigit() and int(item) in CHANNELS and item == str(int(item))
+    return item.isascii() and item.isalpha()
 
 
 class PersonalLists:
@@ -129,6 +139,17 @@ class PersonalLists:
 
     def forget(self, handle: str) -> None:
         self._lists.pop(fold(handle), None)
+
+    def censors(self, receiver_key: str, sender: str) -> bool:
+        """Whether ``receiver_key`` (a folded handle) censors ``sender``: one dict
+        access for the many who keep no lists (a channel tell asks everyone)."""
+        lists = self._lists.get(receiver_key)
+        return lists is not None and "censor" in lists.names and lists.has("censor", sender)
+
+    def censoring(self, sender: str) -> set[str]:
+        """The folded handles of everyone censoring ``sender`` (one pass for a fan-out)."""
+        return {key for key, lists in self._lists.items()
+                if "censor" in lists.names and lists.has("censor", sender)}
 
     def refusal(self, receiver: str, sender: str) -> Message | None:
         """Why ``receiver`` refuses a match request from ``sender`` (FICS's text), or ``None``."""
@@ -158,12 +179,22 @@ class _ListCommand(Command):
     """What the three list commands share: the server's lists and who may be named."""
 
     def __init__(self, lists: PersonalLists, *,
-                 is_registered: Callable[[str], bool] = lambda name: False) -> None:
+                 is_registered: Callable[[str], bool] = lambda name: False,
+                 changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> None:
         self.lists = lists
         self.is_registered = is_registered
+        #: Told (handle, list, item, added) after each change (channels follow it).
+        self.changed = changed
 
-    def _player(self, word: str, directory: IServerDirectory) -> str:
-        """The handle ``word`` names: someone logged in, else a registered account."""
+    def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> str:
+        """The handle ``word`` names: someone logged in, else a registered account.
+
+        On the channel list, the channel number ``word`` gives.
+        """
+        if chosen == "channel":
+            if _well_formed("channel", word):
+                return word
+            raise ListError(msg("The channel number must be from 0 to 255."))
         try:
             return resolve_handle(word, directory.handles())
         except NameResolutionError as e:
@@ -186,12 +217,13 @@ class AddlistCommand(_ListCommand):
             directory: IServerDirectory) -> None:
         try:
             chosen = list_name(name)
-            handle = self._player(word, directory) if fold(word) != fold(caller.handle) else (
+            handle = self._player(word, directory, chosen) if fold(word) != fold(caller.handle) else (
                 caller.handle)
             caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
         except ListError as e:
             caller.send(e.message)
             return
+        self.changed(caller.handle, chosen, handle, True)
         self._saved(caller)
 
 
@@ -213,6 +245,7 @@ class SublistCommand(_ListCommand):
         except ListError as e:
             caller.send(e.message)
             return
+        self.changed(caller.handle, chosen, word, False)
         self._saved(caller)
 
     @staticmethod
@@ -243,9 +276,10 @@ class ShowlistCommand(_ListCommand):
         caller.send(showlist_text(self.lists.of(caller.handle), chosen))
 
 
-def commands(lists: PersonalLists, *, is_registered: Callable[[str], bool]) -> list[Command]:
-    """The list commands sharing ``lists``."""
-    return [cls(lists, is_registered=is_registered)
+def commands(lists: PersonalLists, *, is_registered: Callable[[str], bool],
+             changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> list[Command]:
+    """The list commands sharing ``lists``; ``changed`` hears of each change."""
+    return [cls(lists, is_registered=is_registered, changed=changed)
             for cls in (AddlistCommand, SublistCommand, ShowlistCommand)]
 
 

@@ -8,7 +8,13 @@ and runs it as **one transaction** (group commit): the moves of every game
 that moved during that turn, and of the turns that arrived while the
 previous commit was being written, share one ``COMMIT`` (one ``fsync`` with
 ``synchronous=FULL``).  Consecutive writes of the same statement go through
-one ``executemany``.
+one statement: a one-row ``INSERT ... VALUES (?, ...)`` becomes one
+``INSERT`` of all their rows (:func:`rows_insert`), anything else one
+``executemany``.  Why: Python's ``sqlite3`` lets go of the GIL around each
+step of a statement, so ``executemany`` of a hundred moves is a hundred
+hand-overs of the GIL between this thread and the busy reactor (a context
+switch each, and a wait for the reactor's next release); one statement of a
+hundred rows is one.
 
 Once the transaction is committed the thread hands the results back with a
 single ``reactor.callFromThread``, and each write's :class:`Deferred` fires
@@ -22,9 +28,11 @@ write of the group fails.  Nothing an operation raises stops the thread.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +48,27 @@ _log = Logger(namespace="ficsfen.server.store")
 
 #: An operation that needs Python: gets the connection, returns the Deferred's result.
 Operation = Callable[[sqlite3.Connection], Any]
+
+# A one-row INSERT whose statement ends with its VALUES tuple of placeholders
+# (nothing after it: no upsert clause, no RETURNING).
+_ONE_ROW_INSERT = re.compile(r"\s*INSERT\b.*\bVALUES\s*(\(\s*\?(?:\s*,\s*\?)*\s*\))\s*",
+                             re.IGNORECASE | re.DOTALL)
+
+
+@lru_cache(maxsize=64)
+def _values_span(sql: str) -> tuple[int, int] | None:
+    match = _ONE_ROW_INSERT.fullmatch(sql)
+    return None if match is None else match.span(1)
+
+
+def rows_insert(sql: str, count: int) -> str | None:
+    """``sql`` (a one-row ``INSERT ... VALUES (?, ...)``) inserting ``count`` rows at once,
+    or ``None`` when ``sql`` is not of that shape."""
+    span = _values_span(sql)
+    if span is None:
+        return None
+    start, end = span
+    return sql[:start] + ", ".join([sql[start:end]] * count) + sql[end:]
 
 
 class _Write:
@@ -185,19 +214,34 @@ class Writer:
         return results
 
     def _group(self, writes: list[_Write]) -> list[Any]:
-        """Same statement: one ``executemany``; if it fails, one at a time to find the culprit."""
+        """Same statement: one multi-row ``INSERT`` or one ``executemany``; if it fails,
+        one at a time to find the culprit."""
         conn = self._conn
         if len(writes) == 1:
             return [self._alone(writes[0])]
         conn.execute("SAVEPOINT grouped")
         try:
-            conn.executemany(writes[0].sql, [w.params for w in writes])
+            self._run_together(writes)
         except sqlite3.Error:
             conn.execute("ROLLBACK TO grouped")
             conn.execute("RELEASE grouped")
             return [self._alone(w) for w in writes]
         conn.execute("RELEASE grouped")
         return [None] * len(writes)
+
+    def _run_together(self, writes: list[_Write]) -> None:
+        """The same statement for each of ``writes``, in as few SQLite steps as it can."""
+        conn = self._conn
+        sql = writes[0].sql
+        width = len(writes[0].params)
+        if width and _values_span(sql) is not None:
+            per = max(conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width, 1)
+            for start in range(0, len(writes), per):
+                chunk = writes[start:start + per]
+                conn.execute(rows_insert(sql, len(chunk)),
+                             [value for w in chunk for value in w.params])
+            return
+        conn.executemany(sql, [w.params for w in writes])
 
     def _alone(self, write: _Write) -> Any:
         conn = self._conn

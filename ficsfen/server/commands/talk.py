@@ -1,0 +1,349 @@
+"""Talking, FICS-style: ``tell`` (``t``, ``.``, ``,``), ``xtell``, ``reply``, ``say``,
+``kibitz``, ``whisper``, ``shout``, ``cshout`` and ``inchannel``.
+
+Every message goes out through :meth:`ficsfen.server.talk.Talk.fanout`:
+the frame is FICS's English line ("alice tells you: hi"), translated for
+recipients who read another language; the text is the sender's own,
+cleaned of control characters.  Censoring players never receive anything
+from the censored; a guest's tell does not reach a player with ``set tell
+0``; shouts reach those with ``set shout 1`` (``set cshout 1``), channel
+tells those in the channel without ``set chanoff 1``.  Joining and leaving
+channels is the ``channel`` list (``+channel 5``, ``-channel 5``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from ficsfen.commands.base import Command
+from ficsfen.i18n import Message, msg, msgn
+from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
+                                       IServerDirectory)
+from ficsfen.server.talk import Talk, TalkError, channel_number, rating_text
+
+__all__ = ["COMMANDS", "commands"]
+
+
+class _TalkCommand(Command):
+    """A talk command: the server's :class:`Talk` and the cleaning/limits every one applies."""
+
+    spec = "S"
+
+    def __init__(self, talk: Talk) -> None:
+        self.talk = talk
+
+    def _text(self, caller: IServerCaller, text: str) -> str | None:
+        """``text`` as it may be sent, or None (the caller was told why)."""
+        try:
+            text = self.talk.check(caller.handle, text)
+        except TalkError as e:
+            caller.send(e.message)
+            return None
+        if not text:
+            self.send_usage(caller)
+            return None
+        return text
+
+
+class TellCommand(_TalkCommand):
+    """``tell HANDLE|CHANNEL TEXT``; ``.``/``,`` name the last player/channel told."""
+
+    name = "tell"
+    aliases = ("t",)
+    spec = "wS"
+    usage = msg("tell HANDLE|CHANNEL TEXT")
+    #: ``xtell`` leaves the last player and channel told as they were.
+    remember = True
+
+    def run(self, caller: IServerCaller, word: str, text: str, *,
+            directory: IServerDirectory) -> None:
+        talk, key = self.talk, fold(caller.handle)
+        if word == ".":
+            if key not in talk.last_told:
+                caller.send(msg("No previous tell."))
+                return
+            word = talk.last_told[key]
+            if caller.players.session(word) is None:
+                caller.send(msg("{handle} is no longer online.", handle=word))
+                return
+        elif word == ",":
+            if key not in talk.last_channel:
+                caller.send(msg("No previous channel."))
+                return
+            word = str(talk.last_channel[key])
+        channel = channel_number(word)
+        if channel is not None:
+            self.tell_channel(caller, channel, text)
+        else:
+            self.tell_player(caller, word, text, directory)
+
+    def tell_channel(self, caller: IServerCaller, channel: int, text: str) -> None:
+        talk = self.talk
+        if channel < 0:
+            caller.send(msg("The channel number must be from 0 to 255."))
+            return
+        if not talk.channels.has(caller.handle, channel):
+            caller.send(msg("(Not sent because you are not in channel {channel}.)", channel=channel))
+            return
+        sent = self._text(caller, text)
+        if sent is None:
+            return
+        count = talk.fanout(caller.handle, list(talk.channels.members(channel)),
+                            msg("{handle}({channel}): {text}", handle=caller.display_name(),
+                                channel=channel, text=sent),
+                            needs=("chanoff", False))
+        if self.remember:
+            talk.last_channel[fold(caller.handle)] = channel
+        caller.send(msgn("(told {count} player in channel {channel})",
+                         "(told {count} players in channel {channel})", count, channel=channel))
+
+    def tell_player(self, caller: IServerCaller, word: str, text: str,
+                    directory: IServerDirectory) -> None:
+        talk = self.talk
+        try:
+            target = caller.players.named(word)
+        except NameResolutionError as e:
+            caller.send(e.message)
+            return
+        if talk.censors(fold(target.handle), caller.handle):
+            caller.send(msg("{handle} is censoring you.", handle=target.handle))
+            return
+        if not caller.registered and not target.variables.get("tell", True):
+            caller.send(msg("Player \"{handle}\" isn't listening to unregistered users' tells.",
+                            handle=target.handle))
+            return
+        sent = self._text(caller, text)
+        if sent is None:
+            return
+        talk.fanout(caller.handle, [fold(target.handle)],
+                    msg("{handle} tells you: {text}", handle=caller.display_name(), text=sent))
+        talk.last_teller[fold(target.handle)] = caller.handle
+        if self.remember:
+            talk.last_told[fold(caller.handle)] = target.handle
+        game = directory.game_of(target.handle)
+        caller.send(talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game)))
+
+
+class XtellCommand(TellCommand):
+    name = "xtell"
+    topic = "tell"
+    aliases = ()
+    usage = msg("xtell HANDLE|CHANNEL TEXT")
+    remember = False
+
+
+class _ShortTell(_TalkCommand):
+    """``. TEXT`` (the last player told), ``, TEXT`` (the last channel), ``reply TEXT``."""
+
+    word = "."
+    topic = "tell"
+
+    def __init__(self, talk: Talk, tell: TellCommand) -> None:
+        super().__init__(talk)
+        self.tell = tell
+
+    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+        self.tell.run(caller, self.word, text, directory=directory)
+
+
+class DotCommand(_ShortTell):
+    name = "."
+    usage = msg(". TEXT")
+
+
+class CommaCommand(_ShortTell):
+    name = ","
+    word = ","
+    usage = msg(", TEXT")
+
+
+class ReplyCommand(_ShortTell):
+    name = "reply"
+    usage = msg("reply TEXT")
+
+    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+        teller = self.talk.last_teller.get(fold(caller.handle))
+        if teller is None:
+            caller.send(msg("No one has told you anything."))
+            return
+        self.tell.tell_player(caller, teller, text, directory)
+
+
+class SayCommand(_TalkCommand):
+    """``say TEXT``: to the opponent, during the game or after it."""
+
+    name = "say"
+    usage = msg("say TEXT")
+
+    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+        talk = self.talk
+        game = directory.game_of(caller.handle)
+        playing = IPlayedGame.providedBy(game)
+        other = game.opponent_of(caller.handle) if playing else talk.last_opponent.get(
+            fold(caller.handle))
+        if other is None:
+            caller.send(msg("I don't know whom to say that to."))
+            return
+        target = caller.players.session(other)
+        if target is None:
+            caller.send(msg("{handle} is no longer online.", handle=other))
+            return
+        if talk.censors(fold(target.handle), caller.handle):
+            caller.send(msg("{handle} is censoring you.", handle=target.handle))
+            return
+        sent = self._text(caller, text)
+        if sent is None:
+            return
+        if playing:
+            frame = msg("{handle}[{number}] says: {text}", handle=caller.display_name(),
+                        number=game.number, text=sent)
+        else:
+            frame = msg("{handle} says: {text}", handle=caller.display_name(), text=sent)
+        talk.fanout(caller.handle, [fold(target.handle)], frame)
+        target_game = directory.game_of(target.handle)
+        caller.send(talk.told(target, IPlayedGame.providedBy(target_game),
+                              IExaminedGame.providedBy(target_game)))
+
+
+class KibitzCommand(_TalkCommand):
+    """``kibitz TEXT``: to the players and observers of your game (or the one you observe)."""
+
+    name = "kibitz"
+    usage = msg("kibitz TEXT")
+    #: Whispers reach observers only.
+    observers_only = False
+
+    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+        game = directory.game_of(caller.handle) or directory.observed_by(caller.handle)
+        if game is None:
+            caller.send(msg("You are not playing, examining, or observing a game."))
+            return
+        sent = self._text(caller, text)
+        if sent is None:
+            return
+        keys = [fold(h) for h in directory.observers(game)]
+        if not self.observers_only:
+            keys = [fold(h) for h in game.players()] + keys
+        count = self.talk.fanout(caller.handle, list(dict.fromkeys(keys)),
+                                 self.frame(caller, game.number, sent))
+        caller.send(self.sent(count))
+
+    def frame(self, caller: IServerCaller, number: int, text: str) -> Message:
+        return msg("{handle}({rating})[{number}] kibitzes: {text}", handle=caller.display_name(),
+                   rating=rating_text(caller), number=number, text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(kibitzed to {count} player)", "(kibitzed to {count} players)", count)
+
+
+class WhisperCommand(KibitzCommand):
+    name = "whisper"
+    topic = "kibitz"
+    usage = msg("whisper TEXT")
+    observers_only = True
+
+    def frame(self, caller: IServerCaller, number: int, text: str) -> Message:
+        return msg("{handle}({rating})[{number}] whispers: {text}", handle=caller.display_name(),
+                   rating=rating_text(caller), number=number, text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(whispered to {count} player)", "(whispered to {count} players)", count)
+
+
+class ShoutCommand(_TalkCommand):
+    """``shout TEXT``: to everyone with ``set shout 1`` (registered players only, as on FICS)."""
+
+    name = "shout"
+    usage = msg("shout TEXT")
+    variable = "shout"
+
+    def __init__(self, talk: Talk, everyone: Callable[[], Iterable[str]]) -> None:
+        super().__init__(talk)
+        self.everyone = everyone
+
+    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+        if not caller.registered:
+            caller.send(msg("Only registered players can use the {command} command.",
+                            command=self.name))
+            return
+        sent = self._text(caller, text)
+        if sent is None:
+            return
+        count = self.talk.fanout(caller.handle, list(self.everyone()),
+                                 self.frame(caller, sent), needs=(self.variable, True))
+        caller.send(self.sent(count))
+
+    def frame(self, caller: IServerCaller, text: str) -> Message:
+        return msg("{handle} shouts: {text}", handle=caller.display_name(), text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(shouted to {count} player)", "(shouted to {count} players)", count)
+
+
+class CshoutCommand(ShoutCommand):
+    """``cshout TEXT``: a shout about chess, to those with ``set cshout 1``."""
+
+    name = "cshout"
+    topic = "cshout"
+    usage = msg("cshout TEXT")
+    variable = "cshout"
+
+    def frame(self, caller: IServerCaller, text: str) -> Message:
+        return msg("{handle} c-shouts: {text}", handle=caller.display_name(), text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(c-shouted to {count} player)", "(c-shouted to {count} players)", count)
+
+
+class InchannelCommand(_TalkCommand):
+    """``inchannel [N|HANDLE]``: who is in a channel, or a player's channels.
+
+    FICS's lines, which pychess reads, so in English.
+    """
+
+    name = "inchannel"
+    spec = "o"
+    usage = msg("inchannel [CHANNEL|HANDLE]")
+
+    def run(self, caller: IServerCaller, word: str | None, *,
+            directory: IServerDirectory) -> None:
+        channels = self.talk.channels
+        channel = channel_number(word) if word is not None else None
+        if channel is not None:
+            if channel < 0:
+                caller.send(msg("The channel number must be from 0 to 255."))
+                return
+            names = [s.display_name() for s in map(caller.players.session, channels.members(channel))
+                     if s is not None]
+            if not names:
+                caller.send(f"Channel {channel} is empty.")
+                return
+            count = (f"{len(names)} player is" if len(names) == 1 else f"{len(names)} players are")
+            caller.send(f"Channel {channel}: {' '.join(names)}\n{count} in channel {channel}.")
+            return
+        target = caller
+        if word is not None:
+            try:
+                target = caller.players.named(word)
+            except NameResolutionError as e:
+                caller.send(e.message)
+                return
+        numbers = channels.of(target.handle)
+        if not numbers:
+            caller.send(f"{target.handle} is in no channels.")
+            return
+        caller.send(f"{target.handle} is in the following channels:\n"
+                    + " ".join(str(n) for n in numbers))
+
+
+def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]:
+    """The talk commands sharing ``talk``; ``everyone()`` lists every folded handle."""
+    tell = TellCommand(talk)
+    return [tell, XtellCommand(talk), DotCommand(talk, tell), CommaCommand(talk, tell),
+            ReplyCommand(talk, tell), SayCommand(talk), KibitzCommand(talk), WhisperCommand(talk),
+            ShoutCommand(talk, everyone), CshoutCommand(talk, everyone), InchannelCommand(talk)]
+
+
+COMMANDS = (TellCommand, XtellCommand, DotCommand, CommaCommand, ReplyCommand, SayCommand,
+            KibitzCommand, WhisperCommand, ShoutCommand, CshoutCommand, InchannelCommand)

@@ -1,0 +1,424 @@
+"""The seek table: ``seek``, ``unseek``, ``sought``, ``play``, FICS-style.
+
+A seek is an advertisement for a game: ``seek 5 0`` posts one, others read
+it in ``sought`` (and clients draw it on a seek graph from ``<s>`` lines),
+``play 12`` answers it.  :func:`parse_seek` reads FICS's words,
+:class:`Seeks` numbers and keeps the seeks, and :class:`SeekBoard` tells
+the players: announcements for those with ``set seek 1``, the ``<s>``,
+``<sr>`` and ``<sc>`` lines for those with the ``seekinfo`` ivar.
+
+The lines clients parse (``<s>``, the announcement, the ``sought`` table)
+are FICS's, in English; the rest is localized.  This server has no ratings:
+every player counts as rated 0 in a seek's range, which shows as ``----``
+(registered) or ``++++`` (guest), as FICS shows players with no rating.
+
+Which variants can be played is decided in one place,
+:func:`check_playable`: a variant word is accepted and kept in the seek,
+and a game in a variant the server cannot play yet is refused there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import chess
+
+from ficsfen.i18n import Message, msg, msgn
+from ficsfen.names import fold
+from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
+from ficsfen.server.clock import TimeControl
+
+__all__ = [
+    "BadSeekArgumentsError",
+    "MAX_RATING",
+    "MAX_SEEKS",
+    "NoSuchSeekError",
+    "OutOfRangeError",
+    "PLAYABLE_VARIANTS",
+    "Seek",
+    "SeekBoard",
+    "SeekError",
+    "SeekLimitError",
+    "SeekRequest",
+    "Seeks",
+    "UnplayableVariantError",
+    "check_playable",
+    "opposite",
+    "parse_seek",
+    "sought_text",
+]
+
+#: FICS lets one player post at most this many seeks.
+MAX_SEEKS = 3
+MAX_RATING = 9999
+
+
+class SeekError(ChallengeError):
+    """A refused seek command; :attr:`message` says why, for the one who typed it."""
+
+
+class BadSeekArgumentsError(SeekError):
+    """The words after ``seek`` do not read as a seek."""
+
+
+class SeekLimitError(SeekError):
+    """The player already has :data:`MAX_SEEKS` seeks, or the same one."""
+
+
+class NoSuchSeekError(SeekError):
+    """``play``/``unseek`` names no seek available to the caller."""
+
+
+class OutOfRangeError(SeekError):
+    """The caller's rating is outside the seek's range."""
+
+
+class UnplayableVariantError(SeekError):
+    """The seek asks for a variant this server cannot play (yet)."""
+
+
+# FICS's variant words, to the type name its ``<s>`` lines and ``sought`` use.
+_VARIANTS = {
+    "zh": "crazyhouse", "crazyhouse": "crazyhouse", "suicide": "suicide",
+    "losers": "losers", "atomic": "atomic", "bughouse": "bughouse", "fr": "wild/fr",
+}
+_COLOURS = {"white": chess.WHITE, "w": chess.WHITE, "black": chess.BLACK, "b": chess.BLACK}
+
+#: Variants this server can start a game in (standard chess is ``None``, always playable).
+PLAYABLE_VARIANTS: frozenset[str] = frozenset()
+
+
+def check_playable(variant: str | None) -> None:
+    """The one check of whether a game in ``variant`` can start here.
+
+    :raises UnplayableVariantError: not yet (the seek itself is kept).
+    """
+    if variant is not None and variant not in PLAYABLE_VARIANTS:
+        raise UnplayableVariantError(msg(
+            "Sorry, {variant} games cannot be played on this server yet.", variant=variant))
+
+
+@dataclass(frozen=True)
+class SeekRequest:
+    """What ``seek`` asked for."""
+
+    time_control: TimeControl = DEFAULT_TIME_CONTROL
+    colour: chess.Color | None = None
+    #: FICS's type name of the variant (``crazyhouse``, ``wild/fr``), ``None`` for chess.
+    variant: str | None = None
+    manual: bool = False
+    formula: bool = False
+    low: int = 0
+    high: int = MAX_RATING
+
+    @property
+    def type_name(self) -> str:
+        """FICS's ``tp=``: the variant, else the speed category."""
+        return self.variant or self.time_control.category
+
+    def fits(self, rating: int) -> bool:
+        return self.low <= rating <= self.high
+
+
+def _number(word: str) -> int | None:
+    return int(word) if word.isascii() and word.isdigit() else None
+
+
+def _range(word: str) -> tuple[int, int] | None:
+    low, dash, high = word.partition("-")
+    if not dash:
+        return None
+    a, b = _number(low), _number(high)
+    if a is None or b is None:
+        return None
+    return a, b
+
+
+def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> SeekRequest:
+    """Read the arguments of ``seek``; raises :class:`BadSeekArgumentsError`.
+
+    ``[TIME [INC]] [rated|unrated] [white|black] [VARIANT] [auto|manual]
+    [formula] [MIN-MAX]`` in any order; a variant is ``zh``/``crazyhouse``,
+    ``suicide``, ``losers``, ``atomic``, ``fr``, ``wild N`` or ``wN``.
+    """
+    words = args.split()
+    numbers: list[int] = []
+    colour: chess.Color | None = None
+    variant: str | None = None
+    manual = formula = False
+    low, high = 0, MAX_RATING
+    i = 0
+    while i < len(words):
+        word = words[i]
+        low_word = fold(word)
+        value = _number(word)
+        span = _range(word)
+        i += 1
+        if value is not None:
+            if len(numbers) == 2:
+                raise BadSeekArgumentsError(msg("Too many numbers: give at most a time and an increment."))
+            numbers.append(value)
+        elif span is not None:
+            low, high = span
+            if not low <= high <= MAX_RATING:
+                raise BadSeekArgumentsError(msg(
+                    "A rating range is MIN-MAX with MIN at most MAX and MAX at most {limit}.",
+                    limit=MAX_RATING))
+        elif low_word in _COLOURS:
+            if colour is not None:
+                raise BadSeekArgumentsError(msg("Give at most one colour (white or black)."))
+            colour = _COLOURS[low_word]
+        elif low_word in ("u", "unrated"):
+            continue
+        elif low_word in ("r", "rated"):
+            raise BadSeekArgumentsError(msg("Rated games are not available on this server; play unrated."))
+        elif low_word in ("a", "auto", "m", "manual"):
+            manual = low_word[0] == "m"
+        elif low_word in ("f", "formula"):
+            formula = True
+        else:
+            name = _VARIANTS.get(low_word)
+            if name is None and low_word == "wild" and i < len(words):
+                name = f"wild/{fold(words[i])}"
+                i += 1
+            elif name is None and low_word.startswith("w") and low_word[1:].isdigit():
+                name = f"wild/{int(low_word[1:])}"
+            if name is None:
+                raise BadSeekArgumentsError(msg(
+                    "\"{word}\" is not a time, an increment, a colour, a variant or a rating range.",
+                    word=word))
+            if variant is not None:
+                raise BadSeekArgumentsError(msg("Give at most one variant."))
+            variant = name
+    tc = time_control(numbers, default, error=BadSeekArgumentsError)
+    return SeekRequest(tc, colour, variant, manual, formula, low, high)
+
+
+@dataclass(frozen=True)
+class Seek:
+    """A posted seek: its number, owner and terms."""
+
+    id: int
+    owner: str
+    registered: bool
+    request: SeekRequest
+    #: The owner's rating in the seek's category (0 here: no ratings yet).
+    rating: int = 0
+
+    @property
+    def rating_text(self) -> str:
+        """As FICS prints a rating: ``----`` none (registered), ``++++`` guest."""
+        if self.rating:
+            return str(self.rating)
+        return "----" if self.registered else "++++"
+
+    def matches(self, other: "Seek") -> bool:
+        """Whether ``self`` and ``other`` pair at once (same terms, colours that fit)."""
+        a, b = self.request, other.request
+        if fold(self.owner) == fold(other.owner) or a.manual or b.manual:
+            return False
+        if (a.time_control, a.variant) != (b.time_control, b.variant):
+            return False
+        if (a.colour is None) != (b.colour is None) or (a.colour is not None and a.colour == b.colour):
+            return False
+        return a.fits(other.rating) and b.fits(self.rating)
+
+    def _flags(self) -> str:
+        r = self.request
+        return ("m" if r.manual else "") + ("f" if r.formula else "")
+
+    def _colour(self) -> str:
+        c = self.request.colour
+        return "" if c is None else ("[white]" if c == chess.WHITE else "[black]")
+
+    def announcement(self) -> str:
+        """FICS's line to players with ``set seek 1`` (clients read it: English)."""
+        r, tc = self.request, self.request.time_control
+        words = [f"{self.owner} ({self.rating_text}) seeking {tc.minutes} {tc.increment} unrated",
+                 r.type_name]
+        words += [w for w in (self._colour(), self._flags()) if w]
+        return " ".join(words) + f' ("play {self.id}" to respond)'
+
+    def info_line(self) -> str:
+        """FICS's ``<s>`` line (``iset seekinfo 1``)."""
+        r, tc = self.request, self.request.time_control
+        colour = "?" if r.colour is None else ("W" if r.colour == chess.WHITE else "B")
+        titles = 0 if self.registered else 1
+        return (f"<s> {self.id} w={self.owner} ti={titles:02x} rt={self.rating}P t={tc.minutes} "
+                f"i={tc.increment} r=u tp={r.type_name} c={colour} rr={r.low}-{r.high} "
+                f"a={'f' if r.manual else 't'} f={'t' if r.formula else 'f'}")
+
+    def sought_line(self) -> str:
+        """The seek's line in ``sought``, in FICS's columns."""
+        r, tc = self.request, self.request.time_control
+        line = (f"{self.id:3d} {self.rating_text:>4} {self.owner:<17} {tc.minutes:3d} "
+                f"{tc.increment:3d} {'unrated':<7} {r.type_name:<10} {self._colour():<7} "
+                f"{r.low:4d}-{r.high:<4d} {self._flags()}")
+        return line.rstrip()
+
+
+@dataclass
+class Seeks:
+    """The posted seeks by number; a number freed is given again (FICS's lowest free)."""
+
+    max_per_player: int = MAX_SEEKS
+    _by_id: dict[int, Seek] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __iter__(self):
+        return iter(sorted(self._by_id.values(), key=lambda s: s.id))
+
+    def get(self, number: int) -> Seek | None:
+        return self._by_id.get(number)
+
+    def by(self, handle: str) -> list[Seek]:
+        key = fold(handle)
+        return [s for s in self if fold(s.owner) == key]
+
+    def _free_id(self) -> int:
+        n = 1
+        while n in self._by_id:
+            n += 1
+        return n
+
+    def add(self, owner: str, request: SeekRequest, *, registered: bool, rating: int = 0) -> Seek:
+        """Post a seek (:class:`SeekLimitError` beyond the limit or for the same terms again)."""
+        mine = self.by(owner)
+        if any(s.request == request for s in mine):
+            raise SeekLimitError(msg("You already have an active seek with the same parameters."))
+        if len(mine) >= self.max_per_player:
+            raise SeekLimitError(msg("You can only have {count} active seeks.",
+                                     count=self.max_per_player))
+        seek = Seek(self._free_id(), owner, registered, request, rating)
+        self._by_id[seek.id] = seek
+        return seek
+
+    def remove(self, number: int) -> Seek | None:
+        return self._by_id.pop(number, None)
+
+    def matching(self, seek: Seek, refuses: Callable[[str, str], bool]) -> Seek | None:
+        """The oldest other seek ``seek`` pairs with (neither owner refusing the other)."""
+        for other in self:
+            if (other.id != seek.id and seek.matches(other)
+                    and not refuses(other.owner, seek.owner) and not refuses(seek.owner, other.owner)):
+                return other
+        return None
+
+
+class SeekBoard:
+    """The seeks of a server and who hears of them.
+
+    ``sessions()`` lists the logged-in sessions; ``is_busy(handle)`` says
+    whether they play or examine (FICS shows seeks only to the free);
+    ``refuses(receiver, sender)`` whether a censor/noplay list stops it;
+    ``tell(handle, text)`` writes to one player.
+    """
+
+    def __init__(self, *, sessions: Callable[[], Iterable[Any]], is_busy: Callable[[str], bool],
+                 refuses: Callable[[str, str], bool], tell: Callable[[str, str], None],
+                 rating: Callable[[str], int] = lambda handle: 0,
+                 max_per_player: int = MAX_SEEKS) -> None:
+        self.seeks = Seeks(max_per_player)
+        self._sessions = sessions
+        self._is_busy = is_busy
+        self._refuses = refuses
+        self._tell = tell
+        self.rating = rating
+
+    def visible_to(self, seek: Seek, handle: str) -> bool:
+        """Whether ``handle`` may answer ``seek``: in its range, not refused either way."""
+        return (fold(handle) != fold(seek.owner) and seek.request.fits(self.rating(handle))
+                and not self._refuses(seek.owner, handle) and not self._refuses(handle, seek.owner))
+
+    def post(self, owner: Any, request: SeekRequest) -> tuple[Seek, Seek | None]:
+        """Post ``owner``'s seek; the seek it pairs with at once, or ``None``.
+
+        A seek that pairs is not announced (the game starts instead).
+        """
+        seek = self.seeks.add(owner.handle, request, registered=owner.registered,
+                              rating=self.rating(owner.handle))
+        partner = self.seeks.matching(seek, self._refuses)
+        return seek, partner
+
+    def announce(self, seek: Seek) -> int:
+        """Tell everyone free of a new ``seek``; how many read its announcement."""
+        info, line, count = seek.info_line(), seek.announcement(), 0
+        owner = fold(seek.owner)
+        for session in list(self._sessions()):
+            handle = session.handle
+            own = fold(handle) == owner
+            if self._is_busy(handle) or (own and not session.ivars["showownseek"]):
+                continue
+            if session.ivars["seekinfo"]:
+                self._tell(handle, info)
+            if (not own and session.variables.get("seek", True)
+                    and self.visible_to(seek, handle)):
+                self._tell(handle, line)
+                count += 1
+        return count
+
+    def remove(self, seeks: Iterable[Seek]) -> None:
+        """Take ``seeks`` away; ``<sr>`` to the ``seekinfo`` sessions."""
+        ids = [s.id for s in seeks if self.seeks.remove(s.id) is not None]
+        if not ids:
+            return
+        line = "<sr> " + " ".join(map(str, ids))
+        for session in list(self._sessions()):
+            if session.ivars["seekinfo"]:
+                self._tell(session.handle, line)
+
+    def drop(self, handle: str) -> None:
+        """``handle`` starts a game or leaves: their seeks vanish."""
+        self.remove(self.seeks.by(handle))
+
+    def listing(self, handle: str | None) -> list[Seek]:
+        """The seeks ``sought`` lists: those ``handle`` may answer (and their own), or all."""
+        if handle is None:
+            return list(self.seeks)
+        return [s for s in self.seeks
+                if fold(s.owner) == fold(handle) or self.visible_to(s, handle)]
+
+    def refresh(self, session: Any) -> None:
+        """``iset seekinfo 1``: ``<sc>`` then every current seek's ``<s>`` line."""
+        lines = ["<sc>"] + [s.info_line() for s in self.seeks
+                            if fold(s.owner) != fold(session.handle) or session.ivars["showownseek"]]
+        self._tell(session.handle, "\n".join(lines))
+
+    def find(self, caller: str, word: str, owners: Callable[[str], str]) -> Seek:
+        """The seek ``play WORD`` means: a number, or the one seek of a player.
+
+        ``owners(word)`` resolves a handle (raising the name resolver's error).
+        """
+        number = _number(word)
+        if number is not None:
+            seek = self.seeks.get(number)
+            if seek is None:
+                raise NoSuchSeekError(msg("That seek is not available."))
+        else:
+            handle = owners(word)
+            theirs = self.seeks.by(handle)
+            if not theirs:
+                raise NoSuchSeekError(msg("{handle} isn't seeking any games.", handle=handle))
+            if len(theirs) > 1:
+                raise NoSuchSeekError(msg("{handle} is seeking several games; give the number.",
+                                          handle=handle))
+            seek = theirs[0]
+        if fold(seek.owner) == fold(caller):
+            raise NoSuchSeekError(msg("You cannot respond to your own seek."))
+        if not seek.request.fits(self.rating(caller)):
+            raise OutOfRangeError(msg("You do not fit the rating range of that seek ({low}-{high}).",
+                                      low=seek.request.low, high=seek.request.high))
+        return seek
+
+
+def opposite(colour: chess.Color | None) -> chess.Color | None:
+    return None if colour is None else not colour
+
+
+def sought_text(seeks: list[Seek]) -> list[Message | str]:
+    """``sought``'s lines: one per seek, then FICS's count line."""
+    return [s.sought_line() for s in seeks] + [
+        msgn("{count} ad displayed.", "{count} ads displayed.", len(seeks))]
