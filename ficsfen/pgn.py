@@ -114,9 +114,10 @@ class PgnGame:
         fen = position.fen()
         yield fen
         board = position.board()
-        placement = fen.split(" ", 1)[0]
+        placement, turn = fen.split(" ", 2)[:2]
         # as the tracker plays a move
-        step = (FenBuilder(placement) if variant is None else VariantFenBuilder(placement, variant)).push
+        step = (FenBuilder(placement) if variant is None
+                else VariantFenBuilder(placement, variant, turn == "w")).push
         ply = 0
         try:
             for ply, text in enumerate(self.moves, 1):

@@ -372,11 +372,12 @@ class VariantFenBuilder(FenBuilder):
     drops, promoted pieces marked ``~``), the crazyhouse holdings (read from
     the board's pockets only after a capture or a drop) and the Chess960
     castling field in X-FEN.  Everything else is the standard builder's.
+    ``white`` says who moves first (a drop's colour is the mover's).
     """
 
-    __slots__ = ("_variant", "_holdings", "_promoted")
+    __slots__ = ("_variant", "_holdings", "_promoted", "_white", "_stale")
 
-    def __init__(self, placement: str, variant: Variant) -> None:
+    def __init__(self, placement: str, variant: Variant, white: bool = True) -> None:
         board, bracket, held = placement.partition("[")
         self._promoted = "~" in board
         for letter, char in _PROMOTED_IN.items():
@@ -384,23 +385,25 @@ class VariantFenBuilder(FenBuilder):
         super().__init__(board)
         self._variant = variant
         self._holdings = bracket + held
+        self._white = white
+        self._stale = False  # the holdings changed: read them from the board's pockets
 
     def placement(self) -> str:
         text = "/".join(self._fields)
         return text.translate(_PROMOTED_OUT) if self._promoted else text
 
-    def push(self, board: chess.Board, move: chess.Move) -> str:
+    def apply(self, move: chess.Move) -> None:
         rows = self._rows
         to = move.to_square
         tr, tf = to >> 3, to & 7
+        white, self._white = self._white, not self._white
         if move.drop:
             letter = chess.PIECE_SYMBOLS[move.drop]
             row = rows[tr]
-            rows[tr] = row[:tf] + (letter.upper() if board.turn else letter) + row[tf + 1 :]
+            rows[tr] = row[:tf] + (letter.upper() if white else letter) + row[tf + 1 :]
             self._fields[7 - tr] = compress_rank(rows[tr])
-            board.push(move)
-            self._holdings = _held(board)
-            return self.fen(board)
+            self._stale = True
+            return
         frm = move.from_square
         fr, ff = frm >> 3, frm & 7
         piece = rows[fr][ff]
@@ -412,20 +415,20 @@ class VariantFenBuilder(FenBuilder):
             back[king_file], back[rook_file] = piece, target
             rows[fr] = "".join(back)
             self._fields[7 - fr] = compress_rank(rows[fr])
-            board.push(move)
-            return self.fen(board)
-        self.apply(move)
+            return
+        super().apply(move)
         if move.promotion and self._variant.holdings:
             row = rows[tr]
             rows[tr] = row[:tf] + _PROMOTED_IN[row[tf]] + row[tf + 1 :]
             self._fields[7 - tr] = compress_rank(rows[tr])
             self._promoted = True
-        board.push(move)
         if self._holdings and (target != "." or (piece in "Pp" and ff != tf)):
-            self._holdings = _held(board)
-        return self.fen(board)
+            self._stale = True
 
     def fen(self, board: chess.Board) -> str:
+        if self._stale:
+            self._holdings = _held(board)
+            self._stale = False
         if self._variant.chess960:
             castling = board_castling(board)[0]
         else:
@@ -931,10 +934,10 @@ class Tracker:
         self._dead = self._board.is_insufficient_material()
 
     def _new_builder(self, fen: str) -> FenBuilder:
-        placement = fen.split(" ", 1)[0]
+        placement, turn = fen.split(" ", 2)[:2]
         if self._variant is None:
             return FenBuilder(placement)
-        return VariantFenBuilder(placement, self._variant)
+        return VariantFenBuilder(placement, self._variant, turn == "w")
 
     @property
     def variant(self) -> Variant | None:
