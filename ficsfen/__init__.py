@@ -6,7 +6,9 @@ mount ficsfen is importable from here, and only what is listed in
 ``Error`` suffix, kept as aliases).  The private modules behind it may move.
 
 - FEN codec: :func:`parse`, :func:`emit`, :class:`Position`, the EPD
-  variants and their errors (:class:`FenError` names the field at fault).
+  variants and their errors (:class:`FenError` names the field at fault);
+  :func:`parse_variant` and :class:`VariantPosition` for Chess960 (X-FEN,
+  Shredder-FEN) and crazyhouse (holdings, ``~`` promoted pieces).
 - Tracker: :class:`Tracker` plays moves and hands a :class:`Ply` (SAN, UCI,
   FEN) to every callback given to :meth:`Tracker.subscribe`; the end of a
   game is python-chess's :class:`chess.Outcome` (:func:`outcome_message`
@@ -47,6 +49,20 @@ _EXPORTS: dict[str, str] = {
     "EpdError": "ficsfen.epd",
     "parse_epd": "ficsfen.epd",
     "emit_epd": "ficsfen.epd",
+    # variant FEN: Chess960 (X-FEN, Shredder-FEN) and crazyhouse (holdings)
+    "VARIANTS": "ficsfen.variants",
+    "Variant": "ficsfen.variants",
+    "VariantPosition": "ficsfen.variants",
+    "parse_variant": "ficsfen.variants",
+    "emit_variant": "ficsfen.variants",
+    "is_valid_variant": "ficsfen.variants",
+    "variant_named": "ficsfen.variants",
+    "chess960_fen": "ficsfen.variants",
+    "CastlingRightsError": "ficsfen.variants",
+    "HoldingsError": "ficsfen.variants",
+    "PromotedMarkError": "ficsfen.variants",
+    "TooManyPiecesError": "ficsfen.variants",
+    "UnknownVariantError": "ficsfen.variants",
     # tracker and its per-move FEN events
     "Tracker": "ficsfen.tracker",
     "Ply": "ficsfen.tracker",
@@ -129,6 +145,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
                                      InvalidTopicError, NoSuchTopicError, lookup, topics)
     from ficsfen.i18n import Message, available_languages, msg, msgn, render
     from ficsfen.interfaces import ICaller, IClockedGame, ICommand, IGame, IGameDirectory, IMoveEvents
+    from ficsfen.variants import (VARIANTS, CastlingRightsError, HoldingsError,
+                                  PromotedMarkError, TooManyPiecesError, UnknownVariantError,
+                                  Variant, VariantPosition, chess960_fen, emit_variant,
+                                  is_valid_variant, parse_variant, variant_named)
     from ficsfen.tracker import (AmbiguousMoveError, GameOverError, IllegalMoveError,
                                  MalformedMoveError, MoveError, Outcome, Ply, Termination,
                                  Tracker, TrackerError, outcome_message)

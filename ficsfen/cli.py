@@ -28,6 +28,7 @@ from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
                           resolve_language)
 from ficsfen.pgn import PgnError, PgnGame, decode, read_games
+from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
 
 __all__ = ["board_diagram", "main", "write_fens"]
 
@@ -130,6 +131,11 @@ def _parser(lang: str) -> _Parser:
     )
     check.add_argument("fen", nargs="+", metavar="FEN", help=t(msg("the record, its six fields, or -")))
     check.add_argument("--board", action="store_true", help=t(msg("also print the position as a diagram")))
+    check.add_argument("--variant", choices=sorted(VARIANTS), help=t(msg(
+        "check records of this variant: Chess960 castling in X-FEN or Shredder-FEN, crazyhouse "
+        "holdings in brackets")))
+    check.add_argument("--shredder", action="store_true", help=t(msg(
+        "with --variant, print the castling field in Shredder-FEN (rook files) rather than X-FEN")))
     fens = sub.add_parser(
         "fens",
         parents=[common],
@@ -196,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
     try:
         if args.command == "check":
-            status = _check(args.fen, board=args.board, lang=lang, out=out, err=err)
+            status = _check(args.fen, board=args.board, lang=lang, out=out, err=err,
+                            variant=args.variant, shredder=args.shredder)
         else:
             status = _fens(args.files, output=args.output, lang=lang, out=out, err=err)
         out.flush()  # a write error shows here, not as a traceback at exit
@@ -266,17 +273,19 @@ def _usage_line(message: Message | str, lang: str) -> str:
 # -- check ----------------------------------------------------------------------
 
 
-def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO) -> int:
+def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO,
+           variant: str | None = None, shredder: bool = False) -> int:
+    parser = parse if variant is None else (lambda text: parse_variant(text, variant))
     # Only a lone "-" reads standard input: "-" is also a field (castling, en passant).
     if words == ["-"]:
         status = EXIT_OK
         try:
-            for number, line, result in _stdin_records():
+            for number, line, result in _stdin_records(parser):
                 if isinstance(result, FenError):
                     err.write(fenfile.LineError(number, line, result).render(lang) + "\n")
                     status = EXIT_BAD_INPUT
                 else:
-                    _print_position(result, board=board, out=out)
+                    _print_position(result, board=board, out=out, shredder=shredder)
         except _ReadError as exc:
             err.write(msg("cannot read {path}: {reason}", path="-",
                           reason=exc.error.strerror or str(exc.error)).render(lang) + "\n")
@@ -284,15 +293,15 @@ def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO
         return status
     text = words[0] if len(words) == 1 else " ".join(words)
     try:
-        position = parse(text)
+        position = parser(text)
     except FenError as exc:
         err.write(msg("Invalid FEN: {error}", error=exc.render(lang)).render(lang) + "\n")
         return EXIT_BAD_INPUT
-    _print_position(position, board=board, out=out)
+    _print_position(position, board=board, out=out, shredder=shredder)
     return EXIT_OK
 
 
-def _stdin_records() -> Iterator[tuple[int, str, Position | FenError]]:
+def _stdin_records(parser=parse) -> Iterator[tuple[int, str, Position | FenError]]:
     """Standard input's records, checked as they arrive.
 
     Read as bytes and decoded here, as ``fens`` and :func:`fenfile.read` do:
@@ -302,7 +311,7 @@ def _stdin_records() -> Iterator[tuple[int, str, Position | FenError]]:
     """
     stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline="")
     try:
-        yield from fenfile.iter_records(_read_lines(stream))
+        yield from fenfile.iter_records(_read_lines(stream), parser=parser)
     finally:
         stream.detach()  # leave sys.stdin open
 
@@ -322,8 +331,12 @@ def _read_lines(stream: TextIO) -> Iterator[str]:
         raise _ReadError(exc) from exc
 
 
-def _print_position(position: Position, *, board: bool, out: TextIO) -> None:
-    out.write(position.fen() + "\n")
+def _print_position(position: Position | VariantPosition, *, board: bool, out: TextIO,
+                    shredder: bool = False) -> None:
+    if isinstance(position, VariantPosition):
+        out.write(position.fen(shredder=shredder) + "\n")
+    else:
+        out.write(position.fen() + "\n")
     if board:
         out.write(board_diagram(position.board()) + "\n")
 

@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import DEFAULT_LANGUAGE, msg, msgn
@@ -70,14 +70,17 @@ def write(path: str | os.PathLike[str] | TextIO, records: Tracker | Iterable[str
     Path(path).write_text(text, encoding="utf-8")  # type: ignore[arg-type]
 
 
-def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position | FenError]]:
+def iter_records(
+    text: str | Iterable[str], *, parser: Callable[[str], Any] = parse
+) -> Iterator[tuple[int, str, Position | FenError]]:
     """``(line number, line, Position or FenError)`` for every line that is not blank.
 
     ``text`` is a file's whole text, or its lines (an open stream is then
     checked as it is read, e.g. standard input).  Lines end at ``\\n``,
     ``\\r\\n`` or a lone ``\\r``, as in Python's universal newlines mode and
     nowhere else, so line numbers are those an editor shows; a leading
-    byte-order mark is dropped; lines of blanks only are skipped.
+    byte-order mark is dropped; lines of blanks only are skipped.  ``parser``
+    reads each record (e.g. a variant's, ``lambda t: parse_variant(t, "zh")``).
     """
     for number, line in enumerate(_lines(text), 1):
         if number == 1 and line.startswith("\ufeff"):
@@ -85,7 +88,7 @@ def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position
         if not line or line.isspace():
             continue
         try:
-            yield number, line, parse(line)
+            yield number, line, parser(line)
         except FenError as exc:
             yield number, line, exc
 

@@ -21,7 +21,8 @@ from typing import Iterator
 
 from ficsfen.fen import STARTING_FEN, FenError, parse
 from ficsfen.i18n import LocalizedError, Message, msg
-from ficsfen.tracker import FenBuilder, MoveError, resolve
+from ficsfen.tracker import FenBuilder, MoveError, VariantFenBuilder, resolve
+from ficsfen.variants import UnknownVariantError, Variant, parse_variant, variant_named
 
 __all__ = ["PgnError", "PgnGame", "decode", "read_file", "read_games"]
 
@@ -35,6 +36,7 @@ _TOKENS = re.compile(
     """,
     re.X | re.M,
 )
+_STANDARD_NAMES = frozenset(("standard", "chess", "normal", "from position"))
 _RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*", "\u00bd-\u00bd"))  # some files write ½-½
 _UNESCAPE = re.compile(r"\\(.)")
 _IGNORED_FIRST = frozenset("!?.$;%")
@@ -78,27 +80,44 @@ class PgnGame:
     syntax_error_ply: int = 0
 
     @property
+    def variant(self) -> Variant | None:
+        """The ``Variant`` tag's variant (``None`` for standard chess); :class:`PgnError` if unknown."""
+        name = self.headers.get("Variant")
+        if name is None or name.strip().casefold() in _STANDARD_NAMES:
+            return None
+        try:
+            return variant_named(name)
+        except UnknownVariantError as exc:
+            raise PgnError(exc.message, game=self.number, ply=0) from exc
+
+    @property
     def initial_fen(self) -> str:
         """The ``FEN`` tag when present (``SetUp`` other than ``0``), else the start."""
         tag = self.headers.get("FEN")
         if tag is not None and self.headers.get("SetUp", "1") != "0":
             return tag
-        return STARTING_FEN
+        variant = self.variant
+        return STARTING_FEN if variant is None else variant.starting_fen
 
     def fens(self) -> list[str]:
         """The initial FEN then the FEN after every ply; :class:`PgnError` on failure."""
         return list(self.replay())
 
     def replay(self) -> Iterator[str]:
-        """Yield the initial FEN then the FEN after every ply."""
+        """Yield the initial FEN then the FEN after every ply (X-FEN for Chess960)."""
+        variant = self.variant
         try:
-            position = parse(self.initial_fen)
+            position = parse(self.initial_fen) if variant is None else parse_variant(
+                self.initial_fen, variant)
         except FenError as exc:
             raise PgnError(msg("bad FEN tag: {error}", error=exc.describe()), game=self.number, ply=0) from exc
         fen = position.fen()
         yield fen
         board = position.board()
-        step = FenBuilder(fen.split(" ", 1)[0]).push  # as the tracker plays a move
+        placement, turn = fen.split(" ", 2)[:2]
+        # as the tracker plays a move
+        step = (FenBuilder(placement) if variant is None
+                else VariantFenBuilder(placement, variant, turn == "w")).push
         ply = 0
         try:
             for ply, text in enumerate(self.moves, 1):
@@ -174,7 +193,8 @@ def read_games(text: str) -> list[PgnGame]:
             elif first in "{[":
                 _syntax(game, first)
             continue
-        if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS):
+        if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS) \
+                or "@" in tok:  # a crazyhouse drop: P@e4, @e4
             if len(tok) > _LONGEST_MOVE or not tok.isprintable():
                 _syntax(game, tok)  # binary noise or a run-on word: never a move
                 continue

@@ -20,10 +20,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence, overload
 
 import chess
+import chess.variant
 from chess import Outcome, Termination
 
 from ficsfen.fen import STARTING_FEN, parse
 from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, msgn
+from ficsfen.variants import (Variant, board_castling, convert_castling, expand_rank,
+                              parse_variant, variant_named)
 
 __all__ = [
     "AmbiguousMoveError",
@@ -40,6 +43,7 @@ __all__ = [
     "Tracker",
     "TrackerError",
     "PlyHistory",
+    "VariantFenBuilder",
     "PlySubscribers",
     "is_move_text",
     "outcome_message",
@@ -273,10 +277,6 @@ def compress_rank(row: str) -> str:
     return out
 
 
-def _expand(rank: str) -> str:
-    return "".join("." * int(c) if c.isdigit() else c for c in rank)
-
-
 def _castling_fields() -> dict[int, str]:
     """Castling rights (as python-chess's mask of rook home squares) -> FEN field."""
     letters = (("K", chess.BB_H1), ("Q", chess.BB_A1), ("k", chess.BB_H8), ("q", chess.BB_A8))
@@ -309,7 +309,7 @@ class FenBuilder:
         ranks = placement.split("/")
         # _rows[r] is rank r+1 as 8 characters ('.' for empty squares);
         # _fields[7 - r] is the same rank as written in FEN (rank 8 first).
-        self._rows = [_expand(ranks[7 - r]) for r in range(8)]
+        self._rows = [expand_rank(ranks[7 - r]) for r in range(8)]
         self._fields = list(ranks)
 
     def placement(self) -> str:
@@ -357,6 +357,93 @@ class FenBuilder:
         )
 
 
+# A promoted piece (crazyhouse) is one character in the rank strings, like
+# any piece, and becomes its letter and "~" when the placement is written.
+# (letters that are no FEN piece and no digit: str.isdigit() is true of many symbols)
+_PROMOTED_IN = dict(zip("NBRQnbrq", "WXYZwxyz"))
+_PROMOTED_OUT = str.maketrans({char: letter + "~" for letter, char in _PROMOTED_IN.items()})
+_OWN_ROOK = {"K": "R", "k": "r"}
+
+
+class VariantFenBuilder(FenBuilder):
+    """:class:`FenBuilder` for Chess960 and crazyhouse boards.
+
+    Adds what those moves do to the placement (king-takes-rook castling,
+    drops, promoted pieces marked ``~``), the crazyhouse holdings (read from
+    the board's pockets only after a capture or a drop) and the Chess960
+    castling field in X-FEN.  Everything else is the standard builder's.
+    ``white`` says who moves first (a drop's colour is the mover's).
+    """
+
+    __slots__ = ("_variant", "_holdings", "_promoted", "_white", "_stale")
+
+    def __init__(self, placement: str, variant: Variant, white: bool = True) -> None:
+        board, bracket, held = placement.partition("[")
+        self._promoted = "~" in board
+        for letter, char in _PROMOTED_IN.items():
+            board = board.replace(letter + "~", char)
+        super().__init__(board)
+        self._variant = variant
+        self._holdings = bracket + held
+        self._white = white
+        self._stale = False  # the holdings changed: read them from the board's pockets
+
+    def placement(self) -> str:
+        text = "/".join(self._fields)
+        return text.translate(_PROMOTED_OUT) if self._promoted else text
+
+    def apply(self, move: chess.Move) -> None:
+        rows = self._rows
+        to = move.to_square
+        tr, tf = to >> 3, to & 7
+        white, self._white = self._white, not self._white
+        if move.drop:
+            letter = chess.PIECE_SYMBOLS[move.drop]
+            row = rows[tr]
+            rows[tr] = row[:tf] + (letter.upper() if white else letter) + row[tf + 1 :]
+            self._fields[7 - tr] = compress_rank(rows[tr])
+            self._stale = True
+            return
+        frm = move.from_square
+        fr, ff = frm >> 3, frm & 7
+        piece = rows[fr][ff]
+        target = rows[tr][tf]
+        if target != "." and _OWN_ROOK.get(piece) == target:  # Chess960 castling, king takes rook
+            king_file, rook_file = (6, 5) if tf > ff else (2, 3)
+            back = list(rows[fr])
+            back[ff] = back[tf] = "."
+            back[king_file], back[rook_file] = piece, target
+            rows[fr] = "".join(back)
+            self._fields[7 - fr] = compress_rank(rows[fr])
+            return
+        super().apply(move)
+        if move.promotion and self._variant.holdings:
+            row = rows[tr]
+            rows[tr] = row[:tf] + _PROMOTED_IN[row[tf]] + row[tf + 1 :]
+            self._fields[7 - tr] = compress_rank(rows[tr])
+            self._promoted = True
+        if self._holdings and (target != "." or (piece in "Pp" and ff != tf)):
+            self._stale = True
+
+    def fen(self, board: chess.Board) -> str:
+        if self._stale:
+            self._holdings = _held(board)
+            self._stale = False
+        if self._variant.chess960:
+            castling = board_castling(board)[0]
+        else:
+            castling = _CASTLING_FIELD[board.castling_rights & _CORNERS]
+        return (
+            f"{self.placement()}{self._holdings} {'w' if board.turn else 'b'} {castling} "
+            f"{_EP_FIELD[board.ep_square]} {board.halfmove_clock} {board.fullmove_number}"
+        )
+
+
+def _held(board: chess.Board) -> str:
+    pockets = board.pockets  # type: ignore[attr-defined]
+    return f"[{str(pockets[chess.WHITE]).upper()}{pockets[chess.BLACK]}]"
+
+
 # --------------------------------------------------------------------------
 # Reading a move
 # --------------------------------------------------------------------------
@@ -364,6 +451,7 @@ class FenBuilder:
 # piece letter, from file, from rank, capture mark, destination, promotion
 _MOVE_RE = re.compile(r"([NBRQK])?([a-h])?([1-8])?([x:-])?([a-h][1-8])(?:=?([NBRQnbrq]))?")
 _CASTLE_RE = re.compile(r"([O0o])-\1(-\1)?")
+_DROP_RE = re.compile(r"([PNBRQpnbrq])?@([a-h][1-8])")
 _SUFFIX_RE = re.compile(r"[+#]?[!?]{0,2}$")
 _SQUARE = {name: sq for sq, name in enumerate(chess.SQUARE_NAMES)}
 _PIECE_FROM_LETTER = {"N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK, "Q": chess.QUEEN, "K": chess.KING}
@@ -449,10 +537,14 @@ def resolve(board: chess.Board, text: str) -> chess.Move:
         return _pawn(board, text, file_, to, promo)
     if letter == "O":
         return _castle(board, text, queenside=to == 2)
+    if letter == "@":
+        return _drop(board, text, to, promo)  # type: ignore[arg-type]
     if promo is not None:
         raise IllegalMoveError(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
     piece_type = _PIECE_FROM_LETTER[letter]
     if board.occupied_co[turn] & _BB[to]:
+        if piece_type == chess.KING and board.chess960 and board.rooks & _BB[to]:
+            return _castle_onto(board, text, to)  # Chess960 castling as king takes rook
         raise IllegalMoveError(
             msg("Illegal move: {square} is occupied by one of your own pieces.", square=chess.SQUARE_NAMES[to]),
             move_text=text,
@@ -527,6 +619,9 @@ def _parts(text: str) -> tuple[str | None, str | None, str | None, int, str | No
         c = _CASTLE_RE.fullmatch(body)
         if c is not None:
             return ("O", None, None, 2 if c.group(2) is not None else 6, None)
+        d = _DROP_RE.fullmatch(body)
+        if d is not None:  # a crazyhouse drop: "@", its square, the piece (a pawn if unnamed)
+            return ("@", None, None, _SQUARE[d.group(2)], (d.group(1) or "P").upper())
         return None
     letter, file_, rank_, _mark, dest, promo = m.groups()
     if letter is None and rank_ is not None and file_ is None:
@@ -644,7 +739,8 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
             move_text=text,
             code="own-piece",
         )
-    if piece.piece_type == chess.KING and frm >> 3 == to >> 3 and abs((frm & 7) - (to & 7)) == 2:
+    if (piece.piece_type == chess.KING and frm >> 3 == to >> 3 and abs((frm & 7) - (to & 7)) == 2
+            and (frm & 7 == 4 or not board.chess960)):
         return _castle(board, text, queenside=(to & 7) < (frm & 7))
     raise IllegalMoveError(
         msg("Illegal move: {piece} on {origin} cannot reach {square}.",
@@ -657,7 +753,7 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
 def _standard_castling(board: chess.Board, move: chess.Move) -> chess.Move:
     """Castling written king-takes-rook (``e1h1``) as the king's two-square move (``e1g1``)."""
     frm, to = move.from_square, move.to_square
-    if board.kings & _BB[frm] and board.occupied_co[board.turn] & _BB[to]:
+    if board.kings & _BB[frm] and board.occupied_co[board.turn] & _BB[to] and not board.chess960:
         return _Move(frm, (frm & 56) | (6 if to & 7 > frm & 7 else 2))
     return move
 
@@ -667,21 +763,86 @@ def _castle(board: chess.Board, text: str, *, queenside: bool) -> chess.Move:
     king = board.king(turn)
     rank = 0 if turn else 7
     side = msg("queenside") if queenside else msg("kingside")
+    if board.chess960:
+        return _castle960(board, text, king, queenside, side)
     rook_home = chess.square(0 if queenside else 7, rank)
     if king is not None and king == chess.square(4, rank):
         move = _Move(king, chess.square(2 if queenside else 6, rank))
         if board.is_legal(move):
             return move
     if king != chess.square(4, rank) or not board.castling_rights & _BB[rook_home]:
-        raise IllegalMoveError(
-            msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
-        )
+        raise _no_castling(text, side)
+    raise _castling_refused(board, text, side)
+
+
+def _no_castling(text: str, side: Message) -> IllegalMoveError:
+    return IllegalMoveError(
+        msg("Illegal move: you can no longer castle {side}.", side=side), move_text=text, code="castling-rights"
+    )
+
+
+def _castling_refused(board: chess.Board, text: str, side: Message) -> IllegalMoveError:
+    """Castling that the rights allow but the position does not."""
     if board.is_check():
-        raise IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
-    raise IllegalMoveError(
+        return IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
+    return IllegalMoveError(
         msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
         move_text=text,
         code="castling-blocked",
+    )
+
+
+def _castle960(board: chess.Board, text: str, king: int | None, queenside: bool,
+               side: Message) -> chess.Move:
+    """Chess960 castling: the king takes the rook that still has the right on that side."""
+    rights = board.castling_rights & board.occupied_co[board.turn] & _BB_RANKS[0 if board.turn else 7]
+    rook = None
+    if king is not None:
+        for square in _scan(rights):
+            if (square < king) == queenside:
+                rook = square
+    if rook is None:
+        raise _no_castling(text, side)
+    move = _Move(king, rook)  # type: ignore[arg-type]
+    if board.is_legal(move):
+        return move
+    raise _castling_refused(board, text, side)
+
+
+def _castle_onto(board: chess.Board, text: str, rook: int) -> chess.Move:
+    """``Kxh1`` or ``Kh1`` onto one's own rook: Chess960 castling with that rook."""
+    king = board.king(board.turn)
+    queenside = king is not None and rook < king
+    side = msg("queenside") if queenside else msg("kingside")
+    move = _castle960(board, text, king, queenside, side)
+    if move.to_square != rook:
+        raise _no_castling(text, side)
+    return move
+
+
+def _drop(board: chess.Board, text: str, to: int, letter: str) -> chess.Move:
+    """A crazyhouse drop (``P@e4``, ``N@f7+``, ``@e4`` for a pawn)."""
+    piece_type = _PIECE_FROM_LETTER.get(letter, chess.PAWN)
+    move = _Move(to, to, drop=piece_type)
+    if not isinstance(board, chess.variant.CrazyhouseBoard):
+        raise IllegalMoveError(msg("Illegal move: pieces are dropped only in crazyhouse."),
+                               move_text=text, code="drop-variant")
+    if board.is_legal(move):
+        return move
+    square = chess.SQUARE_NAMES[to]
+    if not board.pockets[board.turn].count(piece_type):
+        raise IllegalMoveError(msg("Illegal move: you have no {pieces} in hand.", pieces=_PIECES[piece_type]),
+                               move_text=text, code="drop-none")
+    if board.occupied & _BB[to]:
+        raise IllegalMoveError(msg("Illegal move: {square} is occupied.", square=square),
+                               move_text=text, code="drop-occupied")
+    if piece_type == chess.PAWN and to >> 3 in (0, 7):
+        raise IllegalMoveError(msg("Illegal move: a pawn is never dropped on rank 1 or 8."),
+                               move_text=text, code="drop-backrank")
+    raise IllegalMoveError(
+        msg('Illegal move: you are in check and "{move}" does not get you out of it.', move=text),
+        move_text=text,
+        code="in-check",
     )
 
 
@@ -747,19 +908,41 @@ class Tracker:
 
     ``board`` is the live :class:`chess.Board`; treat it as read-only (push
     moves through the tracker so the FEN, history and subscribers follow).
+
+    ``variant`` (``"chess960"``, ``"crazyhouse"``, or a FICS or PGN name for
+    them such as ``"fr"`` or ``"Chess960"``) plays that variant on
+    python-chess's board for it; its FENs are X-FEN for Chess960 (Shredder-FEN
+    from :meth:`fen_at`) and carry the holdings and ``~`` marks in crazyhouse.
     """
 
-    def __init__(self, fen: str | None = None) -> None:
-        position = parse(STARTING_FEN if fen is None else fen)
+    def __init__(self, fen: str | None = None, *, variant: str | Variant | None = None) -> None:
+        self._variant = None if variant is None else variant_named(variant)
+        if self._variant is None:
+            position = parse(STARTING_FEN if fen is None else fen)
+        else:
+            position = parse_variant(self._variant.starting_fen if fen is None else fen, self._variant)
         self._initial_fen = position.fen()
         self._board = position.board()
-        self._builder = FenBuilder(self._initial_fen.split(" ", 1)[0])
+        self._builder = self._new_builder(self._initial_fen)
+        # crazyhouse has no fifty- or seventy-five-move rule
+        self._clock_rules = self._variant is None or not self._variant.holdings
         self._history: list[Ply] = []
         self._view = PlyHistory(self._history)
         self._outcome: Outcome | None | object = _UNKNOWN  # cached per ply by outcome()
         self._subscribers = PlySubscribers()
         # dead position (insufficient material): only a capture can make one
         self._dead = self._board.is_insufficient_material()
+
+    def _new_builder(self, fen: str) -> FenBuilder:
+        placement, turn = fen.split(" ", 2)[:2]
+        if self._variant is None:
+            return FenBuilder(placement)
+        return VariantFenBuilder(placement, self._variant, turn == "w")
+
+    @property
+    def variant(self) -> Variant | None:
+        """The variant played (``None`` for standard chess)."""
+        return self._variant
 
     def __repr__(self) -> str:
         if self._initial_fen == STARTING_FEN:
@@ -800,8 +983,12 @@ class Tracker:
         """The last ply played, ``None`` at ply 0 (what a per-move display reads)."""
         return self._history[-1] if self._history else None
 
-    def fen_at(self, ply: int) -> str:
-        """The FEN after ``ply`` plies (0 is the initial position)."""
+    def fen_at(self, ply: int, *, shredder: bool = False) -> str:
+        """The FEN after ``ply`` plies (0 is the initial position).
+
+        ``shredder``: the castling field in Shredder-FEN (rook files: ``HAha``
+        for corner rooks, the Chess960 rooks' files in a Chess960 game).
+        """
         if not isinstance(ply, int) or not 0 <= ply <= len(self._history):
             raise PlyRangeError(
                 msgn(
@@ -811,7 +998,10 @@ class Tracker:
                     ply=ply,
                 )
             )
-        return self._history[ply - 1].fen if ply else self._initial_fen
+        fen = self._history[ply - 1].fen if ply else self._initial_fen
+        if shredder:
+            return convert_castling(fen, shredder=True, variant=self._variant)
+        return fen
 
     # -- moves --------------------------------------------------------------
 
@@ -861,7 +1051,7 @@ class Tracker:
         outcome = self._outcome
         if outcome is _UNKNOWN:
             board = self._board
-            if not (full or self._dead or board.halfmove_clock >= 150
+            if not (full or self._dead or (board.halfmove_clock >= 150 and self._clock_rules)
                     or (board.halfmove_clock >= 16 and board.is_fivefold_repetition())):
                 return
             outcome = self.outcome()
@@ -889,7 +1079,7 @@ class Tracker:
             self._board.pop()
         del self._history[len(self._history) - n :]
         self._outcome = _UNKNOWN
-        self._builder = FenBuilder(self.fen.split(" ", 1)[0])
+        self._builder = self._new_builder(self.fen)
         self._dead = self._board.is_insufficient_material()
 
     # -- subscribers --------------------------------------------------------
@@ -919,7 +1109,7 @@ class Tracker:
                     outcome = Outcome(Termination.INSUFFICIENT_MATERIAL if self._dead else Termination.STALEMATE, None)
             elif self._dead:
                 outcome = Outcome(Termination.INSUFFICIENT_MATERIAL, None)
-            elif board.halfmove_clock >= 150:
+            elif board.halfmove_clock >= 150 and self._clock_rules:
                 outcome = Outcome(Termination.SEVENTYFIVE_MOVES, None)
             elif board.halfmove_clock >= 16 and board.is_fivefold_repetition():
                 outcome = Outcome(Termination.FIVEFOLD_REPETITION, None)

@@ -49,6 +49,10 @@ PUBLIC = [
     "Termination", "Tracker", "TrackerError", "available_languages", "emit", "emit_epd",
     "is_valid", "lookup", "msg", "msgn", "outcome_message", "parse", "parse_epd", "parse_syntax",
     "render", "topics",
+    # variant FEN (issue 12)
+    "VARIANTS", "Variant", "VariantPosition", "parse_variant", "emit_variant", "is_valid_variant",
+    "variant_named", "chess960_fen", "CastlingRightsError", "HoldingsError", "PromotedMarkError",
+    "TooManyPiecesError", "UnknownVariantError",
 ]
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"

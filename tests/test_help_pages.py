@@ -17,7 +17,7 @@ COMMANDS = (
     "resign draw abort adjourn takeback observe unobserve allobservers style resume"
 ).split()
 VARIABLES = ["language", "charset", "style", "showfen"]
-TOPICS = ["pgn", "style12", "intro", "notation"]
+TOPICS = ["pgn", "style12", "intro", "notation", "wild", "crazyhouse"]
 
 EXAMPLE_RECORDS = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

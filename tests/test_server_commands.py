@@ -71,7 +71,7 @@ def test_fen_number_and_handle_from_another_session(server):
     ("en", "carol", "carol is not playing or examining a game."),
     ("fr", "carol", "carol ne joue ni n’examine aucune partie."),
     ("en", "ca", 'Ambiguous handle "ca". Matches: carl carol'),
-    ("en", "1 2", "Usage: fen [game number | handle]"),
+    ("en", "1 2", "Usage: fen [shredder] [game number | handle]"),
 ])
 def test_fen_errors(server, lang, args, expected):
     login(server, "carol")

@@ -37,7 +37,7 @@ class FenCommand(Command):
     name = "fen"
     topic = "fen"
     spec = "o"
-    usage = msg("fen [game number | handle]")
+    usage = msg("fen [shredder] [game number | handle]")
 
     def __init__(self) -> None:
         # Rendered header lines by (number, white, black, examined, language):
@@ -45,18 +45,29 @@ class FenCommand(Command):
         self._headers: dict[tuple, str] = {}
 
     def __call__(self, caller: Any, args: str, directory: Any) -> None:
-        if args:
-            super().__call__(caller, args, directory)
-        else:  # bare ``fen``, by far the most common: nothing to parse
+        if not args:  # bare ``fen``, by far the most common: nothing to parse
             self.run(caller, None, directory=directory)
+            return
+        # "shredder", first or last, asks for Shredder-FEN castling (rook files);
+        # "fen shredder shredder" is then the game of a player called Shredder.
+        words = args.split()
+        if len(words) <= 2 and words[0].casefold() == "shredder":
+            self.run(caller, words[1] if len(words) == 2 else None, directory=directory, shredder=True)
+        elif len(words) == 2 and words[1].casefold() == "shredder":
+            self.run(caller, words[0], directory=directory, shredder=True)
+        else:
+            super().__call__(caller, args, directory)
 
-    def run(self, caller: ICaller, target: str | None, *, directory: IGameDirectory) -> None:
+    def run(self, caller: ICaller, target: str | None, *, directory: IGameDirectory,
+            shredder: bool = False) -> None:
         try:
             game = self.find(caller, target, directory)
         except (NoGameError, NameResolutionError) as e:
             caller.send(e.message)
             return
-        caller.send(f"{self.header(game, caller.lang)}\n{game.tracker.fen}")
+        tracker = game.tracker
+        fen = tracker.fen_at(tracker.ply, shredder=True) if shredder else tracker.fen
+        caller.send(f"{self.header(game, caller.lang)}\n{fen}")
 
     def header(self, game: IGame, lang: str) -> str:
         """:func:`game_header` rendered in ``lang``, cached."""
