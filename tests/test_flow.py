@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from twisted.conch.telnet import IAC, NOP, SB, SE
+from twisted.conch.telnet import DO, ECHO, IAC, NOP, SB, SE
 from twisted.internet import tcp
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import MemoryReactorClock
@@ -100,7 +100,11 @@ def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads(
             reactor.advance(0)
             if not telnet.holding and not telnet.protocol._buffer and conn in reactor.getReaders():
                 break
-        conn.doWrite()
+        for _ in range(1000):  # what is still in Twisted's buffer
+            if not (conn.dataBuffer or conn._tempDataLen):
+                break
+            conn.doWrite()
+            pages += _read_all(b).count(b"fics% ")
         pages += _read_all(b).count(b"fics% ")
         assert conn in reactor.getReaders()
         assert pages == 300  # every line was answered, in the end
@@ -144,7 +148,8 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
     try:
         _login(telnet, reactor, b)
         telnet.dataReceived(b"help fen\r\n" * 300)
-        for _ in range(50):
+        for _ in range(50):  # a few lines a turn, until the output is paused
+            reactor.advance(0)
             conn.doWrite()
         assert telnet.holding
         telnet.protocol.close()
@@ -162,7 +167,7 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
 # -- the input budget ---------------------------------------------------------
 
 def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
-    server = make_server(input_budget=100)
+    server = make_server(input_budget=100, lines_per_turn=1000)
     client = connect(server)
     client.login()
     client.output()
@@ -182,8 +187,91 @@ def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
     assert client.transport.producerState == "producing"
 
 
+def _unread_lines(telnet) -> int:
+    """Input lines the connection has not handed to its session yet."""
+    waiting = telnet._pending[telnet._offset:] + telnet._lines_pending + telnet.protocol._buffer
+    return waiting.count(b"\n")
+
+
+def test_lines_beyond_the_turns_count_wait_for_the_next_turns():
+    # "who" is 5 bytes in and tens of KiB out: bytes alone do not make input fair.
+    server = make_server(lines_per_turn=4)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.protocol.dataReceived(b"fen\r\n" * 20)  # one read
+    assert client.output().count(PROMPT) == 4
+    assert client.transport.producerState == "paused"
+    assert client.protocol.input_waiting
+    other = connect(server)  # served between the turns
+    other.login()
+    assert START_FEN in other.command("examine") + other.command("fen")
+    assert client.output() == ""
+    while client.protocol.input_waiting:
+        server.clock.advance(0)
+    assert client.output().count(PROMPT) == 16
+    assert client.transport.producerState == "producing"
+
+
+def test_negotiations_between_lines_do_not_escape_the_lines_count():
+    # Each negotiation hands the lines before it up separately: they count all the same.
+    server = make_server(lines_per_turn=4)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.protocol.dataReceived((b"fen\r\n" + IAC + DO + ECHO) * 20 + b"fen\r\n")
+    assert client.output().count(PROMPT) == 4
+    assert _unread_lines(client.protocol) == 17
+    while client.protocol.input_waiting:
+        server.clock.advance(0)
+    assert client.output().count(PROMPT) == 17
+    assert client.connected
+
+
+def test_input_past_its_rate_waits_for_the_clock_and_is_logged_once(log_events):
+    server = make_server(input_rate=1000, input_burst=2000, input_budget=100_000,
+                         lines_per_turn=100_000)
+    client = connect(server)
+    client.login()  # a few bytes of the burst
+    client.output()
+    server.clock.advance(10)  # the burst is whole again
+    client.send_bytes(b"fen\r\n" * 800)  # 4000 bytes
+    assert client.output().count(PROMPT) == 400  # the burst
+    assert not client.protocol.input_waiting  # the rest is due later, not next turn
+    assert client.transport.producerState == "paused"
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 200
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 200
+    assert client.transport.producerState == "producing"
+    texts = [t for t in _texts(log_events) if "limits.input_rate" in t]
+    assert len(texts) == 1 and client.transport.getPeer().host in texts[0]
+    server.clock.advance(2)
+    client.send_bytes(b"fen\r\n" * 300)  # within the refilled burst: at once, not logged again
+    assert client.output().count(PROMPT) == 300
+    assert len([t for t in _texts(log_events) if "limits.input_rate" in t]) == 1
+
+
+def test_a_rate_limited_flood_is_read_no_faster_than_the_rate():
+    server = make_server(input_rate=4096, input_burst=8192)
+    client = connect(server)
+    client.login()
+    client.output()
+    flood = (IAC + NOP) * 50_000  # 100 KB of nothing
+    client.protocol.dataReceived(flood)
+    for _ in range(10):
+        server.clock.advance(1)
+    parsed = len(flood) - (len(client.protocol._pending) - client.protocol._offset)
+    assert 8192 + 9 * 4096 - 1024 <= parsed <= 8192 + 10 * 4096  # the burst, then the rate
+    client.send("fen")  # typed behind the flood: answered once the flood is read
+    assert client.output() == ""
+    for _ in range(20):
+        server.clock.advance(1)
+    assert client.output() == "You are not playing, examining or observing a game.\n" + PROMPT
+
+
 def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events):
-    server = make_server()
+    server = make_server(input_rate=0)  # 100 KB at once: the rate is tested below
     client = connect(server)
     client.login()
     client.output()
@@ -198,7 +286,7 @@ def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events
 # -- subnegotiations ----------------------------------------------------------
 
 def test_an_unterminated_subnegotiation_is_dropped_after_its_size_limit(log_events):
-    server = make_server(subnegotiation_limit=10_000)
+    server = make_server(subnegotiation_limit=10_000, input_rate=0)
     client = connect(server)
     client.login()
     client.output()
@@ -378,9 +466,10 @@ def test_an_iac_flood_does_not_starve_other_clients():
         thread = threading.Thread(target=stream, daemon=True)
         thread.start()
         try:
-            while sent[0] < 1 << 20:  # the flood is well under way
+            deadline = time.monotonic() + 60  # a guard, not a measure
+            while sent[0] < 1 << 18:  # the flood is under way (the input rate slows it)
                 time.sleep(0.01)
-                assert thread.is_alive()
+                assert thread.is_alive() and time.monotonic() < deadline
             honest.command("examine")
             for _ in range(5):
                 assert START_FEN in honest.command("fen")

@@ -7,6 +7,7 @@ the next attempt is looked at, and after ``failures`` failures within
 attempt costs a dictionary look-up: it never reaches the password hash.
 :class:`AddressLimits` counts the connections open from each address and
 the login attempts each address made in the last minute.
+:class:`TokenBucket` bounds the rate of one connection's input.
 
 Both only read ``clock.seconds()``, so tests drive them with a
 ``twisted.internet.task.Clock``.  IPv6 peers are counted by their /64
@@ -31,6 +32,7 @@ __all__ = [
     "Over",
     "LoginThrottle",
     "Refusal",
+    "TokenBucket",
     "address_key",
     "seconds_left",
 ]
@@ -315,3 +317,41 @@ class AddressLimits:
             return Over(self.logins_per_minute, attempts[0] + self.MINUTE, self._report("l" + key, now))
         attempts.append(now)
         return None
+
+
+class TokenBucket:
+    """Bytes one connection may have parsed: ``rate`` a second, ``burst`` at most at once.
+
+    Why: the input budget shares the parser fairly between connections in
+    each reactor turn, but bounds no connection's rate; a few connections
+    streaming telnet negotiations would still keep the server busy.  The
+    caller reads no more than :meth:`take` allows and comes back after
+    :meth:`wait` seconds; meanwhile the kernel's buffers fill and the sender
+    is slowed by TCP itself.  The clock is passed in (``now``), as seconds.
+    """
+
+    __slots__ = ("rate", "burst", "tokens", "at")
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.at = now
+
+    def _refill(self, now: float) -> None:
+        if now > self.at:
+            self.tokens = min(float(self.burst), self.tokens + (now - self.at) * self.rate)
+        self.at = now
+
+    def take(self, wanted: int, now: float) -> int:
+        """How many of ``wanted`` bytes may be parsed now (and count them)."""
+        self._refill(now)
+        n = min(wanted, int(self.tokens))
+        self.tokens -= n
+        return n
+
+    def wait(self, wanted: int, now: float) -> float:
+        """Seconds until ``wanted`` bytes (at most ``burst``) may be parsed."""
+        self._refill(now)
+        missing = min(wanted, self.burst) - self.tokens
+        return max(0.0, missing / self.rate)
