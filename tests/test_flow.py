@@ -270,6 +270,126 @@ def test_a_rate_limited_flood_is_read_no_faster_than_the_rate():
     assert client.output() == "You are not playing, examining or observing a game.\n" + PROMPT
 
 
+class _CpuTimer:
+    """What the turn scheduler measures CPU with: here each command costs ``cost`` seconds."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _costly_commands(server, cost: float) -> _CpuTimer:
+    timer = _CpuTimer()
+    FicsFactory(server).scheduler.timer = timer  # the server's one scheduler
+    execute = server.execute
+
+    def costly(session, line):
+        timer.now += cost
+        execute(session, line)
+
+    server.execute = costly
+    return timer
+
+
+def test_heavy_connections_wait_for_their_turn_and_light_ones_do_not():
+    server = make_server(heavy_percent=2, heavy_turn_ms=10)
+    _costly_commands(server, 0.01)  # 10 ms a command, like "who" with thousands online
+    heavy, other, light = connect(server), connect(server), connect(server)
+    for c in (heavy, other, light):
+        c.login()
+        c.output()
+    for c in (heavy, other):
+        c.send("fen\r\nfen\r\nfen\r\nfen", end=b"\r\n")  # 40 ms of CPU: heavy now
+        assert c.output().count(PROMPT) == 4
+        c.protocol.dataReceived(b"fen\r\n" * 8)  # waits in the heavy queue
+        assert c.output() == "" and c.protocol._waiting_turn
+        assert c.transport.producerState == "paused"
+    light.send("fen")  # 10 ms: still light, answered at once
+    assert light.output().count(PROMPT) == 1 and not light.protocol._waiting_turn
+    scheduler = FicsFactory(server).scheduler
+    scheduler._turn()  # one reactor turn: the first heavy one's 4 lines, then the budget is spent
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 0)
+    scheduler._turn()  # the next turn starts with the one left waiting
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (0, 4)
+    while heavy.protocol.input_waiting or other.protocol.input_waiting:
+        server.clock.advance(0)
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 4)
+    server.clock.advance(10)  # quiet for a while: light again, answered at once
+    heavy.protocol.dataReceived(b"fen\r\n")
+    assert heavy.output().count(PROMPT) == 1 and not heavy.protocol._waiting_turn
+
+
+def test_a_heavy_connection_that_closes_leaves_the_queue():
+    server = make_server(heavy_percent=2)
+    _costly_commands(server, 0.05)
+    client = connect(server)
+    client.login()
+    client.send("fen")
+    client.protocol.dataReceived(b"fen\r\n")
+    assert client.protocol._waiting_turn
+    client.disconnect()
+    assert client not in FicsFactory(server).scheduler.queue
+    assert FicsFactory(server).scheduler.queue == type(FicsFactory(server).scheduler.queue)()
+    server.clock.advance(0)  # nothing left to serve, nothing raised
+
+
+def test_accepted_connections_get_the_configured_send_buffer():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    peer = socket.create_connection(listener.getsockname())
+    accepted, addr = listener.accept()
+    accepted.setblocking(False)
+    default = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    reactor = MemoryReactorClock()
+    server = make_server(clock=reactor, send_buffer=8192)
+    try:
+        telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
+        conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+        telnet.makeConnection(conn)
+        size = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        assert 8192 <= size < default or size == 8192 * 2  # Linux doubles what it is asked
+        assert conn.bufferSize == 8192  # Twisted pauses the connection's input past it
+    finally:
+        for s in (accepted, peer, listener):
+            s.close()
+
+
+def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer():
+    """Real loopback sockets: what a non-reader gets run before its input waits."""
+
+    def commands_run(send_buffer: int) -> int:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        peer = socket.create_connection(listener.getsockname())
+        accepted, addr = listener.accept()
+        accepted.setblocking(False)
+        reactor = MemoryReactorClock()
+        server = make_server(clock=reactor, send_buffer=send_buffer, input_rate=0, heavy_percent=0)
+        try:
+            telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
+            conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+            telnet.makeConnection(conn)
+            _login(telnet, reactor, peer)
+            sent = 3000
+            telnet.dataReceived(b"help fen\r\n" * sent)
+            for _ in range(sent):  # turns until its input waits for its output to go
+                reactor.advance(0)
+                conn.doWrite()
+                if telnet.holding:
+                    break
+            return sent - _unread_lines(telnet)
+        finally:
+            for s in (accepted, peer, listener):
+                s.close()
+
+    bounded, unbounded = commands_run(16384), commands_run(0)
+    assert bounded * 4 < unbounded  # the kernel's own buffer grows to megabytes when let
+
+
 def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events):
     server = make_server(input_rate=0)  # 100 KB at once: the rate is tested below
     client = connect(server)

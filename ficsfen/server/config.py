@@ -122,6 +122,10 @@ class Config:
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
     input_burst: int = 16384
+    #: A connection whose input cost more than this percentage of a CPU lately is heavy
+    #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
+    heavy_percent: int = 2
+    heavy_turn_ms: int = 10
     #: Bytes of output queued for a connection in the kernel (``SO_SNDBUF``) and
     #: in Twisted's buffer each before its input waits (0: the system's and Twisted's).
     send_buffer: int = 16384
@@ -264,6 +268,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "lines_per_turn"): ("lines_per_turn", _positive_int),
     ("limits", "input_rate"): ("input_rate", _count),
     ("limits", "input_burst"): ("input_burst", _positive_int),
+    ("limits", "heavy_percent"): ("heavy_percent", _count),
+    ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),
     ("limits", "send_buffer"): ("send_buffer", _count),
     ("limits", "subnegotiation_limit"): ("subnegotiation_limit", _positive_int),
     ("limits", "subnegotiation_timeout"): ("subnegotiation_timeout", _seconds),

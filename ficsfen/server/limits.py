@@ -7,7 +7,9 @@ the next attempt is looked at, and after ``failures`` failures within
 attempt costs a dictionary look-up: it never reaches the password hash.
 :class:`AddressLimits` counts the connections open from each address and
 the login attempts each address made in the last minute.
-:class:`TokenBucket` bounds the rate of one connection's input.
+:class:`TokenBucket` bounds the rate of one connection's input, and
+:class:`TurnScheduler` makes the connections whose input has cost the most
+CPU lately take turns for a bounded share of each reactor turn.
 
 Both only read ``clock.seconds()``, so tests drive them with a
 ``twisted.internet.task.Clock``.  IPv6 peers are counted by their /64
@@ -20,9 +22,10 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable, Protocol
 
 from twisted.internet.interfaces import IReactorTime
 
@@ -33,6 +36,7 @@ __all__ = [
     "LoginThrottle",
     "Refusal",
     "TokenBucket",
+    "TurnScheduler",
     "address_key",
     "seconds_left",
 ]
@@ -355,3 +359,74 @@ class TokenBucket:
         self._refill(now)
         missing = min(wanted, self.burst) - self.tokens
         return max(0.0, missing / self.rate)
+
+
+class Turn(Protocol):
+    """A connection as :class:`TurnScheduler` sees it."""
+
+    def take_turn(self) -> None:
+        """Handle one turn's share of the input waiting (it may ask for another turn)."""
+
+
+class TurnScheduler:
+    """Heavy connections take turns, within ``budget`` seconds of each reactor turn.
+
+    Why: per-connection limits (bytes and lines per turn, bytes per second)
+    bound what one connection costs, not what hundreds cost together: 400
+    clients each sending ``who`` (milliseconds of CPU per answer) make every
+    reactor turn last a second, and everybody's answer waits a turn.  Each
+    connection measures what its input costs (:meth:`charge`); one whose
+    cost over the last second or so passes ``share`` of a CPU is *heavy*:
+    its input waits here instead of running at once, and all heavy
+    connections together are served, first come first served, for at most
+    ``budget`` seconds per reactor turn.  Light connections (a person typing,
+    a client's usual traffic) never wait here.  ``timer`` measures CPU use;
+    the clock schedules turns.
+    """
+
+    #: Seconds over which a connection's cost is averaged (an exponential decay).
+    WINDOW = 1.0
+
+    def __init__(self, clock: IReactorTime, *, share: float = 0.02, budget: float = 0.01,
+                 timer: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
+        self.share = share
+        self.budget = budget
+        self.timer = timer
+        self.queue: deque[Turn] = deque()
+        self._call = None
+
+    def cost(self, load: float, at: float, now: float) -> float:
+        """``load`` (seconds of CPU, measured at ``at``) decayed to ``now``."""
+        if now <= at:
+            return load
+        return load * math.exp((at - now) / self.WINDOW)
+
+    def heavy(self, load: float, at: float) -> bool:
+        """Whether a connection whose cost was ``load`` at ``at`` is heavy now."""
+        return bool(self.share) and self.cost(load, at, self.clock.seconds()) > self.share * self.WINDOW
+
+    def wait(self, connection: Turn) -> None:
+        """``connection``'s input waits for its turn among the heavy ones."""
+        self.queue.append(connection)
+        if self._call is None:
+            self._call = self.clock.callLater(0, self._turn)
+
+    def discard(self, connection: Turn) -> None:
+        """``connection`` closed: it waits no more."""
+        try:
+            self.queue.remove(connection)
+        except ValueError:
+            pass
+
+    def _turn(self) -> None:
+        self._call = None
+        queue = self.queue
+        batch, self.queue = queue, deque()  # asking again during this turn: the next turn
+        start = self.timer()
+        while batch and self.timer() - start < self.budget:
+            batch.popleft().take_turn()
+        batch.extend(self.queue)  # the unserved first, in their order, then the new
+        self.queue = batch
+        if batch:
+            self._call = self.clock.callLater(0, self._turn)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import re
 import socket
+import weakref
 from collections import deque
 from typing import Any
 
@@ -28,7 +29,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
-from ficsfen.server.limits import Failure, Refusal, TokenBucket, seconds_left
+from ficsfen.server.limits import Failure, Refusal, TokenBucket, TurnScheduler, seconds_left
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
 
@@ -173,6 +174,10 @@ class FicsTelnetTransport(TelnetTransport):
     _lines_left = 4  # lines this turn may still hand to the session
     _lines_per_turn = 4
     _rate: TokenBucket | None = None  # input_rate, or None for no rate limit
+    _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
+    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = 0.0  # clock time of _load
+    _waiting_turn = False  # in the scheduler's queue
     _rate_logged = False
     _drain_call: Any = None
     _sb_since = 0.0  # clock time of the IAC SB that opened the current subnegotiation
@@ -196,6 +201,8 @@ class FicsTelnetTransport(TelnetTransport):
             self._lines_per_turn = self._lines_left = config.lines_per_turn
             if config.input_rate:
                 self._rate = TokenBucket(config.input_rate, config.input_burst, self._clock.seconds())
+            if config.heavy_percent:
+                self._scheduler = self.factory.scheduler
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -251,6 +258,12 @@ class FicsTelnetTransport(TelnetTransport):
             self._offset = 0
             self._update_reading()
             return
+        scheduler = self._scheduler
+        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
+            self._pending = data  # a heavy connection: its input waits for its turn
+            self._wait_turn()
+            self._update_reading()
+            return
         self._lines_left = self._lines_per_turn
         n = self._allowance(len(data))
         if n < len(data):  # the rest in later reactor turns
@@ -258,30 +271,58 @@ class FicsTelnetTransport(TelnetTransport):
             self._offset = n
             data = data[:n]
         if data:
-            self._parse(data)
+            if scheduler is not None:
+                started = scheduler.timer()
+                self._parse(data)
+                self._charge(scheduler.timer() - started)
+            else:
+                self._parse(data)
         self._turn_over()
 
     def _drain(self) -> None:
-        """One turn's share of the input kept back (after lines held by the protocol)."""
+        """Input kept back is due: handled now, or after the heavy connections' queue."""
         self._drain_call = None
+        scheduler = self._scheduler
+        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
+            self._wait_turn()
+            return
+        self.take_turn()
+
+    def take_turn(self) -> None:
+        """One turn's share of the input kept back (after lines held by the protocol)."""
+        self._waiting_turn = False
         if self.holding or self.protocol is None:
             return
+        scheduler = self._scheduler
+        started = scheduler.timer() if scheduler is not None else 0.0
         self.applicationDataReceived(b"")  # lines the protocol kept while holding
-        if self.holding:
-            return
-        self._lines_left = self._lines_per_turn
-        if self._lines_pending:
-            lines, self._lines_pending = self._lines_pending, b""
-            self._deliver(lines)
-        pending, start = self._pending, self._offset
-        if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
-            n = self._allowance(len(pending) - start)
-            if n:
-                end = self._offset = start + n
-                if end >= len(pending):
-                    self._pending, self._offset = b"", 0
-                self._parse(pending[start:end])
+        if not self.holding:
+            self._lines_left = self._lines_per_turn
+            if self._lines_pending:
+                lines, self._lines_pending = self._lines_pending, b""
+                self._deliver(lines)
+            pending, start = self._pending, self._offset
+            if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
+                n = self._allowance(len(pending) - start)
+                if n:
+                    end = self._offset = start + n
+                    if end >= len(pending):
+                        self._pending, self._offset = b"", 0
+                    self._parse(pending[start:end])
+        if scheduler is not None:
+            self._charge(scheduler.timer() - started)
         self._turn_over()
+
+    def _charge(self, spent: float) -> None:
+        """Add ``spent`` seconds of CPU to what this connection's input cost lately."""
+        now = self._clock.seconds()
+        self._load = self._scheduler.cost(self._load, self._load_at, now) + spent
+        self._load_at = now
+
+    def _wait_turn(self) -> None:
+        if not self._waiting_turn:
+            self._waiting_turn = True
+            self._scheduler.wait(self)
 
     def _turn_over(self) -> None:
         """After a turn's input: come back for what waits, read only when nothing does."""
@@ -326,10 +367,10 @@ class FicsTelnetTransport(TelnetTransport):
     def input_waiting(self) -> bool:
         """Whether input kept back is due in the next reactor turn (not later, by the rate)."""
         call = self._drain_call
-        return call is not None and call.getTime() <= self._clock.seconds()
+        return self._waiting_turn or (call is not None and call.getTime() <= self._clock.seconds())
 
     def _schedule_drain(self) -> None:
-        if self._drain_call is not None or self._clock is None:
+        if self._drain_call is not None or self._waiting_turn or self._clock is None:
             return
         delay = 0.0
         rate = self._rate
@@ -355,6 +396,9 @@ class FicsTelnetTransport(TelnetTransport):
         self._drain_call = None
         self._pending, self._offset = b"", 0
         self._lines_pending = b""
+        if self._waiting_turn:
+            self._waiting_turn = False
+            self._scheduler.discard(self)
 
     def _keep(self, data: bytes) -> None:
         """Unparsed input put back in front of what is pending (paused mid-chunk)."""
@@ -1187,6 +1231,9 @@ _REFUSALS = {
 }
 
 
+_SCHEDULERS: "weakref.WeakKeyDictionary[Any, TurnScheduler]" = weakref.WeakKeyDictionary()
+
+
 class FicsFactory(ServerFactory):
     """Builds a telnet transport around a :class:`FicsProtocol` for each connection."""
 
@@ -1194,6 +1241,13 @@ class FicsFactory(ServerFactory):
 
     def __init__(self, server: Any) -> None:
         self.server = server
+        #: Where the server's heavy connections take turns: one per server, whichever
+        #: factory built the connection (tests build one factory per client).
+        self.scheduler = _SCHEDULERS.get(server)
+        if self.scheduler is None:
+            config = server.config
+            self.scheduler = _SCHEDULERS[server] = TurnScheduler(
+                server.clock, share=config.heavy_percent / 100, budget=config.heavy_turn_ms / 1000)
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
         transport = FicsTelnetTransport(FicsProtocol, self.server)
