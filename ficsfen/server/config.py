@@ -124,7 +124,7 @@ class Config:
     input_burst: int = 16384
     #: A connection whose input cost more than this percentage of a CPU lately is heavy
     #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
-    heavy_percent: int = 2
+    heavy_percent: int = 1
     heavy_turn_ms: int = 10
     #: Bytes of output queued for a connection in the kernel (``SO_SNDBUF``) and
     #: in Twisted's buffer each before its input waits (0: the system's and Twisted's).

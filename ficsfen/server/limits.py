@@ -20,6 +20,7 @@ addresses and accounts active in the last window, not the history.
 
 from __future__ import annotations
 
+import heapq
 import ipaddress
 import math
 import time
@@ -375,25 +376,26 @@ class TurnScheduler:
     bound what one connection costs, not what hundreds cost together: 400
     clients each sending ``who`` (milliseconds of CPU per answer) make every
     reactor turn last a second, and everybody's answer waits a turn.  Each
-    connection measures what its input costs (:meth:`charge`); one whose
-    cost over the last second or so passes ``share`` of a CPU is *heavy*:
-    its input waits here instead of running at once, and all heavy
-    connections together are served, first come first served, for at most
-    ``budget`` seconds per reactor turn.  Light connections (a person typing,
-    a client's usual traffic) never wait here.  ``timer`` measures CPU use;
-    the clock schedules turns.
+    connection measures what its input costs (:meth:`cost` of what it
+    spent); one whose cost over the last :attr:`WINDOW` seconds passes
+    ``share`` of a CPU is *heavy*: its input waits here instead of running at
+    once, and all heavy connections together are served for at most
+    ``budget`` seconds per reactor turn, the one that cost least lately
+    first.  Light connections (a person typing, a client's usual traffic)
+    never wait here.  ``timer`` measures CPU use; the clock schedules turns.
     """
 
     #: Seconds over which a connection's cost is averaged (an exponential decay).
-    WINDOW = 1.0
+    WINDOW = 0.5
 
-    def __init__(self, clock: IReactorTime, *, share: float = 0.02, budget: float = 0.01,
+    def __init__(self, clock: IReactorTime, *, share: float = 0.01, budget: float = 0.01,
                  timer: Callable[[], float] = time.perf_counter) -> None:
         self.clock = clock
         self.share = share
         self.budget = budget
         self.timer = timer
-        self.queue: deque[Turn] = deque()
+        self.queue: list[tuple[float, int, Turn]] = []  # a heap: (cost when queued, order, connection)
+        self._order = 0
         self._call = None
 
     def cost(self, load: float, at: float, now: float) -> float:
@@ -406,27 +408,31 @@ class TurnScheduler:
         """Whether a connection whose cost was ``load`` at ``at`` is heavy now."""
         return bool(self.share) and self.cost(load, at, self.clock.seconds()) > self.share * self.WINDOW
 
-    def wait(self, connection: Turn) -> None:
-        """``connection``'s input waits for its turn among the heavy ones."""
-        self.queue.append(connection)
+    def wait(self, connection: Turn, load: float) -> None:
+        """``connection`` (costing ``load`` lately) waits for its turn among the heavy ones."""
+        self._order += 1
+        heapq.heappush(self.queue, (load, self._order, connection))
         if self._call is None:
             self._call = self.clock.callLater(0, self._turn)
 
     def discard(self, connection: Turn) -> None:
         """``connection`` closed: it waits no more."""
-        try:
-            self.queue.remove(connection)
-        except ValueError:
-            pass
+        kept = [entry for entry in self.queue if entry[2] is not connection]
+        if len(kept) != len(self.queue):
+            heapq.heapify(kept)
+            self.queue = kept
+
+    def waiting(self) -> list[Turn]:
+        return [entry[2] for entry in sorted(self.queue)]
 
     def _turn(self) -> None:
         self._call = None
-        queue = self.queue
-        batch, self.queue = queue, deque()  # asking again during this turn: the next turn
+        batch, self.queue = self.queue, []  # asking again during this turn: the next turn
         start = self.timer()
         while batch and self.timer() - start < self.budget:
-            batch.popleft().take_turn()
-        batch.extend(self.queue)  # the unserved first, in their order, then the new
+            heapq.heappop(batch)[2].take_turn()
+        for entry in self.queue:  # the unserved keep their place
+            heapq.heappush(batch, entry)
         self.queue = batch
         if batch:
             self._call = self.clock.callLater(0, self._turn)

@@ -322,7 +322,7 @@ class FicsTelnetTransport(TelnetTransport):
     def _wait_turn(self) -> None:
         if not self._waiting_turn:
             self._waiting_turn = True
-            self._scheduler.wait(self)
+            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, self._clock.seconds()))
 
     def _turn_over(self) -> None:
         """After a turn's input: come back for what waits, read only when nothing does."""
