@@ -78,7 +78,7 @@ def _login(telnet, reactor, b):
 
 def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads():
     reactor = MemoryReactorClock()
-    server = make_server(clock=reactor)
+    server = make_server(clock=reactor, commands_per_second=0)  # 300 lines at once
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
@@ -167,7 +167,7 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
 # -- the input budget ---------------------------------------------------------
 
 def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
-    server = make_server(input_budget=100, lines_per_turn=1000)
+    server = make_server(input_budget=100, lines_per_turn=1000, commands_per_second=0)
     client = connect(server)
     client.login()
     client.output()
@@ -213,6 +213,28 @@ def test_lines_beyond_the_turns_count_wait_for_the_next_turns():
     assert client.transport.producerState == "producing"
 
 
+def test_commands_past_their_rate_wait_for_the_clock_and_are_logged_once(log_events):
+    server = make_server(commands_per_second=10, command_burst=20, lines_per_turn=100)
+    client = connect(server)
+    client.login()  # two lines of the burst
+    client.output()
+    server.clock.advance(5)  # the burst is whole again
+    client.send_bytes(b"fen\r\n" * 50)
+    assert client.output().count(PROMPT) == 20  # the burst
+    assert client.transport.producerState == "paused"
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 10  # the rate
+    other = connect(server)  # its own rate: answered at once
+    other.login()
+    assert START_FEN in other.command("examine") + other.command("fen")
+    for _ in range(3):
+        server.clock.advance(1)
+    assert client.output().count(PROMPT) == 20
+    assert client.transport.producerState == "producing"
+    texts = [t for t in _texts(log_events) if "limits.commands_per_second" in t]
+    assert len(texts) == 1 and client.transport.getPeer().host in texts[0]
+
+
 def test_negotiations_between_lines_do_not_escape_the_lines_count():
     # Each negotiation hands the lines before it up separately: they count all the same.
     server = make_server(lines_per_turn=4)
@@ -230,7 +252,7 @@ def test_negotiations_between_lines_do_not_escape_the_lines_count():
 
 def test_input_past_its_rate_waits_for_the_clock_and_is_logged_once(log_events):
     server = make_server(input_rate=1000, input_burst=2000, input_budget=100_000,
-                         lines_per_turn=100_000)
+                         lines_per_turn=100_000, commands_per_second=0)
     client = connect(server)
     client.login()  # a few bytes of the burst
     client.output()
@@ -367,7 +389,8 @@ def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer()
         accepted, addr = listener.accept()
         accepted.setblocking(False)
         reactor = MemoryReactorClock()
-        server = make_server(clock=reactor, send_buffer=send_buffer, input_rate=0, heavy_percent=0)
+        server = make_server(clock=reactor, send_buffer=send_buffer, input_rate=0, heavy_percent=0,
+                             commands_per_second=0)
         try:
             telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
             conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)

@@ -122,6 +122,9 @@ class Config:
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
     input_burst: int = 16384
+    #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
+    commands_per_second: int = 10
+    command_burst: int = 50
     #: A connection whose input cost more than this percentage of a CPU lately is heavy
     #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
     heavy_percent: int = 1
@@ -268,6 +271,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "lines_per_turn"): ("lines_per_turn", _positive_int),
     ("limits", "input_rate"): ("input_rate", _count),
     ("limits", "input_burst"): ("input_burst", _positive_int),
+    ("limits", "commands_per_second"): ("commands_per_second", _count),
+    ("limits", "command_burst"): ("command_burst", _positive_int),
     ("limits", "heavy_percent"): ("heavy_percent", _count),
     ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),
     ("limits", "send_buffer"): ("send_buffer", _count),

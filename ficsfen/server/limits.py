@@ -325,7 +325,7 @@ class AddressLimits:
 
 
 class TokenBucket:
-    """Bytes one connection may have parsed: ``rate`` a second, ``burst`` at most at once.
+    """Bytes (or lines) one connection may have handled: ``rate`` a second, ``burst`` at once.
 
     Why: the input budget shares the parser fairly between connections in
     each reactor turn, but bounds no connection's rate; a few connections
@@ -354,6 +354,10 @@ class TokenBucket:
         n = min(wanted, int(self.tokens))
         self.tokens -= n
         return n
+
+    def give_back(self, unused: int) -> None:
+        """``unused`` of what :meth:`take` allowed were not used after all."""
+        self.tokens = min(float(self.burst), self.tokens + unused)
 
     def wait(self, wanted: int, now: float) -> float:
         """Seconds until ``wanted`` bytes (at most ``burst``) may be parsed."""

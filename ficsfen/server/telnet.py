@@ -174,6 +174,8 @@ class FicsTelnetTransport(TelnetTransport):
     _lines_left = 4  # lines this turn may still hand to the session
     _lines_per_turn = 4
     _rate: TokenBucket | None = None  # input_rate, or None for no rate limit
+    _commands: TokenBucket | None = None  # commands_per_second (lines), or None
+    _commands_logged = False
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
     _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
     _load_at = 0.0  # clock time of _load
@@ -201,6 +203,9 @@ class FicsTelnetTransport(TelnetTransport):
             self._lines_per_turn = self._lines_left = config.lines_per_turn
             if config.input_rate:
                 self._rate = TokenBucket(config.input_rate, config.input_burst, self._clock.seconds())
+            if config.commands_per_second:
+                self._commands = TokenBucket(config.commands_per_second, config.command_burst,
+                                             self._clock.seconds())
             if config.heavy_percent:
                 self._scheduler = self.factory.scheduler
             self._sb_limit = config.subnegotiation_limit
@@ -264,7 +269,7 @@ class FicsTelnetTransport(TelnetTransport):
             self._wait_turn()
             self._update_reading()
             return
-        self._lines_left = self._lines_per_turn
+        self._lines_left = self._turn_lines()
         n = self._allowance(len(data))
         if n < len(data):  # the rest in later reactor turns
             self._pending = data
@@ -297,7 +302,7 @@ class FicsTelnetTransport(TelnetTransport):
         started = scheduler.timer() if scheduler is not None else 0.0
         self.applicationDataReceived(b"")  # lines the protocol kept while holding
         if not self.holding:
-            self._lines_left = self._lines_per_turn
+            self._lines_left = self._turn_lines()
             if self._lines_pending:
                 lines, self._lines_pending = self._lines_pending, b""
                 self._deliver(lines)
@@ -324,8 +329,18 @@ class FicsTelnetTransport(TelnetTransport):
             self._waiting_turn = True
             self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, self._clock.seconds()))
 
+    def _turn_lines(self) -> int:
+        """Lines this turn may hand to the session: ``lines_per_turn``, within the command rate."""
+        commands = self._commands
+        if commands is None:
+            return self._lines_per_turn
+        return commands.take(self._lines_per_turn, self._clock.seconds())
+
     def _turn_over(self) -> None:
         """After a turn's input: come back for what waits, read only when nothing does."""
+        if self._commands is not None and self._lines_left > 0:
+            self._commands.give_back(self._lines_left)  # lines not used this turn
+            self._lines_left = 0
         if (self._pending or self._lines_pending) and not self.holding:
             self._schedule_drain()
         self._update_reading()
@@ -374,7 +389,17 @@ class FicsTelnetTransport(TelnetTransport):
             return
         delay = 0.0
         rate = self._rate
-        if rate is not None and not self._lines_pending and self._pending:
+        commands = self._commands
+        if commands is not None and self._lines_pending:
+            delay = commands.wait(1, self._clock.seconds())
+            if delay and not self._commands_logged:
+                self._commands_logged = True
+                protocol = self.protocol
+                self.log.info("commands from {peer} passed limits.commands_per_second ({rate} a "
+                              "second, bursts of {burst}): run at that rate from now on",
+                              peer=protocol.peer if protocol is not None else "?",
+                              rate=commands.rate, burst=commands.burst)
+        elif rate is not None and self._pending:
             # come back for a quarter second's worth (or all that is left), not a whole budget
             wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(rate.rate) // 4))
             delay = rate.wait(wanted, self._clock.seconds())
