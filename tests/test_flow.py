@@ -642,3 +642,22 @@ def test_the_direct_send_still_serves_a_connection_registered_as_its_own_produce
     finally:
         a.close()
         b.close()
+
+
+def test_memory_is_given_back_a_while_after_a_burst_of_disconnections():
+    server = make_server(trim_after=3)
+    trimmer = FicsFactory(server).trimmer
+    clients = [connect(server) for _ in range(5)]
+    for c in clients[:2]:
+        c.disconnect()
+    server.clock.advance(60)
+    assert trimmer.runs == 0  # two closed: no burst
+    clients[2].disconnect()
+    server.clock.advance(4)
+    assert trimmer.runs == 0  # not at once: the burst may go on
+    for c in clients[3:]:
+        c.disconnect()
+    server.clock.advance(1)
+    assert trimmer.runs == 1 and trimmer.closed_since == 0  # once for the whole burst
+    server.clock.advance(60)
+    assert trimmer.runs == 1

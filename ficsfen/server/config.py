@@ -122,6 +122,8 @@ class Config:
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
     input_burst: int = 16384
+    #: Disconnections after which memory is given back to the system (0: never).
+    trim_after: int = 200
     #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
     commands_per_second: int = 10
     command_burst: int = 50
@@ -272,6 +274,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "input_rate"): ("input_rate", _count),
     ("limits", "input_burst"): ("input_burst", _positive_int),
     ("limits", "commands_per_second"): ("commands_per_second", _count),
+    ("limits", "trim_after"): ("trim_after", _count),
     ("limits", "command_burst"): ("command_burst", _positive_int),
     ("limits", "heavy_percent"): ("heavy_percent", _count),
     ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),

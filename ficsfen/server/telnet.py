@@ -29,7 +29,8 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
-from ficsfen.server.limits import Failure, Refusal, TokenBucket, TurnScheduler, seconds_left
+from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
+                                   seconds_left)
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
 
@@ -222,6 +223,8 @@ class FicsTelnetTransport(TelnetTransport):
         self._stop_input()
         self._producing = False
         super().connectionLost(reason)
+        if self.factory is not None:
+            self.factory.trimmer.closed()
 
     def loseConnection(self) -> None:
         # Twisted never ends a connection whose streaming producer is paused
@@ -1256,7 +1259,8 @@ _REFUSALS = {
 }
 
 
-_SCHEDULERS: "weakref.WeakKeyDictionary[Any, TurnScheduler]" = weakref.WeakKeyDictionary()
+#: Per server, whichever factory built the connection (tests build one factory per client).
+_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer]]" = weakref.WeakKeyDictionary()
 
 
 class FicsFactory(ServerFactory):
@@ -1266,13 +1270,16 @@ class FicsFactory(ServerFactory):
 
     def __init__(self, server: Any) -> None:
         self.server = server
-        #: Where the server's heavy connections take turns: one per server, whichever
-        #: factory built the connection (tests build one factory per client).
-        self.scheduler = _SCHEDULERS.get(server)
-        if self.scheduler is None:
+        #: Where the server's heavy connections take turns, and what gives memory back
+        #: after many connections closed: one of each per server.
+        shared = _SHARED.get(server)
+        if shared is None:
             config = server.config
-            self.scheduler = _SCHEDULERS[server] = TurnScheduler(
-                server.clock, share=config.heavy_percent / 100, budget=config.heavy_turn_ms / 1000)
+            shared = _SHARED[server] = (
+                TurnScheduler(server.clock, share=config.heavy_percent / 100,
+                              budget=config.heavy_turn_ms / 1000),
+                MemoryTrimmer(server.clock, after=config.trim_after))
+        self.scheduler, self.trimmer = shared
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
         transport = FicsTelnetTransport(FicsProtocol, self.server)
