@@ -1,7 +1,7 @@
 """Soak benchmark: hostile connections beside honest players, on loopback.
 
-Starts ``ficsfen serve --data none`` with the shipped ``[limits]`` (loopback
-is *not* exempt: each connection's source address is chosen among
+Starts ``ficsfen serve --data none`` with the shipped ``[limits]`` and
+``commands_per_second = 10`` (off in the shipped file; loopback is *not* exempt: each connection's source address is chosen among
 ``127.0.0.0/8`` so that per-address limits see distinct attackers) and one
 registered account per password-guessed name, then:
 
@@ -63,6 +63,8 @@ from load import (  # noqa: E402  (a sibling script, not a package)
 
 REPO = Path(__file__).resolve().parent.parent
 HONEST_COMMANDS = ("fen", "who", "games")
+#: [limits] commands_per_second for the soak (off in the shipped file): a public server's value.
+COMMAND_RATE = 10
 IAC, NOP, SB, SE, DO, WILL = 255, 241, 250, 240, 253, 251
 
 #: One chunk of an IAC flood: negotiations, NOPs, escaped 255s and a
@@ -419,8 +421,9 @@ def write_config(path: Path, accounts: list[str]) -> None:
     sys.path.insert(0, str(REPO))
     from ficsfen.server.config import hash_password
 
-    lines = ["# bench/soak.py: the shipped [limits], loopback not exempt", "[limits]",
-             f"connections = {20000 - 200}", "", "[accounts]"]
+    lines = ["# bench/soak.py: the shipped [limits], loopback not exempt, and a command rate",
+             "[limits]", f"connections = {20000 - 200}", f"commands_per_second = {COMMAND_RATE}", "",
+             "[accounts]"]
     lines += [f'{name} = "{hash_password("secret-" + name)}"' for name in accounts]
     path.write_text("\n".join(lines) + "\n")
 

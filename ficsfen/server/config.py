@@ -121,11 +121,11 @@ class Config:
     #: Bytes per second one connection's input is parsed at, in bursts of at most
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
-    input_burst: int = 16384
+    input_burst: int = 131072
     #: Disconnections after which memory is given back to the system (0: never).
     trim_after: int = 200
     #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
-    commands_per_second: int = 10
+    commands_per_second: int = 0
     command_burst: int = 50
     #: A connection whose input cost more than this percentage of a CPU lately is heavy
     #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
