@@ -3,6 +3,7 @@ subnegotiations, keepalive and the listen backlog (issue 11)."""
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import threading
@@ -54,6 +55,22 @@ def _real_connection(server, reactor):
     return telnet, conn, a, b
 
 
+@contextlib.contextmanager
+def _accepted_socket():
+    """A real accepted loopback TCP socket (non-blocking), its peer and address."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    peer = socket.create_connection(listener.getsockname())
+    accepted, addr = listener.accept()
+    accepted.setblocking(False)
+    try:
+        yield accepted, peer, addr
+    finally:
+        for s in (accepted, peer, listener):
+            s.close()
+
+
 def _read_all(sock):
     data = b""
     sock.setblocking(False)
@@ -78,7 +95,8 @@ def _login(telnet, reactor, b):
 
 def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads():
     reactor = MemoryReactorClock()
-    server = make_server(clock=reactor, commands_per_second=0)  # 300 lines at once
+    # 300 lines at once; heavy_percent=0: the real CPU timer must not decide when lines run here
+    server = make_server(clock=reactor, commands_per_second=0, heavy_percent=0)
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
@@ -357,41 +375,26 @@ def test_a_heavy_connection_that_closes_leaves_the_queue():
 
 
 def test_accepted_connections_get_the_configured_send_buffer():
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    peer = socket.create_connection(listener.getsockname())
-    accepted, addr = listener.accept()
-    accepted.setblocking(False)
-    default = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-    reactor = MemoryReactorClock()
-    server = make_server(clock=reactor, send_buffer=8192)
-    try:
+    with _accepted_socket() as (accepted, peer, addr):
+        default = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        reactor = MemoryReactorClock()
+        server = make_server(clock=reactor, send_buffer=8192)
         telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
         conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
         telnet.makeConnection(conn)
         size = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
         assert 8192 <= size < default or size == 8192 * 2  # Linux doubles what it is asked
         assert conn.bufferSize == 8192  # Twisted pauses the connection's input past it
-    finally:
-        for s in (accepted, peer, listener):
-            s.close()
 
 
 def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer():
     """Real loopback sockets: what a non-reader gets run before its input waits."""
 
     def commands_run(send_buffer: int) -> int:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        peer = socket.create_connection(listener.getsockname())
-        accepted, addr = listener.accept()
-        accepted.setblocking(False)
         reactor = MemoryReactorClock()
         server = make_server(clock=reactor, send_buffer=send_buffer, input_rate=0, heavy_percent=0,
                              commands_per_second=0)
-        try:
+        with _accepted_socket() as (accepted, peer, addr):
             telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
             conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
             telnet.makeConnection(conn)
@@ -404,9 +407,6 @@ def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer()
                 if telnet.holding:
                     break
             return sent - _unread_lines(telnet)
-        finally:
-            for s in (accepted, peer, listener):
-                s.close()
 
     bounded, unbounded = commands_run(16384), commands_run(0)
     assert bounded * 4 < unbounded  # the kernel's own buffer grows to megabytes when let
@@ -474,15 +474,9 @@ def test_an_empty_subnegotiation_is_ignored_without_an_alarm(log_events):
 # -- keepalive and backlog ----------------------------------------------------
 
 def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    peer = socket.create_connection(listener.getsockname())
-    accepted, addr = listener.accept()
-    accepted.setblocking(False)
     reactor = MemoryReactorClock()
     server = make_server(clock=reactor, keepalive_idle=45, keepalive_interval=15, keepalive_count=4)
-    try:
+    with _accepted_socket() as (accepted, peer, addr):
         telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
         conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
         telnet.makeConnection(conn)
@@ -491,9 +485,6 @@ def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 45
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == 15
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == 4
-    finally:
-        for s in (accepted, peer, listener):
-            s.close()
 
 
 @pytest.mark.parametrize("description, expected", [

@@ -356,13 +356,16 @@ class FicsTelnetTransport(TelnetTransport):
             allowed = rate.take(n, self._clock.seconds())
             if allowed < n and not self._rate_logged:
                 self._rate_logged = True
-                protocol = self.protocol
-                self.log.info("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts of "
-                              "{burst}): read at that rate from now on",
-                              peer=protocol.peer if protocol is not None else "?",
-                              rate=rate.rate, burst=rate.burst)
+                self._log_rate("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts "
+                               "of {burst}): read at that rate from now on", rate)
             n = allowed
         return n
+
+    def _log_rate(self, text: str, bucket: TokenBucket) -> None:
+        """The one log line of a connection that passed a rate limit."""
+        protocol = self.protocol
+        self.log.info(text, peer=protocol.peer if protocol is not None else "?",
+                      rate=bucket.rate, burst=bucket.burst)
 
     def _deliver(self, data: bytes) -> None:
         """Parsed input to the session: at most the lines this turn has left, the rest kept."""
@@ -397,11 +400,8 @@ class FicsTelnetTransport(TelnetTransport):
             delay = commands.wait(1, self._clock.seconds())
             if delay and not self._commands_logged:
                 self._commands_logged = True
-                protocol = self.protocol
-                self.log.info("commands from {peer} passed limits.commands_per_second ({rate} a "
-                              "second, bursts of {burst}): run at that rate from now on",
-                              peer=protocol.peer if protocol is not None else "?",
-                              rate=commands.rate, burst=commands.burst)
+                self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
+                               "second, bursts of {burst}): run at that rate from now on", commands)
         elif rate is not None and self._pending:
             # come back for a quarter second's worth (or all that is left), not a whole budget
             wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(rate.rate) // 4))
