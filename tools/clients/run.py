@@ -554,6 +554,88 @@ class Run:
         self.procs.stop(opp)
         return result
 
+    def xboard_talk(self, name: str) -> dict:
+        """Tells, a channel and a seek between xboard (as a guest) and a scripted guest."""
+        from pychess_check import Guest
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name)
+        result: dict = {"scenario": name}
+        logon_file = folder / "logon.txt"
+        logon_file.write_text("guest\n\n")
+        xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
+                               "-icslogon", str(logon_file), "-debugMode", "true",
+                               "-nameOfDebugFile", str(folder / "xboard.debug"),
+                               "-popupExitMessage", "false", "-autoRaiseBoard", "false",
+                               *boardcheck.XBOARD_COLOURS],
+                              folder / "xboard.out", stdin=subprocess.PIPE, cwd=folder,
+                              env=self.env(folder / "home"))
+        handle = result["client_handle"] = self.client_handle(folder)
+        if handle is None:
+            result["error"] = "xboard did not log in"
+            self.procs.stop(xb)
+            return result
+        time.sleep(2)
+        guest = Guest(self.port)
+        gname = result["guest"] = guest.login()
+        heard = (folder / "guest-heard.txt").open("w")
+
+        def typed(line: str) -> None:              # typed in xboard's ICS console (stdin)
+            xb.stdin.write(line.encode() + b"\n")
+            xb.stdin.flush()
+
+        def guest_reads(pattern: bytes) -> str | None:
+            try:
+                text = guest.read_until(pattern, 15).decode("latin-1")
+            except (TimeoutError, ConnectionError) as exc:
+                heard.write(f"[{exc}]\n")
+                return None
+            heard.write(text)
+            heard.flush()
+            return text.strip().splitlines()[-1]
+
+        def xboard_shows(text: str) -> bool:
+            return bool(wait_for(lambda: text in (folder / "xboard.out").read_text(errors="replace"), 15))
+
+        guest.send(f"tell {handle} hello xboard, from a guest")
+        result["tell_in_xboard_console"] = xboard_shows("tells you: hello xboard, from a guest")
+        typed(f"tell {gname} hi back")
+        result["guest_got_tell"] = guest_reads(rb"tells you: hi back[^\n]*\n")
+        guest.send("+channel 4")
+        guest_reads(rb"fics% ")
+        typed("+channel 4")
+        time.sleep(1)
+        typed("tell 4 hello channel four")
+        result["guest_got_channel_tell"] = guest_reads(rb"\(4\): hello channel four[^\n]*\n")
+        guest.send("tell 4 and hello from the guest")
+        result["channel_tell_in_xboard_console"] = xboard_shows("(4): and hello from the guest")
+        time.sleep(1)
+        shots = [self.shot(folder, "01-after-talk")]
+        typed("seek 5 0")
+        announced = guest_reads(rb'seeking 5 0 [^\n]*"play (\d+)" to respond\)[^\n]*\n')
+        result["guest_saw_seek"] = announced
+        if announced and (m := re.search(r'"play (\d+)"', announced)):
+            guest.send(f"play {m.group(1)}")
+            result["game_line"] = guest_reads(rb"\{Game \d+ \([^\n]*\n")
+            result["game_in_xboard_console"] = xboard_shows("Creating unrated blitz match.")
+            time.sleep(3)
+            guest.send("say good luck from the guest")
+            result["say_in_xboard_console"] = xboard_shows("says: good luck from the guest")
+            typed("say thanks")
+            result["guest_got_say"] = guest_reads(rb"says: thanks[^\n]*\n")
+            self.xdotool("mousemove", "1270", "1010")
+            shots.append(self.shot(folder, "02-seek-game"))
+            guest.send("resign")
+            guest_reads(rb"resigns\} [^\n]*\n")
+        result["xboard_console_lines"] = [
+            line.strip() for line in (folder / "xboard.out").read_text(errors="replace").splitlines()
+            if re.search(r"tells you|\(4\)|says:|seek|Creating|\{Game|told", line)][:20]
+        result["screenshots"] = [str(p) for p in shots]
+        guest.send("quit")
+        heard.close()
+        self.procs.stop(xb)
+        return result
+
     def eboard_play(self, name: str, timeseal: bool) -> dict:
         folder = self.out / name
         folder.mkdir()
@@ -687,6 +769,7 @@ def main() -> None:
         "eboard": lambda: run.eboard("eboard", timeseal=False),
         "eboard-timeseal": lambda: run.eboard("eboard-timeseal", timeseal=True),
         "xboard-play": lambda: run.xboard_play("xboard-play"),
+        "xboard-tell": lambda: run.xboard_talk("xboard-tell"),
         "eboard-play": lambda: run.eboard_play("eboard-play", timeseal=False),
         "eboard-play-timeseal": lambda: run.eboard_play("eboard-play-timeseal", timeseal=True),
         "pychess-play": lambda: run.pychess_play("pychess-play", timeseal=False),
