@@ -717,6 +717,74 @@ class Run:
             shutil.copy(log, folder / f"pychess-{log.name}")
         return result
 
+    # The seek list of pychess 1.0.3's lounge ("Seeks / Challenges", the first tab of
+    # the left pane) at 1280x1000, and its first row: 01-seek-list.png shows them.
+    PYCHESS_SEEK_TAB = (60, 87)
+    PYCHESS_FIRST_SEEK_ROW = (125, 189)
+
+    def pychess_seek(self, name: str) -> dict:
+        """A scripted guest seeks 5 0; pychess lists it and answers it with a double-click."""
+        from pychess_check import Guest
+        folder = self.out / name
+        folder.mkdir()
+        port = self.proxy(folder, name, "--host", "127.0.0.2")
+        home = folder / "home"
+        conf = home / ".config/pychess/config"
+        conf.parent.mkdir(parents=True)
+        conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
+                        "dont_show_externals_at_startup = True\n\n"
+                        "[FICS]\ntimesealCheck = False\nhostEntry = 127.0.0.2\n"
+                        "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
+                        "[ICC]\ntimesealCheck = False\n")
+        result: dict = {"scenario": name}
+        proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
+                                 "--ics-host", "127.0.0.2", "--ics-port", str(port)],
+                                folder / "pychess.out", cwd=folder, env=self.env(home))
+        handle = result["client_handle"] = self.client_handle(folder)
+        if handle is None:
+            result["error"] = "pychess did not log in"
+            self.procs.stop(proc)
+            return result
+        time.sleep(8)
+        if win := self.window("PyChess"):
+            self.xdotool("windowmove", win[0], "0", "0")
+            self.xdotool("windowsize", win[0], *map(str, self.PYCHESS_SIZE))
+            time.sleep(2)
+        guest = Guest(self.port)
+        gname = result["guest"] = guest.login()
+        guest.send("seek 5 0")
+        posted = guest.read_until(rb"fics% ").decode("latin-1")
+        seek_id = re.search(r"posted with index (\d+)", posted)
+        result["seek_posted"] = seek_id.group(0) if seek_id else posted.strip()
+        result["s_line_to_pychess"] = bool(wait_for(
+            lambda: re.search(rf"<s> \d+ w={gname} ", self.traffic(folder)), 15))
+        time.sleep(3)
+        shots = [self.shot(folder, "01-seek-graph")]
+        # The tab strip is scrolled to the "Seek Graph" tab; the seek list's tab is the one
+        # before it: click the graph's tab, then Control+Page_Up (GTK's previous tab).
+        self.click(*self.PYCHESS_SEEK_TAB)
+        self.xdotool("key", "ctrl+Page_Up")
+        time.sleep(2)
+        shots.append(self.shot(folder, "02-seek-list"))
+        self.click(*self.PYCHESS_FIRST_SEEK_ROW, times=2)
+        result["play_sent_by_double_click"] = bool(wait_for(
+            lambda: re.search(r"C> b'\d+ play \d+", "".join(
+                p.read_text(errors="replace") for p in (folder / "traffic").glob("*.log"))), 10))
+        try:
+            result["guest_game_line"] = guest.read_until(rb"\{Game \d+ \([^\n]*\n", 15).decode(
+                "latin-1").strip().splitlines()[-1]
+        except (TimeoutError, ConnectionError) as exc:
+            result["guest_game_line"] = f"none: {exc}"
+        time.sleep(5)
+        shots.append(self.shot(folder, "03-game"))
+        result["seek_removed_to_pychess"] = bool(re.search(r"<sr> [\d ]*\b", self.traffic(folder)))
+        result["screenshots"] = [str(p) for p in shots]
+        guest.send("quit")
+        self.procs.stop(proc)
+        for log in (home / ".local/share/pychess").glob("*.log"):
+            shutil.copy(log, folder / f"pychess-{log.name}")
+        return result
+
     def pychess_accept(self, folder: Path, result: dict, shots: list[Path]) -> None:
         """Click the Accept button of the bar pychess shows above its lounge for a
         challenge ("GuestX challenges you to a 5 min unrated Blitz game ...",
@@ -770,6 +838,7 @@ def main() -> None:
         "eboard-timeseal": lambda: run.eboard("eboard-timeseal", timeseal=True),
         "xboard-play": lambda: run.xboard_play("xboard-play"),
         "xboard-tell": lambda: run.xboard_talk("xboard-tell"),
+        "pychess-seek": lambda: run.pychess_seek("pychess-seek"),
         "eboard-play": lambda: run.eboard_play("eboard-play", timeseal=False),
         "eboard-play-timeseal": lambda: run.eboard_play("eboard-play-timeseal", timeseal=True),
         "pychess-play": lambda: run.pychess_play("pychess-play", timeseal=False),
