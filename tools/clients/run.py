@@ -4,7 +4,7 @@
     python3 tools/clients/run.py --checkout /path/to/ficsfen [--out /tmp/clients-RUN]
                                  [--only xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,pychess-timeseal,
                                   eboard,eboard-timeseal,xboard-play,eboard-play,eboard-play-timeseal,
-                                  pychess-play,pychess-play-timeseal]
+                                  pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek]
 
 Starts the checkout's ``.venv/bin/ficsfen serve`` on a free loopback port with
 two registered accounts (zipa/zpass1, zipb/zpass2), an Xvfb display, and for
@@ -822,7 +822,7 @@ def main() -> None:
     p.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
                                       "pychess-timeseal,eboard,eboard-timeseal,xboard-play,eboard-play,"
-                                      "eboard-play-timeseal,pychess-play,pychess-play-timeseal")
+                                      "eboard-play-timeseal,pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=False)
     run = Run(args.checkout.resolve(), args.out, args.pgn)
