@@ -179,6 +179,29 @@ async def run(port: int, check: Checks, transcript: list[str]) -> None:
                                           for s in conn.seeks.seeks.values()))
     check("owner logs off: pychess drops the seek", ok, f"list {sorted(conn.seeks.seeks)}")
 
+    # pychess's own seeks, as its "Send seek" button makes them (SeekManager.seek);
+    # none matches the guest's 5 0 (that one would start a game at once)
+    from pychess.ic import GAME_TYPES
+    from pychess.Utils.const import WHITE
+    for args, want in [((7, 0, GAME_TYPES["blitz"], False), (7, 0, None, "blitz", True)),
+                       ((3, 2, GAME_TYPES["crazyhouse"], False, (0, 1800), WHITE, True),
+                        (3, 2, "white", "crazyhouse", False)),
+                       ((15, 5, GAME_TYPES["wild/fr"], False), (15, 5, None, "wild/fr", True))]:
+        before = set(conn.seeks.seeks)
+        conn.glm.seek(*args)
+        ok = await until(lambda: any(s.player.name == me for i, s in conn.seeks.seeks.items()
+                                     if i not in before))
+        mine = [seek_fields(s) for i, s in conn.seeks.seeks.items() if i not in before]
+        text = (await blocking(a.read_until, rf"{me} \(\S+\) seeking [^\n]*\n".encode())
+                ).decode("latin-1")
+        check(f"pychess's own seek {args[0]} {args[1]} {args[2].fics_name}: in its list (showownseek)"
+              " and announced", ok and len(mine) == 1
+              and (mine[0][2], mine[0][3], mine[0][5], mine[0][6], mine[0][9]) == want,
+              (mine, text.strip().splitlines()[-1]))
+    conn.client.run_command("unseek")
+    ok = await gone(conn, lambda: not any(s.player.name == me for s in conn.seeks.seeks.values()))
+    check("pychess's unseek empties its own seeks", ok, f"list {sorted(conn.seeks.seeks)}")
+
     # talk
     a.send(f"tell {me} hello from a guest")
     ok = await until(lambda: (a_name, "hello from a guest") in private)
