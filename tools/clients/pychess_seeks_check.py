@@ -90,6 +90,16 @@ async def gone(conn, predicate) -> bool:
     return await until(predicate, 5)
 
 
+async def seeker(port: int, seek: str) -> tuple[Guest, str, int]:
+    """A new guest that posts ``seek``: the guest, its handle and the seek's index."""
+    loop = asyncio.get_running_loop()
+    guest = Guest(port)
+    name = await loop.run_in_executor(None, guest.login)
+    guest.send(seek)
+    text = (await loop.run_in_executor(None, guest.read_until, rb"fics% ")).decode("latin-1")
+    return guest, name, int(re.search(r"Your seek has been posted with index (\d+)", text).group(1))
+
+
 def seek_fields(seek) -> tuple:
     return (seek.index, seek.player.name, seek.minutes, seek.inc, seek.rated, seek.color,
             seek.game_type.fics_name, seek.rmin, seek.rmax, seek.automatic)
@@ -149,20 +159,12 @@ async def run(port: int, check: Checks, transcript: list[str]) -> None:
     got = [seek_fields(s) for s in conn.seeks.seeks.values() if s.player.name == early_name]
     check("seek posted earlier, from the <sc>/<s> burst", ok and got[0][2:4] == (2, 12), got)
 
-    a = Guest(port)
-    a_name = await blocking(a.login)
-    a.send("seek 5 0")
-    text = (await blocking(a.read_until, rb"fics% ")).decode("latin-1")
-    a_id = int(re.search(r"Your seek has been posted with index (\d+)", text).group(1))
+    a, a_name, a_id = await seeker(port, "seek 5 0")
     ok = await until(lambda: a_id in seeks)
     check("seek 5 0 in pychess's list", ok and seeks.get(a_id) ==
           (a_id, a_name, 5, 0, False, None, "blitz", 0, 9999, True), seeks.get(a_id))
 
-    b = Guest(port)
-    b_name = await blocking(b.login)
-    b.send("seek 3 0 white crazyhouse 0-2000 m")
-    text = (await blocking(b.read_until, rb"fics% ")).decode("latin-1")
-    b_id = int(re.search(r"Your seek has been posted with index (\d+)", text).group(1))
+    b, b_name, b_id = await seeker(port, "seek 3 0 white crazyhouse 0-2000 m")
     ok = await until(lambda: b_id in seeks)
     check("seek 3 0 white crazyhouse 0-2000 m in pychess's list", ok and seeks.get(b_id) ==
           (b_id, b_name, 3, 0, False, "white", "crazyhouse", 0, 2000, False), seeks.get(b_id))

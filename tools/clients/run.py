@@ -513,11 +513,15 @@ class Run:
             line for line in self.traffic(folder).splitlines()
             if re.search(r"Illegal|not found|Unknown|Usage|cannot|There is no|not observing", line)][:12]
 
-    def xboard_play(self, name: str) -> dict:
+    def xboard_guest(self, name: str, result: dict) -> tuple[Path, subprocess.Popen, str | None]:
+        """Scenario ``name``'s folder and xboard logged in there as a guest (through a proxy).
+
+        ICS commands go to xboard's stdin.  The handle is None (xboard stopped,
+        ``result["error"]`` set) if it did not log in.
+        """
         folder = self.out / name
         folder.mkdir()
         port = self.proxy(folder, name)
-        result: dict = {"scenario": name}
         logon_file = folder / "logon.txt"
         logon_file.write_text("guest\n\n")
         xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
@@ -530,8 +534,16 @@ class Run:
         handle = result["client_handle"] = self.client_handle(folder)
         if handle is None:
             result["error"] = "xboard did not log in"
+            self.procs.stop(xb)
+        else:
+            time.sleep(2)
+        return folder, xb, handle
+
+    def xboard_play(self, name: str) -> dict:
+        result: dict = {"scenario": name}
+        folder, xb, handle = self.xboard_guest(name, result)
+        if handle is None:
             return result
-        time.sleep(2)
         opp, state = self.opponent(folder, handle)
         challenged = wait_for(lambda: "Challenge:" in self.traffic(folder), 20)
         result["challenge_seen"] = bool(challenged)
@@ -557,25 +569,10 @@ class Run:
     def xboard_talk(self, name: str) -> dict:
         """Tells, a channel and a seek between xboard (as a guest) and a scripted guest."""
         from pychess_check import Guest
-        folder = self.out / name
-        folder.mkdir()
-        port = self.proxy(folder, name)
         result: dict = {"scenario": name}
-        logon_file = folder / "logon.txt"
-        logon_file.write_text("guest\n\n")
-        xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
-                               "-icslogon", str(logon_file), "-debugMode", "true",
-                               "-nameOfDebugFile", str(folder / "xboard.debug"),
-                               "-popupExitMessage", "false", "-autoRaiseBoard", "false",
-                               *boardcheck.XBOARD_COLOURS],
-                              folder / "xboard.out", stdin=subprocess.PIPE, cwd=folder,
-                              env=self.env(folder / "home"))
-        handle = result["client_handle"] = self.client_handle(folder)
+        folder, xb, handle = self.xboard_guest(name, result)
         if handle is None:
-            result["error"] = "xboard did not log in"
-            self.procs.stop(xb)
             return result
-        time.sleep(2)
         guest = Guest(self.port)
         gname = result["guest"] = guest.login()
         heard = (folder / "guest-heard.txt").open("w")
@@ -670,9 +667,12 @@ class Run:
                 shutil.copy(home / log, folder / log)
         return result
 
-    def pychess_play(self, name: str, timeseal: bool) -> dict:
-        folder = self.out / name
-        folder.mkdir()
+    def pychess_lounge(self, folder: Path, name: str, timeseal: bool,
+                       result: dict) -> tuple[subprocess.Popen, str | None]:
+        """pychess logged in as a guest (auto-login config), its window at 0,0 and 1280x1000.
+
+        The handle is None (and pychess stopped, ``result["error"]`` set) if it did not log in.
+        """
         port = self.proxy(folder, name, "--host", "127.0.0.2")
         home = folder / "home"
         conf = home / ".config/pychess/config"
@@ -682,7 +682,6 @@ class Run:
                         f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
                         "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
                         "[ICC]\ntimesealCheck = False\n")
-        result: dict = {"scenario": name, "timeseal": timeseal}
         proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
                                  "--ics-host", "127.0.0.2", "--ics-port", str(port)],
                                 folder / "pychess.out", cwd=folder, env=self.env(home))
@@ -690,12 +689,22 @@ class Run:
         if handle is None:
             result["error"] = "pychess did not log in"
             self.procs.stop(proc)
-            return result
+            return proc, None
         time.sleep(8)
         if win := self.window("PyChess"):
             self.xdotool("windowmove", win[0], "0", "0")
             self.xdotool("windowsize", win[0], *map(str, self.PYCHESS_SIZE))
             time.sleep(2)
+        return proc, handle
+
+    def pychess_play(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        result: dict = {"scenario": name, "timeseal": timeseal}
+        home = folder / "home"
+        proc, handle = self.pychess_lounge(folder, name, timeseal, result)
+        if handle is None:
+            return result
         shots = [self.shot(folder, "00-lounge")]
         opp, state = self.opponent(folder, handle)
         result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
@@ -717,8 +726,9 @@ class Run:
             shutil.copy(log, folder / f"pychess-{log.name}")
         return result
 
-    # The seek list of pychess 1.0.3's lounge ("Seeks / Challenges", the first tab of
-    # the left pane) at 1280x1000, and its first row: 01-seek-list.png shows them.
+    # pychess 1.0.3's lounge at 1280x1000: its left pane's tab strip shows the "Seek
+    # Graph" tab at the left edge (the seek list's tab is scrolled out of sight), and the
+    # seek list's first row; 01-seek-graph.png and 02-seek-list.png show them.
     PYCHESS_SEEK_TAB = (60, 87)
     PYCHESS_FIRST_SEEK_ROW = (125, 189)
 
@@ -727,35 +737,18 @@ class Run:
         from pychess_check import Guest
         folder = self.out / name
         folder.mkdir()
-        port = self.proxy(folder, name, "--host", "127.0.0.2")
-        home = folder / "home"
-        conf = home / ".config/pychess/config"
-        conf.parent.mkdir(parents=True)
-        conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
-                        "dont_show_externals_at_startup = True\n\n"
-                        "[FICS]\ntimesealCheck = False\nhostEntry = 127.0.0.2\n"
-                        "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
-                        "[ICC]\ntimesealCheck = False\n")
         result: dict = {"scenario": name}
-        proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
-                                 "--ics-host", "127.0.0.2", "--ics-port", str(port)],
-                                folder / "pychess.out", cwd=folder, env=self.env(home))
-        handle = result["client_handle"] = self.client_handle(folder)
+        home = folder / "home"
+        proc, handle = self.pychess_lounge(folder, name, False, result)
         if handle is None:
-            result["error"] = "pychess did not log in"
-            self.procs.stop(proc)
             return result
-        time.sleep(8)
-        if win := self.window("PyChess"):
-            self.xdotool("windowmove", win[0], "0", "0")
-            self.xdotool("windowsize", win[0], *map(str, self.PYCHESS_SIZE))
-            time.sleep(2)
         guest = Guest(self.port)
         gname = result["guest"] = guest.login()
         guest.send("seek 5 0")
         posted = guest.read_until(rb"fics% ").decode("latin-1")
         seek_id = re.search(r"posted with index (\d+)", posted)
         result["seek_posted"] = seek_id.group(0) if seek_id else posted.strip()
+        seek_no = seek_id.group(1) if seek_id else "?"
         result["s_line_to_pychess"] = bool(wait_for(
             lambda: re.search(rf"<s> \d+ w={gname} ", self.traffic(folder)), 15))
         time.sleep(3)
@@ -777,7 +770,8 @@ class Run:
             result["guest_game_line"] = f"none: {exc}"
         time.sleep(5)
         shots.append(self.shot(folder, "03-game"))
-        result["seek_removed_to_pychess"] = bool(re.search(r"<sr> [\d ]*\b", self.traffic(folder)))
+        result["seek_removed_to_pychess"] = bool(re.search(rf"<sr> (\d+ )*{seek_no}\b",
+                                                                self.traffic(folder)))
         result["screenshots"] = [str(p) for p in shots]
         guest.send("quit")
         self.procs.stop(proc)
