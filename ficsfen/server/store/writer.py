@@ -47,7 +47,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,19 @@ def rows_insert(sql: str, count: int) -> str | None:
         return None
     start, end = span
     return sql[:start] + ", ".join([sql[start:end]] * count) + sql[end:]
+
+
+def _groups(batch: list[_Write]) -> Iterator[list[_Write]]:
+    """``batch`` cut into runs of the same statement; an operation is a run of its own."""
+    i = 0
+    while i < len(batch):
+        sql = batch[i].sql
+        j = i + 1
+        if sql is not None:
+            while j < len(batch) and batch[j].sql == sql:
+                j += 1
+        yield batch[i:j]
+        i = j
 
 
 class _Write:
@@ -306,34 +319,91 @@ class Writer:
         return Failure(StoreWriteError(self._path, str(error) or type(error).__name__))
 
     def _commit(self, batch: list[_Write]) -> list[Any]:
+        """Commit ``batch`` in as few statements as it can: each statement is one
+        hand-over of the GIL between this thread and the reactor.
+
+        A batch that is one statement (the moves of a turn, nothing else) runs
+        alone in autocommit mode: SQLite makes it its own transaction, with no
+        ``BEGIN``, savepoint or ``COMMIT`` around it.  Otherwise one transaction
+        runs each group of writes straight through.  If a write fails, nothing
+        of it is kept and the batch runs again, each write in a savepoint of its
+        own, so that only the failed write fails (:meth:`_careful`).
+        """
+        if self._one_statement(batch):
+            try:
+                self._run_together(batch)
+            except sqlite3.Error:
+                return self._careful(batch)  # the statement left nothing behind
+            self.commits += 1
+            return [None] * len(batch)
         conn = self._conn
-        results: list[Any] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as e:
             return [self._failure(e) for _ in batch]
+        results: list[Any] = []
         try:
-            i = 0
-            while i < len(batch):
-                write = batch[i]
-                if write.sql is None:
-                    results.append(self._alone(write))
-                    i += 1
-                    continue
-                j = i + 1
-                while j < len(batch) and batch[j].sql == write.sql:
-                    j += 1
-                results.extend(self._group(batch[i:j]))
-                i = j
-            conn.execute("COMMIT")
+            for group in _groups(batch):
+                if group[0].sql is None:
+                    results.append(self._alone(group[0]))
+                else:
+                    self._run_together(group)
+                    results.extend([None] * len(group))
+        except sqlite3.Error:
+            self._rollback()
+            return self._careful(batch)
         except BaseException as e:
-            try:
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+            self._rollback()
+            return [self._failure(e) for _ in batch]
+        return self._finish(batch, results)
+
+    def _careful(self, batch: list[_Write]) -> list[Any]:
+        """``batch`` in one transaction, a failed write rolled back to its savepoint alone."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:
+            return [self._failure(e) for _ in batch]
+        results: list[Any] = []
+        try:
+            for group in _groups(batch):
+                if group[0].sql is None:
+                    results.append(self._alone(group[0]))
+                else:
+                    results.extend(self._group(group))
+        except BaseException as e:
+            self._rollback()
+            return [self._failure(e) for _ in batch]
+        return self._finish(batch, results)
+
+    def _finish(self, batch: list[_Write], results: list[Any]) -> list[Any]:
+        try:
+            self._conn.execute("COMMIT")
+        except BaseException as e:
+            self._rollback()
             return [self._failure(e) for _ in batch]
         self.commits += 1
         return results
+
+    def _rollback(self) -> None:
+        try:
+            self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def _one_statement(self, batch: list[_Write]) -> bool:
+        """Whether ``batch`` is writes of one statement that one ``INSERT`` (or one
+        write alone) carries."""
+        sql = batch[0].sql
+        if sql is None or any(write.sql != sql for write in batch):
+            return False
+        if len(batch) == 1:
+            return True
+        width = len(batch[0].params)
+        return bool(width) and _values_span(sql) is not None and len(batch) <= self._rows_per(width)
+
+    def _rows_per(self, width: int) -> int:
+        return max(self._conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width, 1)
 
     def _group(self, writes: list[_Write]) -> list[Any]:
         """Same statement: one multi-row ``INSERT`` or one ``executemany``; if it fails,
@@ -355,9 +425,12 @@ class Writer:
         """The same statement for each of ``writes``, in as few SQLite steps as it can."""
         conn = self._conn
         sql = writes[0].sql
+        if len(writes) == 1:
+            conn.execute(sql, writes[0].params)
+            return
         width = len(writes[0].params)
         if width and _values_span(sql) is not None:
-            per = max(conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // width, 1)
+            per = self._rows_per(width)
             for start in range(0, len(writes), per):
                 chunk = writes[start:start + per]
                 conn.execute(rows_insert(sql, len(chunk)),
