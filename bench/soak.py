@@ -417,12 +417,13 @@ def summary(latencies: list[int]) -> dict:
             "max_ms": ms(lat[-1]) if lat else float("nan")}
 
 
-def write_config(path: Path, accounts: list[str]) -> None:
+def write_config(path: Path, accounts: list[str], limits: list[str] = ()) -> None:
     sys.path.insert(0, str(REPO))
     from ficsfen.server.config import hash_password
 
     lines = ["# bench/soak.py: the shipped [limits], loopback not exempt, and a command rate",
-             "[limits]", f"connections = {20000 - 200}", f"commands_per_second = {COMMAND_RATE}", "",
+             "[limits]", f"connections = {20000 - 200}", f"commands_per_second = {COMMAND_RATE}",
+             *limits, "",
              "[accounts]"]
     lines += [f'{name} = "{hash_password("secret-" + name)}"' for name in accounts]
     path.write_text("\n".join(lines) + "\n")
@@ -431,7 +432,7 @@ def write_config(path: Path, accounts: list[str]) -> None:
 async def run(args) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="soak-"))
     config = folder / "soak.toml"
-    write_config(config, args.accounts)
+    write_config(config, args.accounts, args.limit)
     server_args = argparse.Namespace(host=args.host, python=args.python, server_log=args.server_log,
                                      server_cpu=None, start_timeout=30,
                                      server_arg=["--config", str(config), "--data", "none"])
@@ -584,6 +585,8 @@ def parse_args(argv):
     p.add_argument("--attacker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--honest", type=int, default=50)
+    p.add_argument("--limit", action="append", default=[], metavar="NAME=VALUE",
+                   help="a [limits] setting for the server, beside the shipped ones (repeatable)")
     p.add_argument("--think", type=float, default=0.1, help="seconds an honest player waits between commands")
     p.add_argument("--settle", type=float, default=3.0, help="seconds for the honest players to log in")
     p.add_argument("--baseline", type=float, default=15.0)

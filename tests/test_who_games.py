@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from ficsfen.server.block import BAD_PARAMS
 from ficsfen.server.testing import ServerProcess, TelnetClient, connect, make_server
-from ficsfen.server.wholist import (WhoOptionsError, parse_games_flags, parse_who_options)
+from ficsfen.server.wholist import (WhoCache, WhoOptionsError, parse_games_flags,
+                                    parse_who_options)
 
 # -- pychess 1.0.3's patterns -----------------------------------------------------
 
@@ -168,6 +169,65 @@ def test_pin_arrival_is_the_who_i_line(lobby):
     [line] = [l for l in lobby.carol.output().splitlines() if l.startswith("<wa>")]
     assert PYCHESS_WA.fullmatch(line) and line == "<wa> " + next(
         l for l in lobby.carol.command("who IbslwBzSLx").splitlines() if l.startswith("frank"))
+
+
+def _status_of(lobby: Lobby, handle: str) -> str | None:
+    """``handle``'s mark in carol's ``who`` (None: not listed)."""
+    found = re.search(rf"^(?:\+\+\+\+|----)(.){handle}\(U\)$", lobby.carol.command("who"), re.M)
+    return found.group(1) if found else None
+
+
+#: What changes the listing, and how each change shows in it.
+_LISTING_CHANGES = {
+    "login": (lambda lobby: setattr(lobby, "frank", connect(lobby.server)) or lobby.frank.login("frank"),
+              lambda lobby: _status_of(lobby, "frank") == " "),
+    "logout": (lambda lobby: lobby.erin.command("quit"),
+               lambda lobby: _status_of(lobby, "erin") is None),
+    "game end": (lambda lobby: lobby.bob.command("resign"),
+                 lambda lobby: _status_of(lobby, "alice") == " "),
+    "game start": (lambda lobby: (lobby.carol.command("match erin 5 0"), lobby.erin.command("accept")),
+                   lambda lobby: _status_of(lobby, "erin") == "^"),
+    "unexamine": (lambda lobby: lobby.dave.command("unexamine"),
+                  lambda lobby: _status_of(lobby, "dave") == " "),
+    "examine": (lambda lobby: lobby.erin.command("examine"),
+                lambda lobby: _status_of(lobby, "erin") == "#"),
+    "open": (lambda lobby: lobby.erin.command("set open 0"),
+             lambda lobby: _status_of(lobby, "erin") == ":"),
+}
+
+
+@pytest.mark.parametrize("change", list(_LISTING_CHANGES))
+def test_who_is_rendered_again_after_each_change(lobby, change):
+    make, shows = _LISTING_CHANGES[change]
+    cache = lobby.server.who_cache
+    lobby.carol.command("who")
+    before = cache.renders
+    make(lobby)
+    assert shows(lobby) and cache.renders == before + 1
+
+
+def test_who_twice_without_change_is_rendered_once(lobby):
+    cache = lobby.server.who_cache
+    first = lobby.carol.command("who IbslwBzSLx")
+    renders = cache.renders
+    lobby.carol.command("set language fr")
+    assert lobby.carol.command("who IbslwBzSLx") == first
+    assert lobby.alice.command("who IbslwBzSLx") == first
+    assert cache.renders == renders
+    lobby.carol.command("who")  # another request: rendered on its own
+    assert cache.renders == renders + 1
+
+
+def test_who_cache_keeps_few_requests():
+    cache = WhoCache(lambda: 0, size=2)
+    rendered = []
+    render = lambda request: rendered.append(request) or str(request)  # noqa: E731
+    for letters in ("", "o", "", "f", ""):
+        cache.answer(parse_who_options(letters), render)
+    # "" stays while it is used; "o" is dropped when "f" comes, the cache holding two.
+    assert [r.filters for r in rendered] == [frozenset(), frozenset("o"), frozenset("f")]
+    cache.answer(parse_who_options("o"), render)
+    assert len(rendered) == 4
 
 
 # -- games ---------------------------------------------------------------------------

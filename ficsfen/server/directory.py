@@ -49,6 +49,9 @@ class GameDirectory:
         # after a move (already reported as a move) tells nobody.
         self._known: dict[int, tuple[Any, int, str]] = {}
         self._unfollow: dict[int, Callable[[], None]] = {}
+        #: Counts changes to who plays or examines a game (what ``who`` marks),
+        #: so that a listing can tell it is still current.
+        self.changes = 0
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -93,6 +96,7 @@ class GameDirectory:
         self._follow(game)
         for handle in game.players():
             self._playing[fold(handle)] = game
+        self.changes += 1
         self._tell("game_started", lambda listener: listener.game_started(game))
         return number
 
@@ -106,6 +110,7 @@ class GameDirectory:
         self._known.pop(number, None)
         self._unfollow.pop(number, lambda: None)()
         heapq.heappush(self._free, number)
+        self.changes += 1
         for key, g in list(self._playing.items()):
             if g is game:
                 del self._playing[key]
@@ -152,9 +157,11 @@ class GameDirectory:
     def join(self, handle: str, game: Any) -> None:
         """Record that ``handle`` plays or examines ``game``."""
         self._playing[fold(handle)] = game
+        self.changes += 1
 
     def leave(self, handle: str) -> Any:
         """``handle`` stops playing or examining; returns the game it left."""
+        self.changes += 1
         return self._playing.pop(fold(handle), None)
 
     def observe(self, handle: str, game: Any) -> bool:

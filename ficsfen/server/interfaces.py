@@ -187,8 +187,13 @@ class IPlayers(Interface):
     def session(handle):
         """The :class:`IServerCaller` logged in as ``handle`` (folded), or None."""
 
+    who_cache = Attribute("The :class:`ficsfen.server.wholist.WhoCache` of ``who``'s answers")
+
     def sessions_sorted():
         """Every logged-in :class:`IServerCaller`, by handle."""
+
+    def listing_changed():
+        """Something ``who`` lists changed that the game directory does not see (``open``)."""
 
     def named(word):
         """The :class:`IServerCaller` whose handle ``word`` names (exact or unique prefix).

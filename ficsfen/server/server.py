@@ -147,6 +147,12 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
+        #: Logins, logouts and ``open`` changes so far: with the directory's
+        #: changes, the version of what ``who`` lists.
+        self._listing_changes = 0
+        #: ``who`` answers, rendered once per change of what they list.
+        self.who_cache = wholist.WhoCache(
+            lambda: (self._listing_changes, self.directory.changes))
         #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=self.config.list_size)
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
@@ -214,6 +220,10 @@ class FicsServer:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    def listing_changed(self) -> None:
+        """Something ``who`` shows changed outside the game directory (``open``, for one)."""
+        self._listing_changes += 1
 
     def _busy(self, handle: str) -> bool:
         return self.directory.game_of(handle) is not None or fold(handle) in self._starting
@@ -317,6 +327,7 @@ class FicsServer:
         elif old is None:
             self.lists.forget(handle)  # a guest's lists last one session
         self._sessions[key] = session
+        self.listing_changed()
         if old is not None:
             old.write_text("\n" + old.render(msg(
                 "**** {handle} has arrived - you can't both be logged in. ****", handle=handle)))
@@ -336,6 +347,7 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
+        self.listing_changed()
         self.last_seen[key] = self.clock.seconds()
         game = self.directory.game_of(session.handle)
         if IExaminedGame.providedBy(game):

@@ -17,10 +17,11 @@ deviation mark.  Nobody is rated here, so each category reads ``0P``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Hashable
 
 from ficsfen.server.interfaces import IExaminedGame
 
-__all__ = ["GAME_CATEGORIES", "RATING_CATEGORIES", "WhoOptions", "WhoOptionsError",
+__all__ = ["GAME_CATEGORIES", "RATING_CATEGORIES", "WhoCache", "WhoOptions", "WhoOptionsError",
            "interface_entry", "parse_games_flags", "parse_who_options", "status_char"]
 
 #: The rating categories of the ``I`` layout and of ``<wa>`` lines, by letter,
@@ -140,3 +141,40 @@ def interface_entry(handle: str, status: str, registered: bool,
                     columns: tuple[str, ...] | str) -> str:
     """One ``I``-layout line: ``alice^000P0P...`` (01 marks an unregistered player)."""
     return f"{handle}{status}{'00' if registered else '01'}{'0P' * len(columns)}"
+
+
+class WhoCache:
+    """``who`` answers already written, by request, while nothing they list changes.
+
+    With a couple of thousand players online one listing costs milliseconds
+    of the one server thread, and clients (or a crowd of non-readers) ask
+    for it again and again: each answer is rendered once and reused until
+    ``version()`` (the server's count of changes to what ``who`` shows:
+    logins, logouts, games started or ended, ``open`` set) moves on.  The
+    answers are not localized (clients parse them), so one serves everyone.
+    At most ``size`` requests are kept, the least recently asked dropped
+    first, so odd letter combinations cannot grow it.
+    """
+
+    def __init__(self, version: Callable[[], Hashable], *, size: int = 16) -> None:
+        self._version = version
+        self._size = size
+        self._seen: Hashable = None
+        self._answers: dict[WhoOptions, str | None] = {}
+        #: How many answers were rendered (not served from the cache).
+        self.renders = 0
+
+    def answer(self, request: WhoOptions, render: Callable[[WhoOptions], str | None]) -> str | None:
+        """``render(request)``'s text, rendered again only when the listing changed."""
+        version = self._version()
+        if version != self._seen:
+            self._answers.clear()
+            self._seen = version
+        if request in self._answers:
+            text = self._answers[request] = self._answers.pop(request)  # now the newest
+            return text
+        self.renders += 1
+        text = self._answers[request] = render(request)
+        if len(self._answers) > self._size:
+            del self._answers[next(iter(self._answers))]
+        return text

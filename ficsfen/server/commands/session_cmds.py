@@ -55,23 +55,31 @@ class WhoCommand(Command):
             caller.send(msg("The v and n layouts are not available here: who lists players "
                             "tersely (t, the default) or one line each for interfaces (I)."))
             return
-        everyone = caller.players.sessions_sorted()
-        games = {fold(s.handle): directory.game_of(s.handle) for s in everyone}
-        shown = [s for s in everyone
-                 if all(_KEEPS[f](s, games[fold(s.handle)]) for f in request.filters)]
-        if request.order not in "Al":
-            # FICS's rating order: all ratings are equal here, so registered
-            # players come first, then handles in alphabetical order.
-            shown.sort(key=lambda s: not s.registered)
-        shown = _part_of(shown, request)
-        if not shown:
+        text = caller.players.who_cache.answer(
+            request, lambda request: _listing(caller.players.sessions_sorted(), request, directory))
+        if text is None:
             caller.send(msg("No logged in players match the flags in your who request."))
             return
-        lines = [_who_line(s, games[fold(s.handle)], request) for s in shown]
-        # FICS's trailer, in English (clients read it), always "players".
-        lines += ["", f" {len(shown)} players displayed (of {len(everyone)}). "
-                      "(*) indicates system administrator."]
-        caller.send("\n".join(lines))
+        caller.send(text)
+
+
+def _listing(everyone: list, request: WhoOptions, directory: IServerDirectory) -> str | None:
+    """``who``'s answer to ``request`` (None: nobody matches), the same for every caller."""
+    games = {fold(s.handle): directory.game_of(s.handle) for s in everyone}
+    shown = [s for s in everyone
+             if all(_KEEPS[f](s, games[fold(s.handle)]) for f in request.filters)]
+    if request.order not in "Al":
+        # FICS's rating order: all ratings are equal here, so registered
+        # players come first, then handles in alphabetical order.
+        shown.sort(key=lambda s: not s.registered)
+    shown = _part_of(shown, request)
+    if not shown:
+        return None
+    lines = [_who_line(s, games[fold(s.handle)], request) for s in shown]
+    # FICS's trailer, in English (clients read it), always "players".
+    lines += ["", f" {len(shown)} players displayed (of {len(everyone)}). "
+                  "(*) indicates system administrator."]
+    return "\n".join(lines)
 
 
 def _part_of(players: list, request: WhoOptions) -> list:

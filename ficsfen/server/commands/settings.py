@@ -117,8 +117,11 @@ class Variable:
         return self.name
 
 
-def _flag(name: str, default: bool) -> Variable:
-    """A FICS on/off variable clients set (``set open 1``); ``set NAME`` alone toggles it."""
+def _flag(name: str, default: bool, *, listed_by_who: bool = False) -> Variable:
+    """A FICS on/off variable clients set (``set open 1``); ``set NAME`` alone toggles it.
+
+    ``listed_by_who``: ``who`` shows it, so a change makes its listing stale.
+    """
     values = _values_of(msg(name), _BOOLEAN)
 
     def read(word: str) -> bool:
@@ -129,6 +132,8 @@ def _flag(name: str, default: bool) -> Variable:
 
     def apply(session: Any, value: bool) -> Message:
         session.variables[name] = value
+        if listed_by_who:
+            session.players.listing_changed()
         return msg("{name} set to {value}.", name=name, value=int(value))
 
     return Variable(name, "0|1|on|off", read, apply, lambda s: str(int(current(s))),
@@ -184,7 +189,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _number("width", 32, 240, 79),
     _number("height", 5, 240, 24),
     _flag("bell", True),
-    _flag("open", True),
+    _flag("open", True, listed_by_who=True),
     _flag("seek", True),
     _flag("shout", True),
     _flag("cshout", True),
