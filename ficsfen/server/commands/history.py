@@ -33,6 +33,7 @@ from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
+from ficsfen.server.variant_games import stored_variant
 from ficsfen.tracker import Tracker, TrackerError
 
 __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
@@ -139,7 +140,7 @@ def replay(game: StoredGame) -> Tracker:
 
     :raises TrackerError: a stored move that does not replay (a damaged record).
     """
-    tracker = Tracker(game.start.fen)
+    tracker = Tracker(game.start.fen, variant=stored_variant(game.start.variant))
     for move in game.moves:
         try:
             parsed = chess.Move.from_uci(move.uci)

@@ -25,6 +25,7 @@ from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMa
 from ficsfen.server.boards import material
 from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.seeks import check_playable
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 
@@ -69,6 +70,7 @@ class MatchCommand(Command):
     def run(self, caller: IServerCaller, args: str, *, directory: IServerDirectory) -> None:
         try:
             request = parse_match(args)
+            check_playable(request.variant)
             found = resolve_handle(request.opponent, directory.handles())
         except (ChallengeError, NameResolutionError) as e:
             caller.send(e.message)
