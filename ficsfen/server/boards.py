@@ -27,7 +27,7 @@ from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import IClockedGame, IGame
 from ficsfen.server.clock import format_clock, format_move_time, round_seconds
 from ficsfen.server.interfaces import IServerGame
-from ficsfen.server.variant_games import fics_type
+from ficsfen.server.variant_games import fics_type, holdings_text
 from ficsfen.tracker import Tracker, compress_rank
 
 __all__ = [
@@ -370,6 +370,7 @@ _BLACK_CLOCK = msg("Black Clock : {time}")
 _WHITE_CLOCK = msg("White Clock : {time}")
 _BLACK_STRENGTH = msg("Black Strength : {points}")
 _WHITE_STRENGTH = msg("White Strength : {points}")
+_HOLDING = msg("{side} holding: [{pieces}]")
 
 
 # One style 1 cell per FEN character ('-' is an empty square after expansion).
@@ -418,11 +419,18 @@ def _style1(game: IGame, flipped: bool, lang: str) -> str:
         took = times[plies - 1] if len(times) >= plies else 0
         notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
                          move="{:<7} ({})".format(last.san, format_move_time(took)))
+    placement = fields[0]
+    held: list[str] = []
+    if placement[-1] == "]":  # crazyhouse: FICS shows each side's hand above and below
+        placement = placement[:placement.index("[")].replace("~", "")
+        held = [label(_HOLDING, side=_SIDE[color], pieces=holdings_text(board.pockets[color]))
+                for color in ((chess.WHITE, chess.BLACK) if flipped else (chess.BLACK, chess.WHITE))]
     # Rows of the placement field, rank 8 first, '-' for empty squares.
-    rows = fields[0].translate(_DIGITS).split("/")
+    rows = placement.translate(_DIGITS).split("/")
     if flipped:
         rows = [row[::-1] for row in reversed(rows)]
-    lines = [label(_HEADER, number=game.number, white=game.white, black=game.black), "", _TOP]
+    lines = [label(_HEADER, number=game.number, white=game.white, black=game.black), "",
+             *held[:1], _TOP]
     for i, row in enumerate(rows):
         rank = i + 1 if flipped else 8 - i
         cells = _row_cells(row)
@@ -430,4 +438,5 @@ def _style1(game: IGame, flipped: bool, lang: str) -> str:
         lines.append(f"     {rank}  |{cells}" + (f"     {note}" if note else ""))
         lines.append(_MID if i < 7 else _TOP)
     lines.append(_FILES_FLIPPED if flipped else _FILES)
+    lines += held[1:]
     return "\n".join(lines)

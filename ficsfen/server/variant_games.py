@@ -24,6 +24,7 @@ __all__ = [
     "category_letter",
     "fics_type",
     "holdings_line",
+    "holdings_text",
     "received_line",
     "start_fen",
     "stored_name",
@@ -89,15 +90,16 @@ def stored_variant(name: str) -> Variant | None:
 _HELD_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 
 
-def _held(pocket: Any) -> str:
+def holdings_text(pocket: Any) -> str:
+    """A crazyhouse hand as FICS writes it: capitals, pawns first (``PPNQ``)."""
     return "".join(chess.piece_symbol(p).upper() * pocket.count(p) for p in _HELD_ORDER)
 
 
 def holdings_line(game: Any) -> str:
     """FICS's ``<b1> game N white [PN] black [Q]`` line (letters in capitals, pawns first)."""
     pockets = game.tracker.board.pockets
-    return (f"<b1> game {game.number} white [{_held(pockets[chess.WHITE])}] "
-            f"black [{_held(pockets[chess.BLACK])}]")
+    return (f"<b1> game {game.number} white [{holdings_text(pockets[chess.WHITE])}] "
+            f"black [{holdings_text(pockets[chess.BLACK])}]")
 
 
 def _hand(fen: str) -> str:
