@@ -181,6 +181,16 @@ class Table:
                               1)
 
 
+def _play_to_mate(table: Table, board: chess.Board, want, letter: str, other: str) -> None:
+    """A mating game from ``board`` (``want`` it to castle or drop), listed by ``games /letter``."""
+    moves = mating_game(board, want=want)
+    assert moves is not None
+    assert f"[ {letter}u  3   0]" in table.carol.command(f"games /{letter}")
+    assert "No matching games" in table.carol.command(f"games /{other}")
+    out = table.play(board, moves)
+    assert re.search(r"checkmated\} (1-0|0-1)", out)
+
+
 def test_match_zh_plays_crazyhouse_to_mate_with_holdings_for_observers():
     table = Table()
     issued, created, game = table.start("zh")
@@ -188,14 +198,7 @@ def test_match_zh_plays_crazyhouse_to_mate_with_holdings_for_observers():
     assert "Creating: alice (----) bob (----) unrated crazyhouse 3 0" in created
     assert "{Game 1 (alice vs. bob) Creating unrated crazyhouse match.}" in created
     assert "<b1> game 1 white [] black []" in created
-    board = chess.variant.CrazyhouseBoard()
-    moves = mating_game(board, want=_drops)
-    assert moves is not None
-    assert "[ zu  3   0]" in table.carol.command("games")
-    assert "1 games displayed." in table.carol.command("games /z")
-    out = table.play(board, moves)
-    assert "checkmated}" in out
-    assert "} 1-0" in out or "} 0-1" in out
+    _play_to_mate(table, chess.variant.CrazyhouseBoard(), _drops, "z", "w")
 
 
 def test_match_wild_fr_plays_chess960_to_mate_with_castling_for_observers():
@@ -206,12 +209,7 @@ def test_match_wild_fr_plays_chess960_to_mate_with_castling_for_observers():
     board = chess.Board(start, chess960=True)
     assert board.chess960_pos() is not None  # one of the 960
     assert table.carol.command("fen").strip().splitlines()[-1] == start
-    moves = mating_game(board, want=_castles)
-    assert moves is not None
-    assert "[ wu  3   0]" in table.carol.command("games /w")
-    assert "No matching games" in table.carol.command("games /z")
-    out = table.play(board, moves)
-    assert "checkmated}" in out
+    _play_to_mate(table, board, _castles, "w", "z")
 
 
 def test_the_chess960_start_comes_from_the_servers_random_source():
@@ -317,6 +315,7 @@ def test_a_crazyhouse_game_survives_a_crash_and_examine_replays_it(tmp_path, rea
     assert restored is not None and restored.tracker.fen == fen
     assert site.store.get_game(restored.record_id).start.variant == "Crazyhouse"
     alice, bob = site.login("alice"), site.login("bob")
+    assert " 1: W bob             Y [ zu  3   0] 39-39 B3   --- " in alice.command("stored")
     alice.command("resume")
     bob.command("accept")
     site.commit()
@@ -329,6 +328,8 @@ def test_a_crazyhouse_game_survives_a_crash_and_examine_replays_it(tmp_path, rea
     assert resumed.tracker.fen.startswith("rnb1kbnr/ppp1pppp/8/3q4/4P3/5p2/PPPP1PPP/RNBQKBNR[] w")
     bob.command("resign")
     site.commit()
+    assert "[ zu  3   0]" in alice.command("history")
+    assert "Unrated crazyhouse match" in alice.command("smoves alice -1")
     alice.command("style 12")
     assert "<b1> game 1 white [] black []" in alice.command("examine alice -1")
     for _ in range(6):

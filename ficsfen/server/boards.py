@@ -188,8 +188,8 @@ class Style12Frame:
             ranks = ranks[:ranks.index("[")].replace("~", "")
         ep = fen_fields[3]
         double_push = ord(ep[0]) - ord("a") if ep != "-" else -1
-        castling = fen_fields[2]
-        flags = _castling_flags(castling) if castling.strip("KQkq-") == "" else _rook_flags(board)
+        # a Chess960 field naming rook files is read from the board
+        flags = _CASTLING_FLAGS.get(fen_fields[2]) or _rook_flags(board)
         head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} "
                 f"{flags} {fen_fields[4]} {game.number} {game.white} "
                 f"{game.black}")

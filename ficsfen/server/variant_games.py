@@ -16,6 +16,7 @@ from typing import Any
 import chess
 
 from ficsfen.names import fold
+from ficsfen.server.clock import TimeControl
 from ficsfen.variants import CHESS960, CRAZYHOUSE, Variant, chess960_fen, variant_named
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "holdings_text",
     "received_line",
     "start_fen",
+    "stored_category",
     "stored_name",
     "stored_variant",
     "variant_word",
@@ -85,6 +87,12 @@ def stored_name(variant: Variant | None) -> str:
 def stored_variant(name: str) -> Variant | None:
     """The variant a stored ``variant`` column names (``chess`` is ``None``)."""
     return None if name == "chess" else variant_named(name)
+
+
+def stored_category(start: Any) -> str:
+    """FICS's type word of a stored game (a store ``GameStart``): variant, else speed."""
+    return (fics_type(stored_variant(start.variant))
+            or TimeControl(start.initial_seconds // 60, start.increment_seconds).category)
 
 
 _HELD_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
