@@ -152,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results = [run_ficsfen(args), run_floor(args, direct=False), run_floor(args, direct=True)]
     ours = results[0]["cpu_us_per_line"]["p50"]
-    ratios = {r["target"]: ours / r["cpu_us_per_line"]["p50"] for r in results[1:]}
+    # A tiny run can read 0 CPU on a floor (the clock's resolution): no ratio then.
+    ratios = {r["target"]: (ours / r["cpu_us_per_line"]["p50"] if r["cpu_us_per_line"]["p50"] else None)
+              for r in results[1:]}
     if args.json:
         print(json.dumps({"runs": results, "ratio_vs_floor": ratios}, indent=2))
         return 0
@@ -162,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
               f"p50 {cpu['p50']:.2f} us (mean {cpu['mean']:.2f} us, {r['cpu_ms_per_tell_p50']:.2f} ms "
               f"per tell); last member p50 {lat['p50']:.2f} ms p99 {lat['p99']:.2f} ms")
     for target, ratio in ratios.items():
-        print(f"ficsfen / {target} server CPU per delivered line (medians): {ratio:.2f}x")
+        shown = "n/a (no CPU measured)" if ratio is None else f"{ratio:.2f}x"
+        print(f"ficsfen / {target} server CPU per delivered line (medians): {shown}")
     return 0
 
 

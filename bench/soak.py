@@ -1,7 +1,7 @@
 """Soak benchmark: hostile connections beside honest players, on loopback.
 
-Starts ``ficsfen serve --data none`` with the shipped ``[limits]`` (loopback
-is *not* exempt: each connection's source address is chosen among
+Starts ``ficsfen serve --data none`` with the shipped ``[limits]`` and
+``commands_per_second = 10`` (off in the shipped file; loopback is *not* exempt: each connection's source address is chosen among
 ``127.0.0.0/8`` so that per-address limits see distinct attackers) and one
 registered account per password-guessed name, then:
 
@@ -53,7 +53,9 @@ from load import (  # noqa: E402  (a sibling script, not a package)
     BenchError,
     CpuSample,
     Server,
+    CLK_TCK,
     TelnetFilter,
+    cpu_ticks_seconds,
     percentile,
     raise_fd_limit,
     rss_kb,
@@ -61,6 +63,8 @@ from load import (  # noqa: E402  (a sibling script, not a package)
 
 REPO = Path(__file__).resolve().parent.parent
 HONEST_COMMANDS = ("fen", "who", "games")
+#: [limits] commands_per_second for the soak (off in the shipped file): a public server's value.
+COMMAND_RATE = 10
 IAC, NOP, SB, SE, DO, WILL = 255, 241, 250, 240, 253, 251
 
 #: One chunk of an IAC flood: negotiations, NOPs, escaped 255s and a
@@ -345,8 +349,9 @@ class Attack:
         for conn in [victim_conn, *self.conns]:
             conn.close()
         await asyncio.sleep(0.2)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
         return {"tally": self.tally.__dict__, "seconds": round(ramp_done, 2), "victim": victim,
-                "hostile": len(jobs)}
+                "hostile": len(jobs), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1)}
 
 
 def attacker_main(args) -> int:
@@ -364,6 +369,9 @@ class Honest:
     def __init__(self) -> None:
         self.phase = "baseline"
         self.latencies: dict[str, list[int]] = {}
+        #: (seconds since the run started, round trip ns) of every command, for windows.
+        self.timeline: list[tuple[float, int]] = []
+        self.t0 = time.monotonic()
         self.errors: dict[str, int] = {}
         self.running = True
 
@@ -384,12 +392,22 @@ class Honest:
                 # no early give-up: a late reply is a slow sample, not a lost one (the run is
                 # still bounded: the attack ends, and this wait has its own ceiling)
                 await conn.until(PROMPT, timeout=args.attack + args.after + args.timeout)
-                self.latencies.setdefault(phase, []).append(time.perf_counter_ns() - sent)
+                took = time.perf_counter_ns() - sent
+                self.latencies.setdefault(phase, []).append(took)
+                self.timeline.append((time.monotonic() - self.t0, took))
                 await asyncio.sleep(args.think)
         except (ConnectionError, TimeoutError):
             self.errors[self.phase] = self.errors.get(self.phase, 0) + 1
         finally:
             conn.close()
+
+
+def thread_cpu_seconds(pid: int) -> float:
+    """utime + stime of the process's main thread (the server's reactor), in seconds."""
+    with open(f"/proc/{pid}/task/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields = data[data.rindex(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
 def summary(latencies: list[int]) -> dict:
@@ -403,8 +421,9 @@ def write_config(path: Path, accounts: list[str]) -> None:
     sys.path.insert(0, str(REPO))
     from ficsfen.server.config import hash_password
 
-    lines = ["# bench/soak.py: the shipped [limits], loopback not exempt", "[limits]",
-             f"connections = {20000 - 200}", "", "[accounts]"]
+    lines = ["# bench/soak.py: the shipped [limits], loopback not exempt, and a command rate",
+             "[limits]", f"connections = {20000 - 200}", f"commands_per_second = {COMMAND_RATE}", "",
+             "[accounts]"]
     lines += [f'{name} = "{hash_password("secret-" + name)}"' for name in accounts]
     path.write_text("\n".join(lines) + "\n")
 
@@ -429,15 +448,22 @@ async def run(args) -> dict:
     marks: dict[str, tuple[float, float]] = {}
     cpu: dict[str, float] = {}
 
+    cpu_samples: list[tuple[float, float, float]] = []  # (t, process CPU s, main thread CPU s)
+
     async def sample_rss():
         while True:
             with contextlib.suppress(OSError, BenchError):
                 samples.append((round(time.monotonic() - t0, 2), honest.phase, rss_kb(server.pid)))
+                cpu_samples.append((round(time.monotonic() - t0, 2), sum(cpu_ticks_seconds(server.pid)),
+                                    thread_cpu_seconds(server.pid)))
             await asyncio.sleep(0.5)
+
+    own: dict[str, float] = {}  # this process's CPU (the honest players) at each mark
 
     def mark(phase: str) -> None:
         now = CpuSample.take(server.pid)
         marks[phase] = (now.utime + now.stime, time.monotonic())
+        own[phase] = time.process_time()
         honest.phase = phase
 
     sampler = asyncio.create_task(sample_rss())
@@ -478,6 +504,8 @@ async def run(args) -> dict:
             cpu[p] = (marks[q][0] - marks[p][0]) / (marks[q][1] - marks[p][1])
     result["honest"] = {p: {**summary(honest.latencies.get(p, [])), "errors": honest.errors.get(p, 0),
                             "server_cpu_pct": round(100 * cpu.get(p, float("nan")), 1)} for p in phases}
+    if "attack" in own and "after" in own:
+        result["attack"]["honest_client_cpu_s"] = round(own["after"] - own["attack"], 1)
     rss = {p: [kb for _, q, kb in samples if q == p] for p in ("baseline", "attack", "after")}
     after = [(t, kb) for t, q, kb in samples if q == "after"]
     result["rss_mb"] = {
@@ -488,7 +516,28 @@ async def run(args) -> dict:
         "end_of_recovery": round(after[-1][1] / 1024, 1) if after else None,
     }
     result["rss_samples"] = samples
+    result["cpu_samples"] = cpu_samples
+    if "attack" in marks:  # the server's CPU (all threads; its reactor thread) per second of the attack
+        start = marks["attack"][1] - t0
+        result["attack_cpu_per_s"] = [
+            (round(b[0] - start, 1), round((b[1] - a[1]) / (b[0] - a[0]), 2), round((b[2] - a[2]) / (b[0] - a[0]), 2))
+            for a, b in zip(cpu_samples[::2], cpu_samples[2::2]) if start - 5 <= a[0] <= start + args.attack + 10]
+    result["windows"] = windows(honest, marks, args.window)
     return result
+
+
+def windows(honest: "Honest", marks: dict[str, tuple[float, float]], width: float) -> list[dict]:
+    """Honest round trips in windows of ``width`` seconds from the attack's start (where
+    the ramp ends and the steady state starts), from the baseline to the end."""
+    if "attack" not in marks:
+        return []
+    attack = marks["attack"][1] - honest.t0
+    first = marks.get("baseline", marks["attack"])[1] - honest.t0
+    bins: dict[int, list[int]] = {}
+    for t, ns in honest.timeline:
+        if t >= first:
+            bins.setdefault(int((t - attack) // width), []).append(ns)
+    return [{"from_s": k * width, **summary(bins[k])} for k in sorted(bins)]
 
 
 def attacker_argv(args) -> list[str]:
@@ -515,7 +564,17 @@ def report(result: dict, out=sys.stdout) -> None:
     print(f"server RSS MB: start {r['start']}, peak {r['peak']}, end of attack {r['end_of_attack']}, "
           f"end of recovery {r['end_of_recovery']}", file=out)
     print(f"attack: {json.dumps(result['attack'].get('tally', result['attack']))}", file=out)
+    print(f"client CPU during the attack: attacker {result['attack'].get('cpu_s')} s, honest players "
+          f"{result['attack'].get('honest_client_cpu_s')} s", file=out)
     print(f"server alive at the end: {result['server_alive']}", file=out)
+    if result.get("attack_cpu_per_s"):
+        print("server CPU per second around the attack (t: all threads / reactor thread): "
+              + " ".join(f"{t:g}:{a:.2f}/{m:.2f}" for t, a, m in result["attack_cpu_per_s"]), file=out)
+    if result.get("windows"):
+        print(f"windows of {a['window']:g} s from the attack's start (honest cmds, p50, p99, max ms):",
+              file=out)
+        print("  " + "; ".join(f"{w['from_s']:+g}: {w['commands']} {w['p50_ms']:g} {w['p99_ms']:g} "
+                              f"{w['max_ms']:g}" for w in result["windows"]), file=out)
 
 
 def parse_args(argv):
@@ -544,6 +603,7 @@ def parse_args(argv):
     p.add_argument("--ramp-concurrency", type=int, default=200)
     p.add_argument("--account", dest="accounts", action="append", default=None)
     p.add_argument("--server-log", default=None)
+    p.add_argument("--window", type=float, default=5.0, help="seconds of each window of honest figures")
     p.add_argument("--json", default=None, help="write every figure to this file")
     args = p.parse_args(argv)
     args.accounts = args.accounts or ["alice", "bob", "carol", "dave", "erin"]

@@ -35,7 +35,7 @@ def one_frame(text: str) -> tuple[int, int, str]:
 
 @pytest.fixture
 def server():
-    return make_server()
+    return make_server(input_rate=0)  # 10,000 commands at one instant of the test clock
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@ subnegotiations, keepalive and the listen backlog (issue 11)."""
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import threading
@@ -10,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from twisted.conch.telnet import IAC, NOP, SB, SE
+from twisted.conch.telnet import DO, ECHO, IAC, NOP, SB, SE
 from twisted.internet import tcp
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import MemoryReactorClock
@@ -54,6 +55,22 @@ def _real_connection(server, reactor):
     return telnet, conn, a, b
 
 
+@contextlib.contextmanager
+def _accepted_socket():
+    """A real accepted loopback TCP socket (non-blocking), its peer and address."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    peer = socket.create_connection(listener.getsockname())
+    accepted, addr = listener.accept()
+    accepted.setblocking(False)
+    try:
+        yield accepted, peer, addr
+    finally:
+        for s in (accepted, peer, listener):
+            s.close()
+
+
 def _read_all(sock):
     data = b""
     sock.setblocking(False)
@@ -78,7 +95,8 @@ def _login(telnet, reactor, b):
 
 def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads():
     reactor = MemoryReactorClock()
-    server = make_server(clock=reactor)
+    # 300 lines at once; heavy_percent=0: the real CPU timer must not decide when lines run here
+    server = make_server(clock=reactor, commands_per_second=0, heavy_percent=0)
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
@@ -100,7 +118,11 @@ def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads(
             reactor.advance(0)
             if not telnet.holding and not telnet.protocol._buffer and conn in reactor.getReaders():
                 break
-        conn.doWrite()
+        for _ in range(1000):  # what is still in Twisted's buffer
+            if not (conn.dataBuffer or conn._tempDataLen):
+                break
+            conn.doWrite()
+            pages += _read_all(b).count(b"fics% ")
         pages += _read_all(b).count(b"fics% ")
         assert conn in reactor.getReaders()
         assert pages == 300  # every line was answered, in the end
@@ -144,7 +166,8 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
     try:
         _login(telnet, reactor, b)
         telnet.dataReceived(b"help fen\r\n" * 300)
-        for _ in range(50):
+        for _ in range(50):  # a few lines a turn, until the output is paused
+            reactor.advance(0)
             conn.doWrite()
         assert telnet.holding
         telnet.protocol.close()
@@ -162,7 +185,7 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
 # -- the input budget ---------------------------------------------------------
 
 def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
-    server = make_server(input_budget=100)
+    server = make_server(input_budget=100, lines_per_turn=1000, commands_per_second=0)
     client = connect(server)
     client.login()
     client.output()
@@ -182,8 +205,215 @@ def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
     assert client.transport.producerState == "producing"
 
 
+def _unread_lines(telnet) -> int:
+    """Input lines the connection has not handed to its session yet."""
+    waiting = telnet._pending[telnet._offset:] + telnet._lines_pending + telnet.protocol._buffer
+    return waiting.count(b"\n")
+
+
+def test_lines_beyond_the_turns_count_wait_for_the_next_turns():
+    # "who" is 5 bytes in and tens of KiB out: bytes alone do not make input fair.
+    server = make_server(lines_per_turn=4)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.protocol.dataReceived(b"fen\r\n" * 20)  # one read
+    assert client.output().count(PROMPT) == 4
+    assert client.transport.producerState == "paused"
+    assert client.protocol.input_waiting
+    other = connect(server)  # served between the turns
+    other.login()
+    assert START_FEN in other.command("examine") + other.command("fen")
+    assert client.output() == ""
+    while client.protocol.input_waiting:
+        server.clock.advance(0)
+    assert client.output().count(PROMPT) == 16
+    assert client.transport.producerState == "producing"
+
+
+def test_commands_past_their_rate_wait_for_the_clock_and_are_logged_once(log_events):
+    server = make_server(commands_per_second=10, command_burst=20, lines_per_turn=100)
+    client = connect(server)
+    client.login()  # two lines of the burst
+    client.output()
+    server.clock.advance(5)  # the burst is whole again
+    client.send_bytes(b"fen\r\n" * 50)
+    assert client.output().count(PROMPT) == 20  # the burst
+    assert client.transport.producerState == "paused"
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 10  # the rate
+    other = connect(server)  # its own rate: answered at once
+    other.login()
+    assert START_FEN in other.command("examine") + other.command("fen")
+    for _ in range(3):
+        server.clock.advance(1)
+    assert client.output().count(PROMPT) == 20
+    assert client.transport.producerState == "producing"
+    texts = [t for t in _texts(log_events) if "limits.commands_per_second" in t]
+    assert len(texts) == 1 and client.transport.getPeer().host in texts[0]
+
+
+def test_negotiations_between_lines_do_not_escape_the_lines_count():
+    # Each negotiation hands the lines before it up separately: they count all the same.
+    server = make_server(lines_per_turn=4)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.protocol.dataReceived((b"fen\r\n" + IAC + DO + ECHO) * 20 + b"fen\r\n")
+    assert client.output().count(PROMPT) == 4
+    assert _unread_lines(client.protocol) == 17
+    while client.protocol.input_waiting:
+        server.clock.advance(0)
+    assert client.output().count(PROMPT) == 17
+    assert client.connected
+
+
+def test_input_past_its_rate_waits_for_the_clock_and_is_logged_once(log_events):
+    server = make_server(input_rate=1000, input_burst=2000, input_budget=100_000,
+                         lines_per_turn=100_000, commands_per_second=0)
+    client = connect(server)
+    client.login()  # a few bytes of the burst
+    client.output()
+    server.clock.advance(10)  # the burst is whole again
+    client.send_bytes(b"fen\r\n" * 800)  # 4000 bytes
+    assert client.output().count(PROMPT) == 400  # the burst
+    assert not client.protocol.input_waiting  # the rest is due later, not next turn
+    assert client.transport.producerState == "paused"
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 200
+    server.clock.advance(1)
+    assert client.output().count(PROMPT) == 200
+    assert client.transport.producerState == "producing"
+    texts = [t for t in _texts(log_events) if "limits.input_rate" in t]
+    assert len(texts) == 1 and client.transport.getPeer().host in texts[0]
+    server.clock.advance(2)
+    client.send_bytes(b"fen\r\n" * 300)  # within the refilled burst: at once, not logged again
+    assert client.output().count(PROMPT) == 300
+    assert len([t for t in _texts(log_events) if "limits.input_rate" in t]) == 1
+
+
+def test_a_rate_limited_flood_is_read_no_faster_than_the_rate():
+    server = make_server(input_rate=4096, input_burst=8192)
+    client = connect(server)
+    client.login()
+    client.output()
+    flood = (IAC + NOP) * 50_000  # 100 KB of nothing
+    client.protocol.dataReceived(flood)
+    for _ in range(10):
+        server.clock.advance(1)
+    parsed = len(flood) - (len(client.protocol._pending) - client.protocol._offset)
+    assert 8192 + 9 * 4096 - 1024 <= parsed <= 8192 + 10 * 4096  # the burst, then the rate
+    client.send("fen")  # typed behind the flood: answered once the flood is read
+    assert client.output() == ""
+    for _ in range(20):
+        server.clock.advance(1)
+    assert client.output() == "You are not playing, examining or observing a game.\n" + PROMPT
+
+
+class _CpuTimer:
+    """What the turn scheduler measures CPU with: here each command costs ``cost`` seconds."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _costly_commands(server, cost: float) -> _CpuTimer:
+    timer = _CpuTimer()
+    FicsFactory(server).scheduler.timer = timer  # the server's one scheduler
+    execute = server.execute
+
+    def costly(session, line):
+        timer.now += cost
+        execute(session, line)
+
+    server.execute = costly
+    return timer
+
+
+def test_heavy_connections_wait_for_their_turn_and_light_ones_do_not():
+    server = make_server(heavy_percent=1, heavy_turn_ms=10)
+    _costly_commands(server, 0.01)  # 10 ms a command, like "who" with thousands online
+    heavy, other, light = connect(server), connect(server), connect(server)
+    for c in (heavy, other, light):
+        c.login()
+        c.output()
+    for c in (heavy, other):
+        c.send("fen\r\nfen\r\nfen\r\nfen", end=b"\r\n")  # 40 ms of CPU: heavy now
+        assert c.output().count(PROMPT) == 4
+        c.protocol.dataReceived(b"fen\r\n" * 8)  # waits in the heavy queue
+        assert c.output() == "" and c.protocol._waiting_turn
+        assert c.transport.producerState == "paused"
+    light.send("fen")  # 10 ms: still light, answered at once
+    assert light.output().count(PROMPT) == 1 and not light.protocol._waiting_turn
+    scheduler = FicsFactory(server).scheduler
+    scheduler._turn()  # one reactor turn: the first heavy one's 4 lines, then the budget is spent
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 0)
+    scheduler._turn()  # the next turn starts with the one left waiting
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (0, 4)
+    while heavy.protocol.input_waiting or other.protocol.input_waiting:
+        server.clock.advance(0)
+    assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 4)
+    server.clock.advance(10)  # quiet for a while: light again, answered at once
+    heavy.protocol.dataReceived(b"fen\r\n")
+    assert heavy.output().count(PROMPT) == 1 and not heavy.protocol._waiting_turn
+
+
+def test_a_heavy_connection_that_closes_leaves_the_queue():
+    server = make_server(heavy_percent=1)
+    _costly_commands(server, 0.05)
+    client = connect(server)
+    client.login()
+    client.send("fen")
+    client.protocol.dataReceived(b"fen\r\n")
+    assert client.protocol._waiting_turn
+    client.disconnect()
+    assert FicsFactory(server).scheduler.waiting() == []
+    server.clock.advance(0)  # nothing left to serve, nothing raised
+
+
+def test_accepted_connections_get_the_configured_send_buffer():
+    with _accepted_socket() as (accepted, peer, addr):
+        default = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        reactor = MemoryReactorClock()
+        server = make_server(clock=reactor, send_buffer=8192)
+        telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
+        conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+        telnet.makeConnection(conn)
+        size = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        assert 8192 <= size < default or size == 8192 * 2  # Linux doubles what it is asked
+        assert conn.bufferSize == 8192  # Twisted pauses the connection's input past it
+
+
+def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer():
+    """Real loopback sockets: what a non-reader gets run before its input waits."""
+
+    def commands_run(send_buffer: int) -> int:
+        reactor = MemoryReactorClock()
+        server = make_server(clock=reactor, send_buffer=send_buffer, input_rate=0, heavy_percent=0,
+                             commands_per_second=0)
+        with _accepted_socket() as (accepted, peer, addr):
+            telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
+            conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+            telnet.makeConnection(conn)
+            _login(telnet, reactor, peer)
+            sent = 3000
+            telnet.dataReceived(b"help fen\r\n" * sent)
+            for _ in range(sent):  # turns until its input waits for its output to go
+                reactor.advance(0)
+                conn.doWrite()
+                if telnet.holding:
+                    break
+            return sent - _unread_lines(telnet)
+
+    bounded, unbounded = commands_run(16384), commands_run(0)
+    assert bounded * 4 < unbounded  # the kernel's own buffer grows to megabytes when let
+
+
 def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events):
-    server = make_server()
+    server = make_server(input_rate=0)  # 100 KB at once: the rate is tested below
     client = connect(server)
     client.login()
     client.output()
@@ -198,7 +428,7 @@ def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events
 # -- subnegotiations ----------------------------------------------------------
 
 def test_an_unterminated_subnegotiation_is_dropped_after_its_size_limit(log_events):
-    server = make_server(subnegotiation_limit=10_000)
+    server = make_server(subnegotiation_limit=10_000, input_rate=0)
     client = connect(server)
     client.login()
     client.output()
@@ -244,15 +474,9 @@ def test_an_empty_subnegotiation_is_ignored_without_an_alarm(log_events):
 # -- keepalive and backlog ----------------------------------------------------
 
 def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    peer = socket.create_connection(listener.getsockname())
-    accepted, addr = listener.accept()
-    accepted.setblocking(False)
     reactor = MemoryReactorClock()
     server = make_server(clock=reactor, keepalive_idle=45, keepalive_interval=15, keepalive_count=4)
-    try:
+    with _accepted_socket() as (accepted, peer, addr):
         telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
         conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
         telnet.makeConnection(conn)
@@ -261,9 +485,6 @@ def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 45
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == 15
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == 4
-    finally:
-        for s in (accepted, peer, listener):
-            s.close()
 
 
 @pytest.mark.parametrize("description, expected", [
@@ -378,9 +599,10 @@ def test_an_iac_flood_does_not_starve_other_clients():
         thread = threading.Thread(target=stream, daemon=True)
         thread.start()
         try:
-            while sent[0] < 1 << 20:  # the flood is well under way
+            deadline = time.monotonic() + 60  # a guard, not a measure
+            while sent[0] < 1 << 18:  # the flood is under way (the input rate slows it)
                 time.sleep(0.01)
-                assert thread.is_alive()
+                assert thread.is_alive() and time.monotonic() < deadline
             honest.command("examine")
             for _ in range(5):
                 assert START_FEN in honest.command("fen")
@@ -411,3 +633,22 @@ def test_the_direct_send_still_serves_a_connection_registered_as_its_own_produce
     finally:
         a.close()
         b.close()
+
+
+def test_memory_is_given_back_a_while_after_a_burst_of_disconnections():
+    server = make_server(trim_after=3)
+    trimmer = FicsFactory(server).trimmer
+    clients = [connect(server) for _ in range(5)]
+    for c in clients[:2]:
+        c.disconnect()
+    server.clock.advance(60)
+    assert trimmer.runs == 0  # two closed: no burst
+    clients[2].disconnect()
+    server.clock.advance(4)
+    assert trimmer.runs == 0  # not at once: the burst may go on
+    for c in clients[3:]:
+        c.disconnect()
+    server.clock.advance(1)
+    assert trimmer.runs == 1 and trimmer.closed_since == 0  # once for the whole burst
+    server.clock.advance(60)
+    assert trimmer.runs == 1

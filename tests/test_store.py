@@ -396,6 +396,39 @@ def test_the_moves_of_one_commit_are_one_insert_statement(reactor, store, path):
     assert rows == [(m.ply, m.san, m.uci, m.fen, m.white_ms, m.black_ms, m.took_ms) for m in moves]
 
 
+def test_a_turn_of_moves_alone_is_one_statement_and_no_transaction_around_it(reactor, store, path):
+    """Moves and nothing else: one multi-row INSERT in autocommit mode (SQLite makes
+    it its own transaction), no BEGIN, savepoint or COMMIT, each of which would be
+    one more hand-over of the GIL."""
+    game_id, d = store.start_game(start())
+    wait_for(reactor, d)
+    statements = []
+    store._writer._conn.set_trace_callback(statements.append)
+    moves = game_moves(["e4", "e5", "Nf3", "Nc6"])
+    ds = [store.add_move(game_id, m) for m in moves]
+    for d in ds:
+        wait_for(reactor, d)
+    store._writer._conn.set_trace_callback(None)
+    assert [s.split(" (")[0] for s in statements] == ["INSERT INTO moves"]
+    assert peek(path, "SELECT count(*) FROM moves WHERE game = ?", (game_id,)) == [(4,)]
+
+
+def test_a_failing_move_in_a_turn_of_moves_fails_alone(reactor, store, path):
+    """The one-statement path leaves nothing of a failed INSERT; the batch runs again
+    write by write, and only the bad move fails."""
+    game_id, d = store.start_game(start())
+    wait_for(reactor, d)
+    first, second = game_moves(["e4", "e5"])
+    good = store.add_move(game_id, first)
+    unknown = store.add_move(game_id + 50, first)  # no such game: a foreign key
+    also_good = store.add_move(game_id, second)
+    wait_for(reactor, also_good)
+    wait_for(reactor, good)
+    with pytest.raises(StoreWriteError):
+        wait_for(reactor, unknown)
+    assert peek(path, "SELECT game, ply FROM moves") == [(game_id, 1), (game_id, 2)]
+
+
 def test_one_row_inserts_are_widened_and_other_statements_are_not():
     sql = "INSERT INTO t (a, b) VALUES (?, ?)"
     assert rows_insert(sql, 3) == "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)"

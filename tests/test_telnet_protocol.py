@@ -268,8 +268,8 @@ def test_any_bytes_leave_the_session_working(data):
     assert "You are not playing" in text or "examined):" in text  # "e" examines
 
 
-def test_100_kb_line_gets_a_message_and_the_session_continues(server):
-    client = logged_in(server)
+def test_100_kb_line_gets_a_message_and_the_session_continues():
+    client = logged_in(make_server(input_rate=0))  # 100 KB at once: no input rate here
     client.send_bytes(b"x" * 100_000 + b"\r\n")
     text = client.output()
     assert "longer than 1024 bytes and has been ignored" in text

@@ -116,6 +116,24 @@ class Config:
     output_buffer: int = 1 << 20
     #: Bytes of one connection's input parsed per reactor turn.
     input_budget: int = 4096
+    #: Input lines of one connection handed to its session per reactor turn.
+    lines_per_turn: int = 4
+    #: Bytes per second one connection's input is parsed at, in bursts of at most
+    #: ``input_burst`` bytes (0: no rate limit).
+    input_rate: int = 2048
+    input_burst: int = 131072
+    #: Disconnections after which memory is given back to the system (0: never).
+    trim_after: int = 200
+    #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
+    commands_per_second: int = 0
+    command_burst: int = 50
+    #: A connection whose input cost more than this percentage of a CPU lately is heavy
+    #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
+    heavy_percent: int = 1
+    heavy_turn_ms: int = 10
+    #: Bytes of output queued for a connection in the kernel (``SO_SNDBUF``) and
+    #: in Twisted's buffer each before its input waits (0: the system's and Twisted's).
+    send_buffer: int = 16384
     subnegotiation_limit: int = 65536
     subnegotiation_timeout: float = 10.0
     #: Seconds idle before TCP keepalive probes (0: the system's timings).
@@ -255,6 +273,15 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "lag_compensation"): ("lag_compensation", _seconds),
     ("limits", "output_buffer"): ("output_buffer", _positive_int),
     ("limits", "input_budget"): ("input_budget", _positive_int),
+    ("limits", "lines_per_turn"): ("lines_per_turn", _positive_int),
+    ("limits", "input_rate"): ("input_rate", _count),
+    ("limits", "input_burst"): ("input_burst", _positive_int),
+    ("limits", "commands_per_second"): ("commands_per_second", _count),
+    ("limits", "trim_after"): ("trim_after", _count),
+    ("limits", "command_burst"): ("command_burst", _positive_int),
+    ("limits", "heavy_percent"): ("heavy_percent", _count),
+    ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),
+    ("limits", "send_buffer"): ("send_buffer", _count),
     ("limits", "subnegotiation_limit"): ("subnegotiation_limit", _positive_int),
     ("limits", "subnegotiation_timeout"): ("subnegotiation_timeout", _seconds),
     ("limits", "keepalive_idle"): ("keepalive_idle", _whole_seconds),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import re
 import socket
+import weakref
 from collections import deque
 from typing import Any
 
@@ -28,7 +29,8 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
-from ficsfen.server.limits import Failure, Refusal, seconds_left
+from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
+                                   seconds_left)
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
 
@@ -146,8 +148,13 @@ class FicsTelnetTransport(TelnetTransport):
       has drained; output written meanwhile is counted, and past
       ``[limits] output_buffer`` bytes the connection is aborted;
     - at most ``[limits] input_budget`` bytes of a connection's input are
-      parsed per reactor turn; the rest waits for the next turn, with
-      reading paused, so other connections are served in between;
+      parsed, and at most ``lines_per_turn`` lines handed to its session,
+      per reactor turn; the rest waits for the next turn, with reading
+      paused, so other connections are served in between (a line costs far
+      more than its bytes: ``who`` is four bytes in, tens of KiB out);
+    - at most ``input_rate`` bytes a second are parsed (bursts of
+      ``input_burst``): past that, reading pauses until the rate allows
+      more (logged once per connection), so a flood is slowed by TCP itself;
     - a subnegotiation never ended by ``IAC SE`` is dropped after
       ``[limits] subnegotiation_limit`` bytes or ``subnegotiation_timeout``
       seconds, and parsing goes on with the next byte.
@@ -163,6 +170,18 @@ class FicsTelnetTransport(TelnetTransport):
     _reading = True  # whether the connection is read from (as far as we asked)
     _pending = b""  # input not parsed yet (beyond a turn's budget, or while holding)
     _offset = 0  # where the unparsed part of _pending starts
+    #: Input parsed into lines beyond the turn's ``lines_per_turn``: the next turn's first.
+    _lines_pending = b""
+    _lines_left = 4  # lines this turn may still hand to the session
+    _lines_per_turn = 4
+    _rate: TokenBucket | None = None  # input_rate, or None for no rate limit
+    _commands: TokenBucket | None = None  # commands_per_second (lines), or None
+    _commands_logged = False
+    _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
+    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = 0.0  # clock time of _load
+    _waiting_turn = False  # in the scheduler's queue
+    _rate_logged = False
     _drain_call: Any = None
     _sb_since = 0.0  # clock time of the IAC SB that opened the current subnegotiation
     _sb_room = 0  # bytes the current subnegotiation may still take
@@ -182,6 +201,14 @@ class FicsTelnetTransport(TelnetTransport):
             self._clock = server.clock
             self._output_cap = config.output_buffer
             self._budget = config.input_budget
+            self._lines_per_turn = self._lines_left = config.lines_per_turn
+            if config.input_rate:
+                self._rate = TokenBucket(config.input_rate, config.input_burst, self._clock.seconds())
+            if config.commands_per_second:
+                self._commands = TokenBucket(config.commands_per_second, config.command_burst,
+                                             self._clock.seconds())
+            if config.heavy_percent:
+                self._scheduler = self.factory.scheduler
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -196,6 +223,8 @@ class FicsTelnetTransport(TelnetTransport):
         self._stop_input()
         self._producing = False
         super().connectionLost(reason)
+        if self.factory is not None:
+            self.factory.trimmer.closed()
 
     def loseConnection(self) -> None:
         # Twisted never ends a connection whose streaming producer is paused
@@ -231,52 +260,157 @@ class FicsTelnetTransport(TelnetTransport):
     def dataReceived(self, data: bytes) -> None:
         if not data:
             return
-        if self.holding or self._pending:
+        if self.holding or self._pending or self._lines_pending:
             # A read already under way when reading was paused: it waits its turn.
             self._pending = self._pending[self._offset:] + data
             self._offset = 0
             self._update_reading()
             return
-        budget = self._budget
-        if len(data) > budget:  # the rest in the next reactor turns
-            self._pending = data
-            self._offset = budget
-            data = data[:budget]
-            self._schedule_drain()
+        scheduler = self._scheduler
+        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
+            self._pending = data  # a heavy connection: its input waits for its turn
+            self._wait_turn()
             self._update_reading()
-        self._parse(data)
+            return
+        self._lines_left = self._turn_lines()
+        n = self._allowance(len(data))
+        if n < len(data):  # the rest in later reactor turns
+            self._pending = data
+            self._offset = n
+            data = data[:n]
+        if data:
+            if scheduler is not None:
+                started = scheduler.timer()
+                self._parse(data)
+                self._charge(scheduler.timer() - started)
+            else:
+                self._parse(data)
+        self._turn_over()
 
     def _drain(self) -> None:
-        """One turn's budget of the input kept back (after lines held by the protocol)."""
+        """Input kept back is due: handled now, or after the heavy connections' queue."""
         self._drain_call = None
+        scheduler = self._scheduler
+        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
+            self._wait_turn()
+            return
+        self.take_turn()
+
+    def take_turn(self) -> None:
+        """One turn's share of the input kept back (after lines held by the protocol)."""
+        self._waiting_turn = False
         if self.holding or self.protocol is None:
             return
+        scheduler = self._scheduler
+        started = scheduler.timer() if scheduler is not None else 0.0
         self.applicationDataReceived(b"")  # lines the protocol kept while holding
-        if self.holding:
-            return
-        pending, start = self._pending, self._offset
-        if start < len(pending):
-            end = start + self._budget
-            self._offset = end
-            if end >= len(pending):
-                self._pending, self._offset = b"", 0
-            self._parse(pending[start:end])
-        if self._pending and not self.holding:
+        if not self.holding:
+            self._lines_left = self._turn_lines()
+            if self._lines_pending:
+                lines, self._lines_pending = self._lines_pending, b""
+                self._deliver(lines)
+            pending, start = self._pending, self._offset
+            if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
+                n = self._allowance(len(pending) - start)
+                if n:
+                    end = self._offset = start + n
+                    if end >= len(pending):
+                        self._pending, self._offset = b"", 0
+                    self._parse(pending[start:end])
+        if scheduler is not None:
+            self._charge(scheduler.timer() - started)
+        self._turn_over()
+
+    def _charge(self, spent: float) -> None:
+        """Add ``spent`` seconds of CPU to what this connection's input cost lately."""
+        now = self._clock.seconds()
+        self._load = self._scheduler.cost(self._load, self._load_at, now) + spent
+        self._load_at = now
+
+    def _wait_turn(self) -> None:
+        if not self._waiting_turn:
+            self._waiting_turn = True
+            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, self._clock.seconds()))
+
+    def _turn_lines(self) -> int:
+        """Lines this turn may hand to the session: ``lines_per_turn``, within the command rate."""
+        commands = self._commands
+        if commands is None:
+            return self._lines_per_turn
+        return commands.take(self._lines_per_turn, self._clock.seconds())
+
+    def _turn_over(self) -> None:
+        """After a turn's input: come back for what waits, read only when nothing does."""
+        if self._commands is not None and self._lines_left > 0:
+            self._commands.give_back(self._lines_left)  # lines not used this turn
+            self._lines_left = 0
+        if (self._pending or self._lines_pending) and not self.holding:
             self._schedule_drain()
         self._update_reading()
 
+    def _allowance(self, wanted: int) -> int:
+        """How many of ``wanted`` bytes of input to parse in this turn: the budget, the rate."""
+        n = min(wanted, self._budget)
+        rate = self._rate
+        if rate is not None:
+            allowed = rate.take(n, self._clock.seconds())
+            if allowed < n and not self._rate_logged:
+                self._rate_logged = True
+                self._log_rate("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts "
+                               "of {burst}): read at that rate from now on", rate)
+            n = allowed
+        return n
+
+    def _log_rate(self, text: str, bucket: TokenBucket) -> None:
+        """The one log line of a connection that passed a rate limit."""
+        protocol = self.protocol
+        self.log.info(text, peer=protocol.peer if protocol is not None else "?",
+                      rate=bucket.rate, burst=bucket.burst)
+
+    def _deliver(self, data: bytes) -> None:
+        """Parsed input to the session: at most the lines this turn has left, the rest kept."""
+        left = self._lines_left
+        count = data.count(b"\n")
+        if count > left:
+            cut = -1
+            for _ in range(left):
+                cut = data.index(b"\n", cut + 1)
+            self._lines_pending += data[cut + 1:]
+            data = data[:cut + 1]
+            left = 0
+        else:
+            left -= count
+        self._lines_left = left
+        if data:
+            self.protocol.dataReceived(data)
+
     @property
     def input_waiting(self) -> bool:
-        """Whether input kept back is due in the next reactor turn."""
-        return self._drain_call is not None
+        """Whether input kept back is due in the next reactor turn (not later, by the rate)."""
+        call = self._drain_call
+        return self._waiting_turn or (call is not None and call.getTime() <= self._clock.seconds())
 
     def _schedule_drain(self) -> None:
-        if self._drain_call is None and self._clock is not None:
-            self._drain_call = self._clock.callLater(0, self._drain)
+        if self._drain_call is not None or self._waiting_turn or self._clock is None:
+            return
+        delay = 0.0
+        rate = self._rate
+        commands = self._commands
+        if commands is not None and self._lines_pending:
+            delay = commands.wait(1, self._clock.seconds())
+            if delay and not self._commands_logged:
+                self._commands_logged = True
+                self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
+                               "second, bursts of {burst}): run at that rate from now on", commands)
+        elif rate is not None and self._pending:
+            # come back for a quarter second's worth (or all that is left), not a whole budget
+            wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(rate.rate) // 4))
+            delay = rate.wait(wanted, self._clock.seconds())
+        self._drain_call = self._clock.callLater(delay, self._drain)
 
     def _update_reading(self) -> None:
         """Read from the socket only when nothing waits: no held output, no pending input."""
-        want = not (self.holding or self._pending)
+        want = not (self.holding or self._pending or self._lines_pending)
         if want != self._reading and self.transport is not None:
             self._reading = want
             if want:
@@ -289,9 +423,13 @@ class FicsTelnetTransport(TelnetTransport):
             self._drain_call.cancel()
         self._drain_call = None
         self._pending, self._offset = b"", 0
+        self._lines_pending = b""
+        if self._waiting_turn:
+            self._waiting_turn = False
+            self._scheduler.discard(self)
 
     def _keep(self, data: bytes) -> None:
-        """Unparsed input put back in front of what is pending (output paused mid-chunk)."""
+        """Unparsed input put back in front of what is pending (paused mid-chunk)."""
         if data:
             self._pending = data + self._pending[self._offset:]
             self._offset = 0
@@ -321,13 +459,13 @@ class FicsTelnetTransport(TelnetTransport):
                 else:
                     data = data.replace(b"\r\n", b"\n").replace(b"\r\0", b"\n").replace(b"\r", b"\n")
             if data:
-                self.protocol.dataReceived(data)
+                self._deliver(data)
             return
         app: list[bytes] = []
         i, n = 0, len(data)
         while i < n:
-            if self.holding:  # the client stopped reading: the rest waits
-                self._flush(app)
+            if self.holding or self._lines_left <= 0:  # the client stopped reading, or the
+                self._flush(app)  # turn's lines were handed up: the rest waits
                 self._keep(data[i:])
                 return
             state = self.state
@@ -498,7 +636,7 @@ class FicsTelnetTransport(TelnetTransport):
         if app:
             data = b"".join(app)
             del app[:]
-            self.applicationDataReceived(data)
+            self._deliver(data)
 
     def _safely(self, handler: Any, *args: Any) -> None:
         try:
@@ -599,6 +737,7 @@ class FicsProtocol(TelnetProtocol):
                 pass
             else:
                 self._keepalive_timings(connection)
+                self._send_buffer(connection)
         self.log.info("connection from {peer}", peer=self.peer)
         banner = self.config.banner
         self.say(banner if banner else msg(
@@ -622,6 +761,24 @@ class FicsProtocol(TelnetProtocol):
         except (AttributeError, OSError) as e:  # not a socket, or the system refuses
             self.log.debug("keepalive timings not set for {peer}: {reason}", peer=self.peer,
                            reason=str(e))
+
+    def _send_buffer(self, connection: Any) -> None:
+        """Bound what a client that does not read makes the server queue before its input waits.
+
+        Why: Linux grows a socket's send buffer up to ``net.ipv4.tcp_wmem``
+        (4 MiB), so a client that stops reading would have its commands run
+        until megabytes of answers sat in the kernel; Twisted only pauses the
+        connection (backpressure) once its own buffer passes its high-water
+        mark.  Both are set to ``[limits] send_buffer`` bytes.
+        """
+        size = self.config.send_buffer
+        if not size:
+            return
+        connection.bufferSize = size  # Twisted's high-water mark (and the size of one read)
+        try:
+            connection.getHandle().setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+        except (AttributeError, OSError) as e:  # not a socket, or the system refuses
+            self.log.debug("send buffer not set for {peer}: {reason}", peer=self.peer, reason=str(e))
 
     def connectionLost(self, reason: Any = None) -> None:
         self._cancel_timer()
@@ -1108,6 +1265,10 @@ _REFUSALS = {
 }
 
 
+#: Per server, whichever factory built the connection (tests build one factory per client).
+_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer]]" = weakref.WeakKeyDictionary()
+
+
 class FicsFactory(ServerFactory):
     """Builds a telnet transport around a :class:`FicsProtocol` for each connection."""
 
@@ -1115,6 +1276,16 @@ class FicsFactory(ServerFactory):
 
     def __init__(self, server: Any) -> None:
         self.server = server
+        #: Where the server's heavy connections take turns, and what gives memory back
+        #: after many connections closed: one of each per server.
+        shared = _SHARED.get(server)
+        if shared is None:
+            config = server.config
+            shared = _SHARED[server] = (
+                TurnScheduler(server.clock, share=config.heavy_percent / 100,
+                              budget=config.heavy_turn_ms / 1000),
+                MemoryTrimmer(server.clock, after=config.trim_after))
+        self.scheduler, self.trimmer = shared
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
         transport = FicsTelnetTransport(FicsProtocol, self.server)

@@ -4,7 +4,7 @@
     python3 tools/clients/run.py --checkout /path/to/ficsfen [--out /tmp/clients-RUN]
                                  [--only xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,pychess-timeseal,
                                   eboard,eboard-timeseal,xboard-play,eboard-play,eboard-play-timeseal,
-                                  pychess-play,pychess-play-timeseal]
+                                  pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek]
 
 Starts the checkout's ``.venv/bin/ficsfen serve`` on a free loopback port with
 two registered accounts (zipa/zpass1, zipb/zpass2), an Xvfb display, and for
@@ -513,11 +513,15 @@ class Run:
             line for line in self.traffic(folder).splitlines()
             if re.search(r"Illegal|not found|Unknown|Usage|cannot|There is no|not observing", line)][:12]
 
-    def xboard_play(self, name: str) -> dict:
+    def xboard_guest(self, name: str, result: dict) -> tuple[Path, subprocess.Popen, str | None]:
+        """Scenario ``name``'s folder and xboard logged in there as a guest (through a proxy).
+
+        ICS commands go to xboard's stdin.  The handle is None (xboard stopped,
+        ``result["error"]`` set) if it did not log in.
+        """
         folder = self.out / name
         folder.mkdir()
         port = self.proxy(folder, name)
-        result: dict = {"scenario": name}
         logon_file = folder / "logon.txt"
         logon_file.write_text("guest\n\n")
         xb = self.procs.start([XBOARD, "-ics", "-icshost", "127.0.0.1", "-icsport", str(port),
@@ -530,8 +534,16 @@ class Run:
         handle = result["client_handle"] = self.client_handle(folder)
         if handle is None:
             result["error"] = "xboard did not log in"
+            self.procs.stop(xb)
+        else:
+            time.sleep(2)
+        return folder, xb, handle
+
+    def xboard_play(self, name: str) -> dict:
+        result: dict = {"scenario": name}
+        folder, xb, handle = self.xboard_guest(name, result)
+        if handle is None:
             return result
-        time.sleep(2)
         opp, state = self.opponent(folder, handle)
         challenged = wait_for(lambda: "Challenge:" in self.traffic(folder), 20)
         result["challenge_seen"] = bool(challenged)
@@ -552,6 +564,73 @@ class Run:
         result["screenshots"] = [str(p) for p in shots]
         self.procs.stop(xb)
         self.procs.stop(opp)
+        return result
+
+    def xboard_talk(self, name: str) -> dict:
+        """Tells, a channel and a seek between xboard (as a guest) and a scripted guest."""
+        from pychess_check import Guest
+        result: dict = {"scenario": name}
+        folder, xb, handle = self.xboard_guest(name, result)
+        if handle is None:
+            return result
+        guest = Guest(self.port)
+        gname = result["guest"] = guest.login()
+        heard = (folder / "guest-heard.txt").open("w")
+
+        def typed(line: str) -> None:              # typed in xboard's ICS console (stdin)
+            xb.stdin.write(line.encode() + b"\n")
+            xb.stdin.flush()
+
+        def guest_reads(pattern: bytes) -> str | None:
+            try:
+                text = guest.read_until(pattern, 15).decode("latin-1")
+            except (TimeoutError, ConnectionError) as exc:
+                heard.write(f"[{exc}]\n")
+                return None
+            heard.write(text)
+            heard.flush()
+            return text.strip().splitlines()[-1]
+
+        def xboard_shows(text: str) -> bool:
+            return bool(wait_for(lambda: text in (folder / "xboard.out").read_text(errors="replace"), 15))
+
+        guest.send(f"tell {handle} hello xboard, from a guest")
+        result["tell_in_xboard_console"] = xboard_shows("tells you: hello xboard, from a guest")
+        typed(f"tell {gname} hi back")
+        result["guest_got_tell"] = guest_reads(rb"tells you: hi back[^\n]*\n")
+        guest.send("+channel 4")
+        guest_reads(rb"fics% ")
+        typed("+channel 4")
+        time.sleep(1)
+        typed("tell 4 hello channel four")
+        result["guest_got_channel_tell"] = guest_reads(rb"\(4\): hello channel four[^\n]*\n")
+        guest.send("tell 4 and hello from the guest")
+        result["channel_tell_in_xboard_console"] = xboard_shows("(4): and hello from the guest")
+        time.sleep(1)
+        shots = [self.shot(folder, "01-after-talk")]
+        typed("seek 5 0")
+        announced = guest_reads(rb'seeking 5 0 [^\n]*"play (\d+)" to respond\)[^\n]*\n')
+        result["guest_saw_seek"] = announced
+        if announced and (m := re.search(r'"play (\d+)"', announced)):
+            guest.send(f"play {m.group(1)}")
+            result["game_line"] = guest_reads(rb"\{Game \d+ \([^\n]*\n")
+            result["game_in_xboard_console"] = xboard_shows("Creating unrated blitz match.")
+            time.sleep(3)
+            guest.send("say good luck from the guest")
+            result["say_in_xboard_console"] = xboard_shows("says: good luck from the guest")
+            typed("say thanks")
+            result["guest_got_say"] = guest_reads(rb"says: thanks[^\n]*\n")
+            self.xdotool("mousemove", "1270", "1010")
+            shots.append(self.shot(folder, "02-seek-game"))
+            guest.send("resign")
+            guest_reads(rb"resigns\} [^\n]*\n")
+        result["xboard_console_lines"] = [
+            line.strip() for line in (folder / "xboard.out").read_text(errors="replace").splitlines()
+            if re.search(r"tells you|\(4\)|says:|seek|Creating|\{Game|told", line)][:20]
+        result["screenshots"] = [str(p) for p in shots]
+        guest.send("quit")
+        heard.close()
+        self.procs.stop(xb)
         return result
 
     def eboard_play(self, name: str, timeseal: bool) -> dict:
@@ -588,9 +667,12 @@ class Run:
                 shutil.copy(home / log, folder / log)
         return result
 
-    def pychess_play(self, name: str, timeseal: bool) -> dict:
-        folder = self.out / name
-        folder.mkdir()
+    def pychess_lounge(self, folder: Path, name: str, timeseal: bool,
+                       result: dict) -> tuple[subprocess.Popen, str | None]:
+        """pychess logged in as a guest (auto-login config), its window at 0,0 and 1280x1000.
+
+        The handle is None (and pychess stopped, ``result["error"]`` set) if it did not log in.
+        """
         port = self.proxy(folder, name, "--host", "127.0.0.2")
         home = folder / "home"
         conf = home / ".config/pychess/config"
@@ -600,7 +682,6 @@ class Run:
                         f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
                         "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
                         "[ICC]\ntimesealCheck = False\n")
-        result: dict = {"scenario": name, "timeseal": timeseal}
         proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
                                  "--ics-host", "127.0.0.2", "--ics-port", str(port)],
                                 folder / "pychess.out", cwd=folder, env=self.env(home))
@@ -608,12 +689,22 @@ class Run:
         if handle is None:
             result["error"] = "pychess did not log in"
             self.procs.stop(proc)
-            return result
+            return proc, None
         time.sleep(8)
         if win := self.window("PyChess"):
             self.xdotool("windowmove", win[0], "0", "0")
             self.xdotool("windowsize", win[0], *map(str, self.PYCHESS_SIZE))
             time.sleep(2)
+        return proc, handle
+
+    def pychess_play(self, name: str, timeseal: bool) -> dict:
+        folder = self.out / name
+        folder.mkdir()
+        result: dict = {"scenario": name, "timeseal": timeseal}
+        home = folder / "home"
+        proc, handle = self.pychess_lounge(folder, name, timeseal, result)
+        if handle is None:
+            return result
         shots = [self.shot(folder, "00-lounge")]
         opp, state = self.opponent(folder, handle)
         result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
@@ -631,6 +722,59 @@ class Run:
         result["screenshots"] = [str(p) for p in shots]
         self.procs.stop(proc)
         self.procs.stop(opp)
+        for log in (home / ".local/share/pychess").glob("*.log"):
+            shutil.copy(log, folder / f"pychess-{log.name}")
+        return result
+
+    # pychess 1.0.3's lounge at 1280x1000: its left pane's tab strip shows the "Seek
+    # Graph" tab at the left edge (the seek list's tab is scrolled out of sight), and the
+    # seek list's first row; 01-seek-graph.png and 02-seek-list.png show them.
+    PYCHESS_SEEK_TAB = (60, 87)
+    PYCHESS_FIRST_SEEK_ROW = (125, 189)
+
+    def pychess_seek(self, name: str) -> dict:
+        """A scripted guest seeks 5 0; pychess lists it and answers it with a double-click."""
+        from pychess_check import Guest
+        folder = self.out / name
+        folder.mkdir()
+        result: dict = {"scenario": name}
+        home = folder / "home"
+        proc, handle = self.pychess_lounge(folder, name, False, result)
+        if handle is None:
+            return result
+        guest = Guest(self.port)
+        gname = result["guest"] = guest.login()
+        guest.send("seek 5 0")
+        posted = guest.read_until(rb"fics% ").decode("latin-1")
+        seek_id = re.search(r"posted with index (\d+)", posted)
+        result["seek_posted"] = seek_id.group(0) if seek_id else posted.strip()
+        seek_no = seek_id.group(1) if seek_id else "?"
+        result["s_line_to_pychess"] = bool(wait_for(
+            lambda: re.search(rf"<s> \d+ w={gname} ", self.traffic(folder)), 15))
+        time.sleep(3)
+        shots = [self.shot(folder, "01-seek-graph")]
+        # The tab strip is scrolled to the "Seek Graph" tab; the seek list's tab is the one
+        # before it: click the graph's tab, then Control+Page_Up (GTK's previous tab).
+        self.click(*self.PYCHESS_SEEK_TAB)
+        self.xdotool("key", "ctrl+Page_Up")
+        time.sleep(2)
+        shots.append(self.shot(folder, "02-seek-list"))
+        self.click(*self.PYCHESS_FIRST_SEEK_ROW, times=2)
+        result["play_sent_by_double_click"] = bool(wait_for(
+            lambda: re.search(r"C> b'\d+ play \d+", "".join(
+                p.read_text(errors="replace") for p in (folder / "traffic").glob("*.log"))), 10))
+        try:
+            result["guest_game_line"] = guest.read_until(rb"\{Game \d+ \([^\n]*\n", 15).decode(
+                "latin-1").strip().splitlines()[-1]
+        except (TimeoutError, ConnectionError) as exc:
+            result["guest_game_line"] = f"none: {exc}"
+        time.sleep(5)
+        shots.append(self.shot(folder, "03-game"))
+        result["seek_removed_to_pychess"] = bool(re.search(rf"<sr> (\d+ )*{seek_no}\b",
+                                                                self.traffic(folder)))
+        result["screenshots"] = [str(p) for p in shots]
+        guest.send("quit")
+        self.procs.stop(proc)
         for log in (home / ".local/share/pychess").glob("*.log"):
             shutil.copy(log, folder / f"pychess-{log.name}")
         return result
@@ -672,7 +816,7 @@ def main() -> None:
     p.add_argument("--pgn", type=Path, default=DEFAULT_PGN)
     p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
                                       "pychess-timeseal,eboard,eboard-timeseal,xboard-play,eboard-play,"
-                                      "eboard-play-timeseal,pychess-play,pychess-play-timeseal")
+                                      "eboard-play-timeseal,pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=False)
     run = Run(args.checkout.resolve(), args.out, args.pgn)
@@ -687,6 +831,8 @@ def main() -> None:
         "eboard": lambda: run.eboard("eboard", timeseal=False),
         "eboard-timeseal": lambda: run.eboard("eboard-timeseal", timeseal=True),
         "xboard-play": lambda: run.xboard_play("xboard-play"),
+        "xboard-tell": lambda: run.xboard_talk("xboard-tell"),
+        "pychess-seek": lambda: run.pychess_seek("pychess-seek"),
         "eboard-play": lambda: run.eboard_play("eboard-play", timeseal=False),
         "eboard-play-timeseal": lambda: run.eboard_play("eboard-play-timeseal", timeseal=True),
         "pychess-play": lambda: run.pychess_play("pychess-play", timeseal=False),

@@ -68,7 +68,7 @@ from ficsfen.server.store.records import (
     StoredGame,
 )
 from ficsfen.server.store.schema import migrate
-from ficsfen.server.store.writer import Writer
+from ficsfen.server.store.writer import Checkpointer, Writer
 
 __all__ = ["LOCK_SUFFIX", "SYNCHRONOUS", "SQLiteStore", "lock_path"]
 
@@ -79,6 +79,9 @@ SYNCHRONOUS = ("full", "normal")
 # Milliseconds a connection waits for another process's write (an operator
 # tool changing an account) before giving up.
 _BUSY_TIMEOUT_MS = 5000
+# Bytes the write-ahead log file is cut back to when it starts again from its
+# beginning (it only grows past this when a checkpoint falls behind).
+_WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 _INSERT_MOVE = ("INSERT INTO moves (game, ply, san, uci, fen, white_ms, black_ms, took_ms) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -105,14 +108,15 @@ class SQLiteStore:
     """The :class:`IStore` on an SQLite file; make one with :meth:`open`."""
 
     def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
-                 write: sqlite3.Connection, lock_fd: int | None, next_game_id: int) -> None:
+                 write: sqlite3.Connection, lock_fd: int | None, next_game_id: int,
+                 checkpointer: Checkpointer | None = None) -> None:
         self.path = path
         self.exclusive = lock_fd is not None
         self._reactor = reactor
         self._read: sqlite3.Connection | None = read
         self._lock_fd = lock_fd
         self._next_game_id = next_game_id
-        self._writer = Writer(write, reactor=reactor, path=path)
+        self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer)
         self._writer.start()
         self._closing: Deferred[None] | None = None
 
@@ -149,26 +153,39 @@ class SQLiteStore:
         lock_fd = _lock(path) if exclusive else None
         try:
             write = _connect(path, check_same_thread=False)
+            opened = [write]
             try:
                 _check(write, path)
                 write.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 write.execute("PRAGMA foreign_keys = ON")
+                # A multi-row INSERT in a transaction keeps a statement journal
+                # (to undo just that statement); past 64 KiB SQLite spills it to a
+                # new temporary file, dozens of times a second under load.
+                write.execute("PRAGMA temp_store = MEMORY")
                 next_id = write.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+                checkpointer = None
+                if exclusive:  # see writer.py: checkpoints off the commit path
+                    write.execute("PRAGMA wal_autocheckpoint = 0")
+                    write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
+                    opened.append(_connect(path, check_same_thread=False))
+                    checkpointer = Checkpointer(opened[-1], path=path)
                 read = _connect(path, check_same_thread=True)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
-                write.close()
+                for conn in opened:
+                    conn.close()
                 raise _open_error(path, e) from None
             except BaseException:
-                write.close()
+                for conn in opened:
+                    conn.close()
                 raise
         except BaseException:
             if lock_fd is not None:
                 os.close(lock_fd)
             raise
         return cls(path, reactor=reactor, read=read, write=write, lock_fd=lock_fd,
-                   next_game_id=next_id)
+                   next_game_id=next_id, checkpointer=checkpointer)
 
     # -- life ------------------------------------------------------------------
 
