@@ -55,8 +55,10 @@ def test_parse_seek_never_crashes(words):
 def test_variants_are_kept_but_refused_in_one_place():
     check_playable(None)
     with pytest.raises(UnplayableVariantError) as err:
-        check_playable("crazyhouse")
-    assert "crazyhouse" in err.value.render("en")
+        check_playable("atomic")
+    assert "atomic" in err.value.render("en")
+    check_playable("crazyhouse")
+    check_playable("wild/fr")
 
 
 def test_table_numbers_limits_and_reuse():
@@ -214,10 +216,10 @@ def test_manual_seek_becomes_a_match_request(server):
 def test_variant_seek_is_kept_and_its_game_refused(server):
     alice, bob = _guests(server, "alice", "bobby")
     bob.command("iset seekinfo 1")
-    assert "posted with index 1" in alice.command("seek 3 0 zh")
-    assert "tp=crazyhouse" in bob.output()
+    assert "posted with index 1" in alice.command("seek 3 0 atomic")
+    assert "tp=atomic" in bob.output()
     out = bob.command("play 1")
-    assert "Sorry, crazyhouse games cannot be played on this server yet." in out
+    assert "Sorry, atomic games cannot be played on this server yet." in out
     bob.command("set language fr")
     assert "ne peuvent pas encore" in bob.command("play 1")
     assert "1 annonce affichée." in bob.command("sought all")

@@ -21,11 +21,13 @@ from functools import lru_cache
 from typing import Any
 
 import chess
+from chess.variant import CrazyhouseBoard
 
 from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import IClockedGame, IGame
 from ficsfen.server.clock import format_clock, format_move_time, round_seconds
 from ficsfen.server.interfaces import IServerGame
+from ficsfen.server.variant_games import fics_type, holdings_text
 from ficsfen.tracker import Tracker, compress_rank
 
 __all__ = [
@@ -69,15 +71,25 @@ class Style12Error(ValueError):
 
 def material(board: chess.Board, color: chess.Color) -> int:
     """FICS material strength of ``color`` (39 in the starting position): pawn 1,
-    knight 3, bishop 3, rook 5, queen 9."""
+    knight 3, bishop 3, rook 5, queen 9; in crazyhouse the pieces in hand count too."""
     mine = board.occupied_co[color]
     # Read from the bitboards directly: every board shown after a move asks for both sides.
-    return ((board.pawns & mine).bit_count() + 3 * ((board.knights | board.bishops) & mine).bit_count()
-            + 5 * (board.rooks & mine).bit_count() + 9 * (board.queens & mine).bit_count())
+    total = ((board.pawns & mine).bit_count() + 3 * ((board.knights | board.bishops) & mine).bit_count()
+             + 5 * (board.rooks & mine).bit_count() + 9 * (board.queens & mine).bit_count())
+    if type(board) is not chess.Board and isinstance(board, CrazyhouseBoard):
+        pocket = board.pockets[color]
+        total += (pocket.count(chess.PAWN) + 3 * (pocket.count(chess.KNIGHT) + pocket.count(chess.BISHOP))
+                  + 5 * pocket.count(chess.ROOK) + 9 * pocket.count(chess.QUEEN))
+    return total
 
 
-def verbose_move(board_after: chess.Board, move: chess.Move) -> str:
-    """FICS verbose notation (``P/e2-e4``, ``o-o``, ``P/e7-e8=Q``) from the board after it."""
+def verbose_move(board_after: chess.Board, move: chess.Move, san: str | None = None) -> str:
+    """FICS verbose notation (``P/e2-e4``, ``o-o``, ``P/e7-e8=Q``, ``N/@@-f7``) from the board
+    after it; ``san`` (the move's SAN) tells a Chess960 castling, written king-takes-rook."""
+    if move.drop:
+        return f"{chess.piece_symbol(move.drop).upper()}/@@-{chess.square_name(move.to_square)}"
+    if san is not None and san[:1] == "O":
+        return "o-o-o" if san.startswith("O-O-O") else "o-o"
     piece = board_after.piece_at(move.to_square)
     if piece is None:  # cannot happen after a legal move; stay total anyway
         return chess.square_name(move.from_square) + "-" + chess.square_name(move.to_square)
@@ -162,7 +174,7 @@ class Style12Frame:
         FICS's ``startpos`` ivar puts it (relation -4) at the head of a move list.
         """
         minutes, increment = _time_control(game)
-        start = Tracker(game.tracker.initial_fen)
+        start = Tracker(game.tracker.initial_fen, variant=game.tracker.variant)
         return cls._build(game, start, minutes, increment, minutes * 60.0, minutes * 60.0,
                           False, [], ms)
 
@@ -172,18 +184,24 @@ class Style12Frame:
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
         ranks = fen_fields[0].translate(_RANKS)
+        if ranks[-1] == "]":  # crazyhouse holdings: on the <b1> line, not in the board
+            ranks = ranks[:ranks.index("[")].replace("~", "")
         ep = fen_fields[3]
         double_push = ord(ep[0]) - ord("a") if ep != "-" else -1
+        # a Chess960 field naming rook files is read from the board
+        flags = _CASTLING_FLAGS.get(fen_fields[2]) or _rook_flags(board)
         head = (f"<12> {ranks} {'W' if board.turn else 'B'} {double_push} "
-                f"{_castling_flags(fen_fields[2])} {fen_fields[4]} {game.number} {game.white} "
+                f"{flags} {fen_fields[4]} {game.number} {game.white} "
                 f"{game.black}")
         took_format = format_move_time_ms if ms else format_move_time
         last = tracker.last_ply
         if last is not None:
             plies = last.number
-            verbose = verbose_move(board, last.move)
+            verbose = verbose_move(board, last.move, last.san)
             took = took_format(times[plies - 1] if len(times) >= plies else 0)
             pretty = last.san
+            if pretty[0] == "@":  # FICS names the pawn of a drop: P@e4
+                pretty = "P" + pretty
         else:
             verbose, took, pretty = "none", took_format(0), "none"
         middle = (f"{minutes} {increment} {material(board, chess.WHITE)} "
@@ -213,6 +231,19 @@ _CASTLING_FLAGS = {
     "".join(c for c, on in zip("KQkq", bits) if on) or "-": " ".join("1" if on else "0" for on in bits)
     for bits in ((n >> 3 & 1, n >> 2 & 1, n >> 1 & 1, n & 1) for n in range(16))
 }
+
+
+def _rook_flags(board: chess.Board) -> str:
+    """Style 12's four flags of a Chess960 position whose castling field names rook files."""
+    flags = []
+    for color in (chess.WHITE, chess.BLACK):
+        king = board.king(color)
+        rooks = board.castling_rights & board.occupied_co[color] & chess.BB_BACKRANKS
+        king_file = chess.square_file(king) if king is not None else 4
+        files = [chess.square_file(sq) for sq in chess.scan_forward(rooks)]
+        flags += ["1" if any(f > king_file for f in files) else "0",
+                  "1" if any(f < king_file for f in files) else "0"]
+    return " ".join(flags)
 
 
 def _castling_flags(field: str) -> str:
@@ -252,7 +283,11 @@ def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
 
 
 def category(game: IGame) -> str:
-    """FICS's category of ``game``: lightning, blitz, standard, or untimed (no clock)."""
+    """FICS's category of ``game``: lightning, blitz, standard, or untimed (no clock);
+    its variant (``crazyhouse``, ``wild/fr``) for a game in one."""
+    variant = game.tracker.variant
+    if variant is not None:
+        return fics_type(variant)
     clocked = IClockedGame(game, None)
     return clocked.time_control.category if clocked is not None else "untimed"
 
@@ -335,6 +370,7 @@ _BLACK_CLOCK = msg("Black Clock : {time}")
 _WHITE_CLOCK = msg("White Clock : {time}")
 _BLACK_STRENGTH = msg("Black Strength : {points}")
 _WHITE_STRENGTH = msg("White Strength : {points}")
+_HOLDING = msg("{side} holding: [{pieces}]")
 
 
 # One style 1 cell per FEN character ('-' is an empty square after expansion).
@@ -383,11 +419,18 @@ def _style1(game: IGame, flipped: bool, lang: str) -> str:
         took = times[plies - 1] if len(times) >= plies else 0
         notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
                          move="{:<7} ({})".format(last.san, format_move_time(took)))
+    placement = fields[0]
+    held: list[str] = []
+    if placement[-1] == "]":  # crazyhouse: FICS shows each side's hand above and below
+        placement = placement[:placement.index("[")].replace("~", "")
+        held = [label(_HOLDING, side=_SIDE[color], pieces=holdings_text(board.pockets[color]))
+                for color in ((chess.WHITE, chess.BLACK) if flipped else (chess.BLACK, chess.WHITE))]
     # Rows of the placement field, rank 8 first, '-' for empty squares.
-    rows = fields[0].translate(_DIGITS).split("/")
+    rows = placement.translate(_DIGITS).split("/")
     if flipped:
         rows = [row[::-1] for row in reversed(rows)]
-    lines = [label(_HEADER, number=game.number, white=game.white, black=game.black), "", _TOP]
+    lines = [label(_HEADER, number=game.number, white=game.white, black=game.black), "",
+             *held[:1], _TOP]
     for i, row in enumerate(rows):
         rank = i + 1 if flipped else 8 - i
         cells = _row_cells(row)
@@ -395,4 +438,5 @@ def _style1(game: IGame, flipped: bool, lang: str) -> str:
         lines.append(f"     {rank}  |{cells}" + (f"     {note}" if note else ""))
         lines.append(_MID if i < 7 else _TOP)
     lines.append(_FILES_FLIPPED if flipped else _FILES)
+    lines += held[1:]
     return "\n".join(lines)

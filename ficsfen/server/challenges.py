@@ -27,6 +27,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
+from ficsfen.server.variant_games import variant_word
 
 __all__ = [
     "AmbiguousOfferError",
@@ -166,6 +167,8 @@ class MatchRequest:
     opponent: str
     time_control: TimeControl = DEFAULT_TIME_CONTROL
     colour: chess.Color | None = None
+    #: FICS's type name of the variant asked for (``crazyhouse``, ``wild/fr``), ``None``: chess.
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,11 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
     opponent, rest = words[0], words[1:]
     numbers: list[int] = []
     colour: chess.Color | None = None
-    for word in rest:
+    variant: str | None = None
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        i += 1
         low = fold(word)
         value = _number(word)
         if value is not None:
@@ -239,8 +246,14 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
         elif low in ("r", "rated"):
             raise BadMatchArgumentsError(msg("Rated games are not available on this server; play unrated."))
         else:
-            raise BadMatchArgumentsError(msg("\"{word}\" is not a time, an increment or a colour.", word=word))
-    return MatchRequest(opponent, time_control(numbers, default), colour)
+            name, i = variant_word(low, rest, i)
+            if name is None:
+                raise BadMatchArgumentsError(msg("\"{word}\" is not a time, an increment or a colour.",
+                                                 word=word))
+            if variant is not None:
+                raise BadMatchArgumentsError(msg("Give at most one variant."))
+            variant = name
+    return MatchRequest(opponent, time_control(numbers, default), colour, variant)
 
 
 def time_control(numbers: list[int], default: TimeControl = DEFAULT_TIME_CONTROL, *,
@@ -270,19 +283,27 @@ class Challenge:
     id: int = field(default_factory=next_offer_id, compare=False)
     #: An offer to resume the two players' adjourned game (FICS's ``(adjourned)``).
     adjourned: bool = False
+    #: FICS's type name of the variant (``crazyhouse``, ``wild/fr``), ``None`` for chess.
+    variant: str | None = None
+
+    @property
+    def type_name(self) -> str:
+        """FICS's one word for the game: the variant, else the speed category."""
+        return self.variant or self.time_control.category
 
     def describe(self) -> Message:
-        """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``."""
+        """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``
+        (``unrated crazyhouse 3 0`` for a variant)."""
         colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
         terms = msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
                     challenger=self.challenger, colour=colour, receiver=self.receiver,
-                    category=self.time_control.category, minutes=self.time_control.minutes,
+                    category=self.type_name, minutes=self.time_control.minutes,
                     increment=self.time_control.increment)
         return msg("{terms} (adjourned)", terms=terms) if self.adjourned else terms
 
     def same_terms(self, other: "Challenge") -> bool:
         return (self.time_control == other.time_control and self.colour == other.colour
-                and self.adjourned == other.adjourned)
+                and self.adjourned == other.adjourned and self.variant == other.variant)
 
     def colours(self, rng: random.Random) -> tuple[str, str]:
         """(white, black) handles: the asked colour, else drawn at random."""
@@ -365,7 +386,7 @@ class Challenges:
         if self._is_busy(receiver):
             raise PlayerBusyError(msg("{handle} is playing a game.", handle=receiver))
         challenge = Challenge(challenger, receiver, request.time_control, request.colour,
-                              adjourned=adjourned)
+                              adjourned=adjourned, variant=request.variant)
         key = (challenger, receiver)
         previous = self._offers.get(key)
         if previous is not None and previous.same_terms(challenge):

@@ -22,6 +22,7 @@ from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.server.interfaces import IExaminedGame
 from ficsfen.tracker import Ply, PlySubscribers, Tracker
+from ficsfen.variants import Variant
 
 __all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "draft_with_castling",
            "draft_with_fen", "start_draft"]
@@ -86,12 +87,13 @@ class ExaminedGame:
 
     examined = True
 
-    def __init__(self, examiner: str, *, fen: str | None = None) -> None:
+    def __init__(self, examiner: str, *, fen: str | None = None,
+                 variant: Variant | None = None) -> None:
         self.number = 0
         self.white = examiner
         self.black = examiner
         self.examiners = [examiner]
-        self.tracker = Tracker(fen)
+        self.tracker = Tracker(fen, variant=variant)
         self.result: str | None = None
         self.setup: SetupDraft | None = None
         self._future: list[str] = []
@@ -105,13 +107,14 @@ class ExaminedGame:
 
     @classmethod
     def replaying(cls, examiner: str, *, white: str, black: str, fen: str,
-                  moves: Sequence[str]) -> "ExaminedGame":
+                  moves: Sequence[str], variant: Variant | None = None) -> "ExaminedGame":
         """A game examined from its start position ``fen``, with ``moves`` (UCI) ahead.
 
         ``forward`` plays them, as on FICS after ``examine HANDLE N``; the
-        board names the game's players, not the examiner.
+        board names the game's players, not the examiner.  ``variant``: the
+        stored game's rules (Chess960, crazyhouse).
         """
-        game = cls(examiner, fen=fen)
+        game = cls(examiner, fen=fen, variant=variant)
         game.white, game.black = white, black
         game._future = list(moves)
         return game

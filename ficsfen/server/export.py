@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from ficsfen.fen import STARTING_FEN
-from ficsfen.server.clock import TimeControl
 from ficsfen.server.store import EndCode, StoredGame
+from ficsfen.server.variant_games import stored_category
 
 __all__ = ["LINE_WIDTH", "clock_comment", "game_pgn", "termination", "write_games"]
 
@@ -64,8 +64,7 @@ def _escape(value: str) -> str:
 
 
 def _category(game: StoredGame) -> str:
-    start = game.start
-    return TimeControl(start.initial_seconds // 60, start.increment_seconds).category
+    return stored_category(game.start)
 
 
 def _tags(game: StoredGame, site: str) -> list[tuple[str, str]]:

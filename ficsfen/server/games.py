@@ -42,14 +42,16 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import Interface, implementer
 
-from ficsfen.server.boards import Style12Frame, _style1, material
+from ficsfen.server.boards import Style12Frame, _style1, category, material
 from ficsfen.server.challenges import Notice, next_offer_id, offer_notices, removal_notices
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.server.store.records import EndCode
+from ficsfen.server.variant_games import category_letter
 from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
+from ficsfen.variants import Variant
 
 __all__ = [
     "GameError",
@@ -309,12 +311,14 @@ class PlayedGame:
         fen: str | None = None,
         journal: IGameJournal | None = None,
         adjournable: bool = True,
+        variant: Variant | None = None,
     ) -> None:
         self.number = number
         self.white = white
         self.black = black
         self.time_control = time_control
-        self.tracker = Tracker(fen)
+        # Chess960 or crazyhouse rules when ``variant`` is given (from ``fen``, else its start).
+        self.tracker = Tracker(fen) if variant is None else Tracker(fen, variant=variant)
         self.reactor = reactor
         self.clock = ChessClock(time_control=time_control, reactor=reactor, on_flag=self._flag_fell)
         self.listener: IGameListener = listener if listener is not None else NullListener()
@@ -527,7 +531,7 @@ class PlayedGame:
         """One ``games`` line: number, players, time control, clocks, material, move."""
         frame_board = self.tracker.board
         tc = self.time_control
-        kind = tc.category[0]
+        kind = category_letter(category(self))
         return (f"{self.number:>3} ++++ {self.white:<11} ++++ {self.black:<10} "
                 f"[ {kind}u{tc.minutes:>3} {tc.increment:>3}] "
                 f"{format_clock(self.clock.remaining(chess.WHITE)):>6} -"

@@ -28,6 +28,7 @@ from ficsfen.server.games import (DurableState, GameResult, IGameJournal, Played
                                   UNFINISHED)
 from ficsfen.server.store import (Adjournment, EndCode, GameEnd, GameStart, MoveRecord,
                                   StoredGame)
+from ficsfen.server.variant_games import stored_name, stored_variant
 from ficsfen.tracker import Ply
 
 __all__ = ["StoreJournal", "restore_game"]
@@ -86,7 +87,7 @@ class StoreJournal:
         tc = game.time_control
         game_id, d = self.store.start_game(GameStart(
             game.white, game.black, tc.minutes * 60, tc.increment, self.wall(),
-            game.tracker.initial_fen))
+            game.tracker.initial_fen, variant=stored_name(game.tracker.variant)))
         game.record_id = game_id
         kept = self._kept[game_id] = _Kept(tc.minutes * 60_000)
         return self._write(d, lambda: setattr(kept, "started", True))
@@ -154,7 +155,8 @@ def restore_game(stored: StoredGame, *, reactor: Any, reason: Any, listener: Any
     start = stored.start
     tc = TimeControl(minutes=start.initial_seconds // 60, increment=start.increment_seconds)
     game = PlayedGame(start.white, start.black, reactor=reactor, time_control=tc,
-                      listener=listener, fen=start.fen, journal=journal)
+                      listener=listener, fen=start.fen, journal=journal,
+                      variant=stored_variant(start.variant))
     game.record_id = stored.id
     white, black = stored.clocks_ms
     game.load(DurableState(tuple(m.san for m in stored.moves),

@@ -28,6 +28,7 @@ from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
 from ficsfen.server.clock import TimeControl
+from ficsfen.server.variant_games import FICS_TYPES, variant_word
 
 __all__ = [
     "BadSeekArgumentsError",
@@ -78,15 +79,10 @@ class UnplayableVariantError(SeekError):
     """The seek asks for a variant this server cannot play (yet)."""
 
 
-# FICS's variant words, to the type name its ``<s>`` lines and ``sought`` use.
-_VARIANTS = {
-    "zh": "crazyhouse", "crazyhouse": "crazyhouse", "suicide": "suicide",
-    "losers": "losers", "atomic": "atomic", "bughouse": "bughouse", "fr": "wild/fr",
-}
 _COLOURS = {"white": chess.WHITE, "w": chess.WHITE, "black": chess.BLACK, "b": chess.BLACK}
 
 #: Variants this server can start a game in (standard chess is ``None``, always playable).
-PLAYABLE_VARIANTS: frozenset[str] = frozenset()
+PLAYABLE_VARIANTS: frozenset[str] = frozenset(FICS_TYPES)
 
 
 def check_playable(variant: str | None) -> None:
@@ -178,12 +174,7 @@ def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> See
         elif low_word in ("f", "formula"):
             formula = True
         else:
-            name = _VARIANTS.get(low_word)
-            if name is None and low_word == "wild" and i < len(words):
-                name = f"wild/{fold(words[i])}"
-                i += 1
-            elif name is None and low_word.startswith("w") and low_word[1:].isdigit():
-                name = f"wild/{int(low_word[1:])}"
+            name, i = variant_word(low_word, words, i)
             if name is None:
                 raise BadSeekArgumentsError(msg(
                     "\"{word}\" is not a time, an increment, a colour, a variant or a rating range.",

@@ -61,6 +61,7 @@ from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPl
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Session, encode_text
 from ficsfen.server.talk import Talk, TalkLimiter
+from ficsfen.server.variant_games import FICS_TYPES, holdings_line, received_line, start_fen
 from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
 from ficsfen.tracker import is_move_text
 
@@ -672,7 +673,7 @@ class FicsServer:
             if last is not None:
                 note = msg("Game {number}: {handle} moves: {san}", number=game.number,
                            handle=game.last_mover, san=last.san)
-        self.show_position(game, note=note, note_to_caller=False)
+        self.show_position(game, note=note, note_to_caller=False, received=True)
 
     def gameEnded(self, game: Any, result: Any) -> None:
         """Announce the end (or adjournment) to players and observers, free the number."""
@@ -720,8 +721,11 @@ class FicsServer:
             return adjourned
         white, black = challenge.colours(self.rng)
         tc = challenge.time_control
+        variant = challenge.variant
+        extra = {} if variant is None else {
+            "variant": FICS_TYPES[variant], "fen": start_fen(variant, self.rng)}
         game = PlayedGame(white, black, reactor=self.clock, time_control=tc, listener=self,
-                          journal=self.journal,
+                          journal=self.journal, **extra,
                           adjournable=self._logged_in_registered(white)
                           and self._logged_in_registered(black))
         game.limiter = self.offer_limiter
@@ -757,11 +761,12 @@ class FicsServer:
         """Number the new ``game`` and show both players the board."""
         white, black, tc = game.white, game.black, game.time_control
         self.directory.add(game)
+        kind = boards.category(game)
         creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
-                       white=white, black=black, category=tc.category, minutes=tc.minutes,
+                       white=white, black=black, category=kind, minutes=tc.minutes,
                        increment=tc.increment)
         header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
-                     number=game.number, white=white, black=black, category=tc.category)
+                     number=game.number, white=white, black=black, category=kind)
         info_line = self.game_info(game)
         # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one
         # message.  pychess reads a game's start as four consecutive lines (the third
@@ -795,9 +800,9 @@ class FicsServer:
 
     def _continue(self, game: PlayedGame) -> None:
         self.directory.add(game)
-        tc = game.time_control
         header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
-                     number=game.number, white=game.white, black=game.black, category=tc.category)
+                     number=game.number, white=game.white, black=game.black,
+                     category=boards.category(game))
         for handle in game.players():
             self.tell(handle, header)
         game.listener = self
@@ -908,13 +913,16 @@ class FicsServer:
         return session.lag_ms if session is not None else 0
 
     def board_text(self, session: Session, game: Any, *, fresh: bool = False,
-                   lag: int | None = None, relation: int | None = None) -> str:
+                   lag: int | None = None, relation: int | None = None,
+                   received: bool = False) -> str:
         """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
 
         ``fresh`` reads the clocks now (``refresh``) instead of as of the last move.
         Style 12 follows the session's ``ms`` ivar; ``lag`` is the mover's
         (:meth:`mover_lag`, looked up when not given), ``relation`` the
         session's to ``game`` (:func:`boards.relation_for`, when not given).
+        ``received``: the board announces a move (a crazyhouse capture then adds
+        FICS's ``<b1> ... <- WP`` line).
         """
         handle = session.handle
         if session.style == 12:
@@ -926,6 +934,8 @@ class FicsServer:
             else:
                 frame = boards.style12_frame(game, ms=ms)
             text = frame.line(relation, boards.flip_for(game, handle), lag)
+            if game.tracker.variant is not None and game.tracker.variant.holdings:
+                text = self._with_holdings(game, text, received)
         else:
             if IPlayedGame.providedBy(game) and not fresh:  # it caches its diagrams
                 text = game.style1(flipped=boards.flip_for(game, handle), lang=session.lang)
@@ -935,11 +945,19 @@ class FicsServer:
             text = f"{text}\n{game.tracker.fen}"
         return text
 
+    @staticmethod
+    def _with_holdings(game: Any, text: str, received: bool) -> str:
+        """A crazyhouse ``<12>`` line as FICS sends it: the ``<b1>`` holdings line after it,
+        and, for a move that put a piece in hand, the ``<b1> ... <- WP`` line before it."""
+        text = f"{text}\n{holdings_line(game)}"
+        line = received_line(game) if received else None
+        return text if line is None else f"{line}\n{text}"
+
     def send_board(self, session: Session, game: Any) -> None:
         session.write_text(self.board_text(session, game, fresh=True))
 
     def show_position(self, game: Any, *, note: Message | None = None,
-                      note_to_caller: bool = True) -> None:
+                      note_to_caller: bool = True, received: bool = False) -> None:
         """Send the board to everyone watching ``game``.
 
         The session running the current command gets it as command output;
@@ -958,7 +976,7 @@ class FicsServer:
         def text_for(session: Session, key: tuple, noted: bool) -> str:
             text = texts.get(key)
             if text is None:
-                text = self.board_text(session, game, lag=lag, relation=key[1])
+                text = self.board_text(session, game, lag=lag, relation=key[1], received=received)
                 if noted:
                     text = f"{session.render(note)}\n{text}"
                 texts[key] = text

@@ -31,7 +31,7 @@ RATING_CATEGORIES: dict[str, str] = {
     "z": "crazyhouse", "S": "suicide", "L": "losers", "x": "atomic"}
 
 #: ``games /FLAGS`` letters: the played-game categories, ``e`` examined games
-#: and the variants FICS has (none is played here, so they select nothing).
+#: and the variants FICS has (crazyhouse and wild/fr are played here).
 GAME_CATEGORIES: dict[str, str] = {
     "b": "blitz", "s": "standard", "l": "lightning", "u": "untimed", "e": "examined",
     "w": "wild", "x": "atomic", "z": "crazyhouse", "B": "bughouse", "L": "losers",

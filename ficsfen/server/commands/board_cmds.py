@@ -127,7 +127,7 @@ class _StartingPosition:
         self.number = game.number
         self.white = game.white
         self.black = game.black
-        self.tracker = Tracker(game.tracker.initial_fen)
+        self.tracker = Tracker(game.tracker.initial_fen, variant=game.tracker.variant)
 
     def players(self) -> tuple[str, str]:
         return (self.white, self.black)

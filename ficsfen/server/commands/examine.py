@@ -20,6 +20,7 @@ from ficsfen.server.commands.history import StoreGetter, replayed_history_game
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.server.variant_games import stored_variant
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -77,7 +78,8 @@ class ExamineCommand(Command):
         stored = found[0]
         game = ExaminedGame.replaying(caller.handle, white=stored.start.white,
                                       black=stored.start.black, fen=stored.start.fen,
-                                      moves=[m.uci for m in stored.moves])
+                                      moves=[m.uci for m in stored.moves],
+                                      variant=stored_variant(stored.start.variant))
         game.listener = self.listener
         directory.add(game)
         caller.boards.show_position(game)

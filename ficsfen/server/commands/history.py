@@ -27,12 +27,12 @@ from twisted.python.failure import Failure
 from ficsfen.commands.base import Command
 from ficsfen.i18n import msg
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.clock import TimeControl
 from ficsfen.server.commands.board_cmds import move_list_lines
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
+from ficsfen.server.variant_games import category_letter, stored_category, stored_variant
 from ficsfen.tracker import Tracker, TrackerError
 
 __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
@@ -77,7 +77,7 @@ def history_line(entry: HistoryEntry) -> str:
     """One line of ``history``, FICS's columns."""
     game = entry.game
     start = game.start
-    kind = TimeControl(start.initial_seconds // 60, start.increment_seconds).category[0]
+    kind = category_letter(stored_category(start))
     rated = "r" if start.rated else "u"
     end = game.end
     code = str(end.code) if end is not None else "???"
@@ -139,7 +139,7 @@ def replay(game: StoredGame) -> Tracker:
 
     :raises TrackerError: a stored move that does not replay (a damaged record).
     """
-    tracker = Tracker(game.start.fen)
+    tracker = Tracker(game.start.fen, variant=stored_variant(game.start.variant))
     for move in game.moves:
         try:
             parsed = chess.Move.from_uci(move.uci)
@@ -190,7 +190,7 @@ class SmovesCommand(Command):
         caller.send("\n".join(["", *move_list_lines(
             white=start.white, black=start.black, started=start.started,
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
-            category=TimeControl(start.initial_seconds // 60, start.increment_seconds).category,
+            category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
             lang=caller.lang)]))
 

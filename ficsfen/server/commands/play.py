@@ -22,11 +22,13 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMatchError, fold,
                            resolve, resolve_handle)
-from ficsfen.server.boards import material
+from ficsfen.server.boards import category, material
 from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.seeks import check_playable
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
+from ficsfen.server.variant_games import category_letter
 
 __all__ = ["COMMANDS", "played_game"]
 
@@ -69,6 +71,7 @@ class MatchCommand(Command):
     def run(self, caller: IServerCaller, args: str, *, directory: IServerDirectory) -> None:
         try:
             request = parse_match(args)
+            check_playable(request.variant)
             found = resolve_handle(request.opponent, directory.handles())
         except (ChallengeError, NameResolutionError) as e:
             caller.send(e.message)
@@ -404,7 +407,7 @@ class StoredCommand(Command):
             turn = "W" if board.turn else "B"
             lines.append(
                 f"{number:2d}: {'W' if white else 'B'} {opponent[:15]:<15} {online} "
-                f"[{tc.category[0] + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
+                f"[{category_letter(category(game)) + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
                 f"{material(board, True):2d}-{material(board, False):<2d} "
                 f"{turn + str(board.fullmove_number):<4} --- {fics_date(game.adjourned_at)}")
         caller.send("\n".join(lines))

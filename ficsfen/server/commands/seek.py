@@ -39,7 +39,8 @@ def start_from_seek(caller: IServerCaller, seek: Seek, responder: str) -> None:
     """
     check_playable(seek.request.variant)
     games = caller.games
-    challenge = Challenge(seek.owner, responder, seek.request.time_control, seek.request.colour)
+    challenge = Challenge(seek.owner, responder, seek.request.time_control, seek.request.colour,
+                          variant=seek.request.variant)
     caller.players.deliver([*games.challenges.drop(seek.owner), *games.challenges.drop(responder)])
     games.start_game(challenge)
 
@@ -138,7 +139,7 @@ class PlayCommand(_SeekCommand):
         if seek.request.manual:
             caller.send(msg("Issuing match request since the seek was set to manual."))
             request = MatchRequest(seek.owner, seek.request.time_control,
-                                   opposite(seek.request.colour))
+                                   opposite(seek.request.colour), seek.request.variant)
             _run(caller, lambda: caller.games.challenges.offer(caller.handle, request)[1])
             return
         owner = caller.players.session(seek.owner)

@@ -11,8 +11,10 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import msg
 from ficsfen.interfaces import IGame
 from ficsfen.names import fold
+from ficsfen.server.boards import category
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory, IServerGame)
+from ficsfen.server.variant_games import category_letter
 from ficsfen.server.wholist import (WhoOptions, WhoOptionsError, interface_entry,
                                     parse_games_flags, parse_who_options, status_char)
 
@@ -111,11 +113,12 @@ def games_line(game: IGame) -> str:
 
 
 def _category(game: IGame) -> str:
-    """The ``games /FLAGS`` letter that selects ``game``: ``e`` examined, else its speed."""
+    """The ``games /FLAGS`` letter that selects ``game``: ``e`` examined, else its speed
+    (or variant: ``z`` crazyhouse, ``w`` wild)."""
     if IExaminedGame.providedBy(game):
         return "e"
     if IPlayedGame.providedBy(game):
-        return game.time_control.category[0]
+        return category_letter(category(game))
     return ""
 
 
