@@ -279,15 +279,16 @@ class BsetupCommand(Command):
             self.done(caller, game, directory)
             return
         try:
-            if game.setup is None:
-                game.start_setup()
-            draft = _EDITS[sub](game.draft(), arg.strip(), game.setup_variant)
+            variant = game.setup_variant if game.setup is not None else game.tracker.variant
+            draft = _EDITS[sub](game.draft(), arg.strip(), variant)
         except FenError as e:
             caller.send(e.render(caller.lang))
             return
         except (ValueError, NameResolutionError):
             self.send_usage(caller)
             return
+        if game.setup is None:
+            game.start_setup()  # the position's rules become the draft's
         game.setup = draft
         caller.send(msg("Setup position: {fen}", fen=draft.fen()))
 
