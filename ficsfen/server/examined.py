@@ -22,10 +22,10 @@ from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.server.interfaces import IExaminedGame
 from ficsfen.tracker import Ply, PlySubscribers, Tracker
-from ficsfen.variants import Variant
+from ficsfen.variants import Variant, parse_variant
 
 __all__ = ["ExaminedGame", "GameStateError", "SetupDraft", "clear_draft", "draft_with_castling",
-           "draft_with_fen", "start_draft"]
+           "draft_with_fen", "parse_setup", "start_draft"]
 
 EMPTY_PLACEMENT = "8/8/8/8/8/8/8/8"
 
@@ -47,12 +47,28 @@ _CASTLING_HOMES = {
 }
 
 
-def draft_with_fen(draft: Position, text: str) -> Position:
+def parse_setup(text: str, variant: Variant | None = None) -> Position:
+    """``text`` checked as a record of ``variant``'s (chess when ``None``), as a draft.
+
+    A variant's draft keeps its holdings in the placement and its castling
+    in X-FEN, so the draft's ``fen()`` is the variant's record.
+
+    :raises FenError: the codec's error, naming the field.
+    """
+    if variant is None:
+        return parse(text)
+    found = parse_variant(text, variant)
+    return Position(found.fen().split(" ", 1)[0], found.turn, found.castling, found.ep,
+                    found.halfmove, found.fullmove)
+
+
+def draft_with_fen(draft: Position, text: str, variant: Variant | None = None) -> Position:
     """``draft`` with ``text`` applied: a full record, or a placement alone.
 
     A placement alone keeps the side to move, clears the en passant square
     and keeps only the castling rights whose king and rook still stand on
-    their home squares.
+    their home squares (none in Chess960: give a whole record there).
+    A crazyhouse placement may carry its ``[holdings]``.
 
     :raises FenError: a full record that is not valid FEN, or a placement
         that is not well-formed (a placement alone is only checked for
@@ -60,11 +76,17 @@ def draft_with_fen(draft: Position, text: str) -> Position:
     """
     text = text.strip()
     if " " in text:
-        return parse(text)
-    parse_syntax(f"{text} w - - 0 1")
-    board = chess.BaseBoard(text)
+        return parse_setup(text, variant)
+    if variant is not None and variant.holdings:
+        text = text if "[" in text else text + "[]"
+        parse_setup(f"{text} {draft.turn} - - 0 1", variant)  # the holdings' checks
+        board = chess.BaseBoard(text.partition("[")[0].replace("~", ""))
+    else:
+        parse_syntax(f"{text} w - - 0 1")
+        board = chess.BaseBoard(text)
     kept = "".join(
         right for right in draft.castling if right in _CASTLING_HOMES
+        and not (variant is not None and variant.chess960)
         and board.piece_at(_CASTLING_HOMES[right][0]) == chess.Piece(chess.KING, _CASTLING_HOMES[right][2])
         and board.piece_at(_CASTLING_HOMES[right][1]) == chess.Piece(chess.ROOK, _CASTLING_HOMES[right][2])
     )
@@ -96,6 +118,8 @@ class ExaminedGame:
         self.tracker = Tracker(fen, variant=variant)
         self.result: str | None = None
         self.setup: SetupDraft | None = None
+        #: The rules of the position being set up (``bsetup fr``, ``bsetup zh``).
+        self.setup_variant: Variant | None = None
         self._future: list[str] = []
         self._frames: dict[bool, Style12Frame] = {}
         self._frames_key: tuple[int, str] | None = None
@@ -198,10 +222,20 @@ class ExaminedGame:
 
     def draft(self) -> SetupDraft:
         """The setup being edited, or a fresh one from the current position (not stored)."""
-        return self.setup if self.setup is not None else parse(self.tracker.fen)
+        if self.setup is not None:
+            return self.setup
+        return parse_setup(self.tracker.fen, self.tracker.variant)
 
     def start_setup(self) -> None:
+        if self.setup is None:
+            self.setup_variant = self.tracker.variant
         self.setup = self.draft()
+
+    def set_up_variant(self, variant: Variant | None) -> SetupDraft:
+        """Enter setup mode for ``variant``'s rules, from its usual start (``bsetup fr``)."""
+        self.setup_variant = variant
+        self.setup = start_draft(variant)
+        return self.setup
 
     def finish_setup(self) -> str:
         """Validate the draft and make it the position; returns its FEN.
@@ -210,17 +244,18 @@ class ExaminedGame:
         """
         if self.setup is None:
             raise GameStateError(msg("You are not setting up a position."))
-        position = parse(self.setup.fen())
-        self.tracker = Tracker(position.fen())
+        position = parse_setup(self.setup.fen(), self.setup_variant)
+        self.tracker = Tracker(position.fen(), variant=self.setup_variant)
         self.setup = None
         self._future.clear()
         return position.fen()
 
 
-def start_draft() -> SetupDraft:
-    return parse(STARTING_FEN)
+def start_draft(variant: Variant | None = None) -> SetupDraft:
+    return parse_setup(STARTING_FEN if variant is None else variant.starting_fen, variant)
 
 
-def clear_draft() -> SetupDraft:
-    return Position(EMPTY_PLACEMENT, "w", "-", "-", 0, 1)
+def clear_draft(variant: Variant | None = None) -> SetupDraft:
+    holdings = "[]" if variant is not None and variant.holdings else ""
+    return Position(EMPTY_PLACEMENT + holdings, "w", "-", "-", 0, 1)
 

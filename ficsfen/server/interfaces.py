@@ -116,6 +116,7 @@ class IExaminedGame(IServerGame, IMoveEvents):
 
     examiners = Attribute("list[str]: who examines it (its players()).")
     setup = Attribute("The draft position ``bsetup`` edits, or None outside setup mode.")
+    setup_variant = Attribute("The draft's variant (``bsetup fr``, ``bsetup zh``), None for chess.")
     last_mover = Attribute("str | None: who made the last move.")
 
     def forward(n=1):
@@ -132,6 +133,9 @@ class IExaminedGame(IServerGame, IMoveEvents):
 
     def start_setup():
         """Enter setup mode."""
+
+    def set_up_variant(variant):
+        """Enter setup mode for ``variant`` (None: chess), from its usual start."""
 
     def finish_setup():
         """Validate the draft and make it the position (raises FenError if invalid)."""

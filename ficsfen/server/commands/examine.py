@@ -20,7 +20,8 @@ from ficsfen.server.commands.history import StoreGetter, replayed_history_game
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
-from ficsfen.server.variant_games import stored_variant
+from ficsfen.server.variant_games import FICS_TYPES, stored_variant, variant_word
+from ficsfen.variants import Variant
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -176,6 +177,7 @@ _CASTLE_WORDS = ("none", "kside", "qside", "both")
 
 _BSETUP_USAGE = msg("bsetup [fen RECORD | start | clear | tomove white|black | "
                     "wcastle|bcastle none|kside|qside|both | eppos FILE|none | done]")
+_BSETUP_VARIANT_USAGE = msg("bsetup fr | wild fr | crazyhouse | zh")
 
 #: The words of ``bsetup`` (subcommands and their arguments): a word that
 #: names none of them, or several, is answered with the usage line.
@@ -186,26 +188,26 @@ _BSETUP_WORD = NameKind(
 )
 
 
-# Each ``bsetup`` edit: (draft, argument) -> the new draft.  ``ValueError``
+# Each ``bsetup`` edit: (draft, argument, variant) -> the new draft.  ``ValueError``
 # or a NameResolutionError means the argument does not fit (the usage line);
 # ``FenError`` is the codec's own field error.  Nothing is stored until the edit succeeds.
 
 
-def _setup_fen(draft: SetupDraft, arg: str) -> SetupDraft:
+def _setup_fen(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
     if not arg:
         raise ValueError(arg)
-    return draft_with_fen(draft, arg)
+    return draft_with_fen(draft, arg, variant)
 
 
-def _setup_start(draft: SetupDraft, arg: str) -> SetupDraft:
-    return start_draft()
+def _setup_start(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
+    return start_draft(variant)
 
 
-def _setup_clear(draft: SetupDraft, arg: str) -> SetupDraft:
-    return clear_draft()
+def _setup_clear(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
+    return clear_draft(variant)
 
 
-def _setup_tomove(draft: SetupDraft, arg: str) -> SetupDraft:
+def _setup_tomove(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
     side = resolve(arg, ("white", "black"), _BSETUP_WORD)
     draft = replace(draft, turn=side[0])
     if draft.ep != "-":  # the en passant square follows the side to move
@@ -214,13 +216,13 @@ def _setup_tomove(draft: SetupDraft, arg: str) -> SetupDraft:
 
 
 def _setup_castle(color: str):
-    def edit(draft: SetupDraft, arg: str) -> SetupDraft:
+    def edit(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
         which = resolve(arg, _CASTLE_WORDS, _BSETUP_WORD)
         return draft_with_castling(draft, color, which)
     return edit
 
 
-def _setup_eppos(draft: SetupDraft, arg: str) -> SetupDraft:
+def _setup_eppos(draft: SetupDraft, arg: str, variant: Variant | None) -> SetupDraft:
     word = fold(arg)
     if word in ("none", "-"):
         return replace(draft, ep="-")
@@ -263,6 +265,11 @@ class BsetupCommand(Command):
             caller.send(msg("Entering setup mode for game {number}.", number=game.number))
             return
         word, _, arg = rest.partition(" ")
+        words = rest.split()
+        variant_name, _ = variant_word(fold(word), words, 1)
+        if variant_name is not None:
+            self.set_up_variant(caller, game, variant_name)
+            return
         try:
             sub = resolve(word, _SUBCOMMANDS, _BSETUP_WORD)
         except NameResolutionError as e:
@@ -272,14 +279,31 @@ class BsetupCommand(Command):
             self.done(caller, game, directory)
             return
         try:
-            draft = _EDITS[sub](game.draft(), arg.strip())
+            variant = game.setup_variant if game.setup is not None else game.tracker.variant
+            draft = _EDITS[sub](game.draft(), arg.strip(), variant)
         except FenError as e:
             caller.send(e.render(caller.lang))
             return
         except (ValueError, NameResolutionError):
             self.send_usage(caller)
             return
+        if game.setup is None:
+            game.start_setup()  # the position's rules become the draft's
         game.setup = draft
+        caller.send(msg("Setup position: {fen}", fen=draft.fen()))
+
+    @staticmethod
+    def set_up_variant(caller: IServerCaller, game: IExaminedGame, name: str) -> None:
+        """``bsetup fr``, ``bsetup zh``: set up a position of that variant, from its start."""
+        variant = FICS_TYPES.get(name)
+        if variant is None:
+            caller.send(msg("Sorry, {variant} games cannot be played on this server yet.",
+                            variant=name))
+            caller.send(msg("Usage: {usage}", usage=_BSETUP_VARIANT_USAGE))
+            return
+        draft = game.set_up_variant(variant)
+        caller.send(msg("Setting up a {variant} position for game {number}.", variant=name,
+                        number=game.number))
         caller.send(msg("Setup position: {fen}", fen=draft.fen()))
 
     @staticmethod
