@@ -34,18 +34,16 @@ the test suite.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import re
-import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pychess_check import Guest, free_port  # noqa: E402
-from pychess_seeks_check import Checks, record, until  # noqa: E402
+from pychess_check import Guest  # noqa: E402
+from pychess_seeks_check import Checks, check_live, close, record, until  # noqa: E402
 
 chess = None  # python-chess, from the checkout's virtual environment (main() imports it)
 
@@ -286,40 +284,16 @@ async def run(port: int, check: Checks, transcript: list[str]) -> None:
     guests = []
     for kind in ("zh", "fr"):
         guests += await observe_and_play(conn, obs, port, check, kind, style12s, transcript)
-    for g in guests:
-        g.send("quit")
-    conn.close()
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
+    await close(conn, task, guests)
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--checkout", type=Path, required=True)
-    p.add_argument("--transcript", type=Path, help="write pychess's lines both ways here")
-    args = p.parse_args()
     global chess
-    sys.path.extend(str(d) for d in (args.checkout / ".venv/lib").glob("python3*/site-packages"))
+    checkout = Path(sys.argv[sys.argv.index("--checkout") + 1]) if "--checkout" in sys.argv else None
+    if checkout is not None:  # python-chess from the checkout's virtual environment
+        sys.path.extend(str(d) for d in (checkout / ".venv/lib").glob("python3*/site-packages"))
     import chess.variant
-    transcript: list[str] = []
-    port = free_port()
-    server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en",
-                               "--data", "none", "--listen", f"tcp:{port}:interface=127.0.0.1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
-    check = Checks()
-    try:
-        asyncio.run(asyncio.wait_for(run(port, check, transcript), 180))
-    finally:
-        if args.transcript:
-            args.transcript.write_text("\n".join(transcript) + "\n")
-        server.terminate()
-        server.wait(10)
-    print("all OK" if not check.failed else f"FAILED: {', '.join(check.failed)}")
-    return 1 if check.failed else 0
+    return check_live(__doc__.splitlines()[0], run, ("--data", "none"))
 
 
 if __name__ == "__main__":
