@@ -202,6 +202,9 @@ def test_startpos_puts_the_starting_board_in_the_move_list(room):
     lines = out.splitlines()
     assert lines.index(line) < next(i for i, l in enumerate(lines) if l.startswith("Move  "))
     assert lines.index(line) > next(i for i, l in enumerate(lines) if " match, initial time: " in l)
+    # FICS's layout, which pychess counts on: the header, one blank line, the board.
+    assert lines[lines.index(line) - 2:lines.index(line)] == [
+        "Unrated untimed match, initial time: 0 minutes, increment: 0 seconds.", ""]
 
 
 def test_startpos_in_style1_and_off_and_for_the_usual_start(room):

@@ -100,6 +100,18 @@ async def seeker(port: int, seek: str) -> tuple[Guest, str, int]:
     return guest, name, int(re.search(r"Your seek has been posted with index (\d+)", text).group(1))
 
 
+async def close(conn, task, guests) -> None:
+    """Log the guests off, close pychess's connection and end its reading task."""
+    for g in guests:
+        g.send("quit")
+    conn.close()
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+
+
 def seek_fields(seek) -> tuple:
     return (seek.index, seek.player.name, seek.minutes, seek.inc, seek.rated, seek.color,
             seek.game_type.fics_name, seek.rmin, seek.rmax, seek.automatic)
@@ -238,30 +250,25 @@ async def run(port: int, check: Checks, transcript: list[str]) -> None:
     ok = await until(lambda: (a_name, "good luck") in private)
     check("say during the game: privateMessage", ok, private)
 
-    for g in (a, b):
-        g.send("quit")
-    conn.close()
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
+    await close(conn, task, (a, b))
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def check_live(description: str, run, serve_args: tuple[str, ...] = ()) -> int:
+    """The command line of these tools: start the checkout's server, ``run(port, check,
+    transcript)`` against it under asyncio, print the verdict; 1 if a check failed."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--checkout", type=Path, required=True)
     p.add_argument("--transcript", type=Path, help="write pychess's lines both ways here")
     args = p.parse_args()
     transcript: list[str] = []
     port = free_port()
     server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en",
-                               "--listen", f"tcp:{port}:interface=127.0.0.1"],
+                               *serve_args, "--listen", f"tcp:{port}:interface=127.0.0.1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     check = Checks()
     try:
-        asyncio.run(asyncio.wait_for(run(port, check, transcript), 120))
+        asyncio.run(asyncio.wait_for(run(port, check, transcript), 180))
     finally:
         if args.transcript:
             args.transcript.write_text("\n".join(transcript) + "\n")
@@ -269,6 +276,10 @@ def main() -> int:
         server.wait(10)
     print("all OK" if not check.failed else f"FAILED: {', '.join(check.failed)}")
     return 1 if check.failed else 0
+
+
+def main() -> int:
+    return check_live(__doc__.splitlines()[0], run)
 
 
 if __name__ == "__main__":

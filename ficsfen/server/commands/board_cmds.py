@@ -80,7 +80,7 @@ def move_list_lines(*, white: str, black: str, started: float, minutes: int, inc
     lines = [f"{white} (UNR) vs. {black} (UNR) --- {fics_date(started)}",
              f"Unrated {category} match, initial time: {minutes} minutes, "
              f"increment: {increment} seconds."]
-    if tracker.initial_fen != STARTING_FEN:
+    if tracker.initial_fen != STARTING_FEN and start_board is None:  # FICS: the board, one blank
         lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
     if start_board is not None:
         lines += ["", start_board]
