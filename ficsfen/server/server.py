@@ -687,6 +687,7 @@ class FicsServer:
                                       "could not save it.", handle=game.opponent_of(handle)))
             return
         audience = self.watchers(game)
+        observers = self.directory.observers(game)
         self.talk.game_over(game.white, game.black)
         self.directory.remove(game, result)
         if result.adjourned:
@@ -694,8 +695,16 @@ class FicsServer:
                 game.adjourned_at = self.wall()
             self._keep_adjourned(game)
         announcement = result.announcement(game)
+        # As FICS, observers also read that the game left their list, under the result
+        # and before one prompt (pychess frees its state for the game on that line).
+        removed = msg("Removing game {number} from observation list.", number=game.number)
+        observing = {fold(h) for h in observers}
         for handle in audience:
-            self.tell(handle, announcement)
+            session = self.session(handle) if fold(handle) in observing else None
+            if session is None:
+                self.tell(handle, announcement)
+            else:
+                self.tell(handle, session.render(announcement) + "\n" + session.render(removed))
         self.deliver(result.notices)
         # The allresults ivar: every game's end, not only watched ones.
         if self._listening["allresults"]:
