@@ -159,3 +159,18 @@ def test_registered_account_logs_in_with_a_hidden_password(tmp_path):
         c.send_bytes(IAC + DO + ECHO)
         c.send("s3cret")
         assert "**** Starting FICS session as alice ****" in c.read_until("fics% ")
+
+
+def test_full_collections_are_spaced_and_young_ones_kept():
+    """The server makes full collector passes rarer (they pause the reactor), nothing else."""
+    import gc
+
+    from ficsfen.server.serve import FULL_COLLECTION_EVERY, space_full_collections
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        space_full_collections()
+        assert gc.get_threshold() == (700, 10, FULL_COLLECTION_EVERY) == (700, 10, 100)
+    finally:
+        gc.set_threshold(*before)
