@@ -282,15 +282,7 @@ class Run:
         folder.mkdir()
         # pychess opens its second ("helper") connection, the one that asks for games,
         # players and seeks, only when the host is not localhost/127.0.0.1: use 127.0.0.2.
-        port = self.proxy(folder, name, "--host", "127.0.0.2")
-        home = folder / "home"
-        conf = home / ".config/pychess/config"
-        conf.parent.mkdir(parents=True)
-        conf.write_text("[General]\nautoLogin = True\nshow_tip_at_startup = False\n"
-                        "dont_show_externals_at_startup = True\n\n"
-                        f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
-                        "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
-                        "[ICC]\ntimesealCheck = False\n")
+        port, home = self.pychess_home(folder, name, timeseal)
         players, state, go = self.players(folder, plies=30, delay=1.0)
         created = wait_for(lambda: self.read_state(state).get("game"), 30)
         result: dict = {"scenario": name, "timeseal": timeseal, "game_for_observing": created}
@@ -667,12 +659,8 @@ class Run:
                 shutil.copy(home / log, folder / log)
         return result
 
-    def pychess_lounge(self, folder: Path, name: str, timeseal: bool,
-                       result: dict) -> tuple[subprocess.Popen, str | None]:
-        """pychess logged in as a guest (auto-login config), its window at 0,0 and 1280x1000.
-
-        The handle is None (and pychess stopped, ``result["error"]`` set) if it did not log in.
-        """
+    def pychess_home(self, folder: Path, name: str, timeseal: bool) -> tuple[int, Path]:
+        """A proxy on 127.0.0.2 and a HOME whose pychess config logs in as a guest at once."""
         port = self.proxy(folder, name, "--host", "127.0.0.2")
         home = folder / "home"
         conf = home / ".config/pychess/config"
@@ -682,6 +670,15 @@ class Run:
                         f"[FICS]\ntimesealCheck = {timeseal}\nhostEntry = 127.0.0.2\n"
                         "usernameEntry = \npasswordEntry = \nasGuestCheck = True\n\n"
                         "[ICC]\ntimesealCheck = False\n")
+        return port, home
+
+    def pychess_lounge(self, folder: Path, name: str, timeseal: bool,
+                       result: dict) -> tuple[subprocess.Popen, str | None]:
+        """pychess logged in as a guest (auto-login config), its window at 0,0 and 1280x1000.
+
+        The handle is None (and pychess stopped, ``result["error"]`` set) if it did not log in.
+        """
+        port, home = self.pychess_home(folder, name, timeseal)
         proc = self.procs.start(["/usr/games/pychess", "--no-version-check", "--log-debug",
                                  "--ics-host", "127.0.0.2", "--ics-port", str(port)],
                                 folder / "pychess.out", cwd=folder, env=self.env(home))
