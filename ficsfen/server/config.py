@@ -122,6 +122,10 @@ class Config:
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
     input_burst: int = 131072
+    #: Bytes per second of telnet commands (IAC sequences, subnegotiations) one
+    #: connection may send, after a burst of ``telnet_burst`` (0: no separate limit).
+    telnet_rate: int = 256
+    telnet_burst: int = 4096
     #: Disconnections after which memory is given back to the system (0: never).
     trim_after: int = 200
     #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
@@ -276,6 +280,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "lines_per_turn"): ("lines_per_turn", _positive_int),
     ("limits", "input_rate"): ("input_rate", _count),
     ("limits", "input_burst"): ("input_burst", _positive_int),
+    ("limits", "telnet_rate"): ("telnet_rate", _count),
+    ("limits", "telnet_burst"): ("telnet_burst", _positive_int),
     ("limits", "commands_per_second"): ("commands_per_second", _count),
     ("limits", "trim_after"): ("trim_after", _count),
     ("limits", "command_burst"): ("command_burst", _positive_int),
