@@ -41,7 +41,7 @@ from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import ICommand
-from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
+from ficsfen.names import AmbiguousNameError, NameIndex, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards, wholist
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
@@ -146,6 +146,7 @@ class FicsServer:
         self.rng = rng if rng is not None else random.SystemRandom()
         self.catalog = catalog if catalog is not None else HelpCatalog(self.config.help_dir)
         self._sessions: dict[str, Session] = {}
+        self._handles = NameIndex()  # the handles of _sessions
         self._reserved: set[str] = set()
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
@@ -207,8 +208,9 @@ class FicsServer:
 
     # -- sessions --------------------------------------------------------
 
-    def handles(self) -> list[str]:
-        return [s.handle for s in self._sessions.values()]
+    def handles(self) -> NameIndex:
+        """The handles online, kept up to date: typed names resolve against it by bisection."""
+        return self._handles
 
     def session(self, handle: str) -> Session | None:
         return self._sessions.get(fold(handle))
@@ -328,6 +330,7 @@ class FicsServer:
         elif old is None:
             self.lists.forget(handle)  # a guest's lists last one session
         self._sessions[key] = session
+        self._handles.add(handle)
         self.listing_changed()
         if old is not None:
             old.write_text("\n" + old.render(msg(
@@ -348,6 +351,7 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
+        self._handles.discard(session.handle)
         self.listing_changed()
         self.last_seen[key] = self.clock.seconds()
         game = self.directory.game_of(session.handle)
