@@ -108,6 +108,10 @@ class Config:
     password_failures: int = 10
     password_window: float = 900.0
     password_lockout: float = 900.0
+    #: Password hashes computed at once, and how many steps below the server's CPU
+    #: priority their threads run (Linux; 0: the same priority).
+    password_threads: int = 2
+    password_nice: int = 10
     login_timeout: float = 120.0
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
@@ -271,6 +275,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "password_failures"): ("password_failures", _positive_int),
     ("limits", "password_window"): ("password_window", _seconds),
     ("limits", "password_lockout"): ("password_lockout", _seconds),
+    ("limits", "password_threads"): ("password_threads", _positive_int),
+    ("limits", "password_nice"): ("password_nice", _count),
     ("limits", "login_timeout"): ("login_timeout", _seconds),
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),

@@ -32,7 +32,6 @@ from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
-from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -49,6 +48,7 @@ from ficsfen.server.commands import (board_cmds, examine, info, interface, lists
                                      play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands.interface import AliasError, expand_alias
+from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
@@ -148,6 +148,7 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._handles = NameIndex()  # the handles of _sessions
         self._reserved: set[str] = set()
+        self._password_pool: BackgroundPool | None = None  # started at the first password check
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
         #: changes, the version of what ``who`` lists.
@@ -276,13 +277,17 @@ class FicsServer:
 
         The hash is read from the store at each login (never cached).
         Hashing takes a good fraction of a second by design, so it runs in
-        the reactor's thread pool when the clock is a real reactor (inline
-        with a test clock), never blocking other players.
+        a thread pool of its own at a lower CPU priority when the clock is a
+        real reactor (inline with a test clock), never blocking other
+        players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
         stored = self._password_hash(name)
         if IReactorThreads.providedBy(self.clock):
-            return deferToThreadPool(self.clock, self.clock.getThreadPool(),
-                                     verify_password, password, stored)
+            if self._password_pool is None:
+                self._password_pool = BackgroundPool(
+                    self.clock, threads=self.config.password_threads, nice=self.config.password_nice,
+                    name="ficsfen-passwords")
+            return self._password_pool.run(verify_password, password, stored)
         return succeed(verify_password(password, stored))
 
     def allocate_guest(self) -> str:
