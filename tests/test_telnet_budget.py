@@ -14,21 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.conch.telnet import DO, ECHO, IAC, NAWS, NOP, SB, SE, WILL
-from twisted.logger import formatEvent, globalLogPublisher
 
 from ficsfen.server.testing import ServerProcess, connect, make_server
+from test_flow import START_FEN, _texts, log_events  # noqa: F401  (a fixture)
 
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-PROMPT = "fics% "
 RATE_LINE = "limits.telnet_rate"
 
 
 @pytest.fixture
-def log_texts():
-    events: list[dict] = []
-    globalLogPublisher.addObserver(events.append)
-    yield lambda: [formatEvent(e) for e in events]
-    globalLogPublisher.removeObserver(events.append)
+def log_texts(log_events):
+    return lambda: _texts(log_events)
 
 
 def _unparsed(telnet) -> int:
