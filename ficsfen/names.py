@@ -25,9 +25,10 @@ name was looked up (:class:`NameKind`).  Nothing here imports Twisted.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping, TypeVar
+from typing import Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ficsfen.i18n import (LocalizedError, Message, available_languages, language_name,
                           language_names, msg)
@@ -37,6 +38,7 @@ __all__ = [
     "COMMAND",
     "HANDLE",
     "LANGUAGE",
+    "NameIndex",
     "NameKind",
     "NameResolutionError",
     "NoMatchError",
@@ -122,8 +124,76 @@ def _order(name: str) -> tuple[str, str]:
     return (fold(name), name)
 
 
+class NameIndex:
+    """Names kept by their folded form, in order: :func:`resolve` finds a word among them by bisection.
+
+    Why: a server resolves a typed handle (``match``, ``tell``...) against
+    every handle online; with thousands online, listing and folding them all
+    at each command costs more than the command.  Kept up to date with
+    :meth:`add` and :meth:`discard`; iterating gives the names.  Resolving a
+    word here gives exactly what it gives among the same names in a list.
+    """
+
+    __slots__ = ("_names", "_keys")
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._names: dict[str, dict[str, None]] = {}  # folded form -> its spellings (an ordered set)
+        self._keys: list[str] = []  # the folded forms, sorted
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> None:
+        key = fold(name)
+        spellings = self._names.get(key)
+        if spellings is None:
+            self._names[key] = {name: None}
+            insort(self._keys, key)
+        else:
+            spellings[name] = None
+
+    def discard(self, name: str) -> None:
+        """Forget ``name`` (nothing happens if it is not here)."""
+        key = fold(name)
+        spellings = self._names.get(key)
+        if spellings is None or name not in spellings:
+            return
+        del spellings[name]
+        if not spellings:
+            del self._names[key]
+            del self._keys[bisect_left(self._keys, key)]
+
+    def __iter__(self) -> Iterator[str]:
+        for spellings in self._names.values():
+            yield from spellings
+
+    def __len__(self) -> int:
+        return sum(map(len, self._names.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._names.get(fold(name), ())
+
+    def candidates(self, word: str) -> str | list[str]:
+        """What :func:`_candidates` gives for ``word`` among these names."""
+        key = fold(word)
+        equal = self._names.get(key)
+        if equal:
+            if word in equal:
+                return word
+            found = list(equal)
+        else:
+            keys, names = self._keys, self._names
+            found = []
+            i = bisect_left(keys, key)
+            while i < len(keys) and keys[i].startswith(key):  # a prefix's names are contiguous
+                found.extend(names[keys[i]])
+                i += 1
+        return found[0] if len(found) == 1 else found
+
+
 def _candidates(word: str, names: Iterable[str]) -> str | list[str]:
     """The name ``word`` picks, or every name equal to it or, failing that, starting with it."""
+    if isinstance(names, NameIndex):
+        return names.candidates(word)
     key = fold(word)
     equal: list[str] = []
     starting: list[str] = []

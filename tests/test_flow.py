@@ -293,7 +293,7 @@ def test_input_past_its_rate_waits_for_the_clock_and_is_logged_once(log_events):
 
 
 def test_a_rate_limited_flood_is_read_no_faster_than_the_rate():
-    server = make_server(input_rate=4096, input_burst=8192)
+    server = make_server(input_rate=4096, input_burst=8192, telnet_rate=0)  # input_rate alone
     client = connect(server)
     client.login()
     client.output()
@@ -413,7 +413,7 @@ def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer()
 
 
 def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events):
-    server = make_server(input_rate=0)  # 100 KB at once: the rate is tested below
+    server = make_server(input_rate=0, telnet_rate=0)  # 100 KB at once: the rates are tested elsewhere
     client = connect(server)
     client.login()
     client.output()
@@ -428,7 +428,7 @@ def test_an_iac_flood_costs_one_match_per_run_and_keeps_escaped_bytes(log_events
 # -- subnegotiations ----------------------------------------------------------
 
 def test_an_unterminated_subnegotiation_is_dropped_after_its_size_limit(log_events):
-    server = make_server(subnegotiation_limit=10_000, input_rate=0)
+    server = make_server(subnegotiation_limit=10_000, input_rate=0, telnet_rate=0)
     client = connect(server)
     client.login()
     client.output()

@@ -108,6 +108,10 @@ class Config:
     password_failures: int = 10
     password_window: float = 900.0
     password_lockout: float = 900.0
+    #: Password hashes computed at once, and how many steps below the server's CPU
+    #: priority their threads run (Linux; 0: the same priority).
+    password_threads: int = 2
+    password_nice: int = 10
     login_timeout: float = 120.0
     idle_timeout: float = 3600.0
     help_page_lines: int = 40
@@ -122,6 +126,10 @@ class Config:
     #: ``input_burst`` bytes (0: no rate limit).
     input_rate: int = 2048
     input_burst: int = 131072
+    #: Bytes per second of telnet commands (IAC sequences, subnegotiations) one
+    #: connection may send, after a burst of ``telnet_burst`` (0: no separate limit).
+    telnet_rate: int = 256
+    telnet_burst: int = 4096
     #: Disconnections after which memory is given back to the system (0: never).
     trim_after: int = 200
     #: Seconds after such a run before one more, for what expired meanwhile (0: none).
@@ -269,6 +277,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "password_failures"): ("password_failures", _positive_int),
     ("limits", "password_window"): ("password_window", _seconds),
     ("limits", "password_lockout"): ("password_lockout", _seconds),
+    ("limits", "password_threads"): ("password_threads", _positive_int),
+    ("limits", "password_nice"): ("password_nice", _count),
     ("limits", "login_timeout"): ("login_timeout", _seconds),
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
@@ -278,6 +288,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "lines_per_turn"): ("lines_per_turn", _positive_int),
     ("limits", "input_rate"): ("input_rate", _count),
     ("limits", "input_burst"): ("input_burst", _positive_int),
+    ("limits", "telnet_rate"): ("telnet_rate", _count),
+    ("limits", "telnet_burst"): ("telnet_burst", _positive_int),
     ("limits", "commands_per_second"): ("commands_per_second", _count),
     ("limits", "trim_after"): ("trim_after", _count),
     ("limits", "trim_again"): ("trim_again", _seconds),

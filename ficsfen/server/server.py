@@ -32,7 +32,6 @@ from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
-from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -41,7 +40,7 @@ from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.interfaces import ICommand
-from ficsfen.names import AmbiguousNameError, NameResolutionError, fold, resolve_handle
+from ficsfen.names import AmbiguousNameError, NameIndex, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards, wholist
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
@@ -49,6 +48,7 @@ from ficsfen.server.commands import (board_cmds, examine, info, interface, lists
                                      play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands.interface import AliasError, expand_alias
+from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.examined import ExaminedGame
@@ -146,7 +146,9 @@ class FicsServer:
         self.rng = rng if rng is not None else random.SystemRandom()
         self.catalog = catalog if catalog is not None else HelpCatalog(self.config.help_dir)
         self._sessions: dict[str, Session] = {}
+        self._handles = NameIndex()  # the handles of _sessions
         self._reserved: set[str] = set()
+        self._password_pool: BackgroundPool | None = None  # started at the first password check
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
         #: changes, the version of what ``who`` lists.
@@ -207,8 +209,9 @@ class FicsServer:
 
     # -- sessions --------------------------------------------------------
 
-    def handles(self) -> list[str]:
-        return [s.handle for s in self._sessions.values()]
+    def handles(self) -> NameIndex:
+        """The handles online, kept up to date: typed names resolve against it by bisection."""
+        return self._handles
 
     def session(self, handle: str) -> Session | None:
         return self._sessions.get(fold(handle))
@@ -287,13 +290,17 @@ class FicsServer:
 
         The hash is read from the store at each login (never cached).
         Hashing takes a good fraction of a second by design, so it runs in
-        the reactor's thread pool when the clock is a real reactor (inline
-        with a test clock), never blocking other players.
+        a thread pool of its own at a lower CPU priority when the clock is a
+        real reactor (inline with a test clock), never blocking other
+        players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
         stored = self._password_hash(name)
         if IReactorThreads.providedBy(self.clock):
-            return deferToThreadPool(self.clock, self.clock.getThreadPool(),
-                                     verify_password, password, stored)
+            if self._password_pool is None:
+                self._password_pool = BackgroundPool(
+                    self.clock, threads=self.config.password_threads, nice=self.config.password_nice,
+                    name="ficsfen-passwords")
+            return self._password_pool.run(verify_password, password, stored)
         return succeed(verify_password(password, stored))
 
     def allocate_guest(self) -> str:
@@ -341,6 +348,7 @@ class FicsServer:
         elif old is None:
             self.lists.forget(handle)  # a guest's lists last one session
         self._sessions[key] = session
+        self._handles.add(handle)
         self.listing_changed()
         if old is not None:
             old.write_text("\n" + old.render(msg(
@@ -361,6 +369,7 @@ class FicsServer:
         if self._sessions.get(key) is not session:
             return
         del self._sessions[key]
+        self._handles.discard(session.handle)
         self.listing_changed()
         if session.registered:  # only registered players are fingered offline
             self.last_seen[key] = self.clock.seconds()

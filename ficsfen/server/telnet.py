@@ -68,6 +68,8 @@ _NEGOTIATION = frozenset((WILL, WONT, DO, DONT))
 # whole flood of them.
 _IAC_RUN = re.compile(b"(?:\xff[" + re.escape(EOR + NOP + DM + BRK + IP + AO + AYT + EC + EL + GA)
                       + b"\xff])+")
+#: Parser states in which a chunk without an IAC byte is plain text (the fast path).
+_PLAIN_STATES = frozenset(("data", "cr"))
 _SUBNEGOTIATION_STATES = frozenset(("subnegotiation", "subnegotiation-escaped",
                                     "subnegotiation-discard", "subnegotiation-discard-escaped"))
 
@@ -155,6 +157,11 @@ class FicsTelnetTransport(TelnetTransport):
     - at most ``input_rate`` bytes a second are parsed (bursts of
       ``input_burst``): past that, reading pauses until the rate allows
       more (logged once per connection), so a flood is slowed by TCP itself;
+    - telnet commands (IAC sequences, subnegotiations) have a budget of
+      their own, ``telnet_rate`` bytes a second in bursts of
+      ``telnet_burst``: a client negotiates with a few dozen bytes, while a
+      flood of them costs a Python loop per byte, so a negotiation flood is
+      held after a few KiB while typed text keeps ``input_burst``;
     - a subnegotiation never ended by ``IAC SE`` is dropped after
       ``[limits] subnegotiation_limit`` bytes or ``subnegotiation_timeout``
       seconds, and parsing goes on with the next byte.
@@ -175,6 +182,9 @@ class FicsTelnetTransport(TelnetTransport):
     _lines_left = 4  # lines this turn may still hand to the session
     _lines_per_turn = 4
     _rate: TokenBucket | None = None  # input_rate, or None for no rate limit
+    _telnet: TokenBucket | None = None  # telnet_rate (telnet command bytes), or None
+    _telnet_taken = 0  # telnet tokens taken for the piece about to be parsed
+    _telnet_logged = False
     _commands: TokenBucket | None = None  # commands_per_second (lines), or None
     _commands_logged = False
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
@@ -204,6 +214,8 @@ class FicsTelnetTransport(TelnetTransport):
             self._lines_per_turn = self._lines_left = config.lines_per_turn
             if config.input_rate:
                 self._rate = TokenBucket(config.input_rate, config.input_burst, self._clock.seconds())
+            if config.telnet_rate:
+                self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, self._clock.seconds())
             if config.commands_per_second:
                 self._commands = TokenBucket(config.commands_per_second, config.command_burst,
                                              self._clock.seconds())
@@ -273,7 +285,7 @@ class FicsTelnetTransport(TelnetTransport):
             self._update_reading()
             return
         self._lines_left = self._turn_lines()
-        n = self._allowance(len(data))
+        n = self._allowance(data, 0)
         if n < len(data):  # the rest in later reactor turns
             self._pending = data
             self._offset = n
@@ -311,7 +323,7 @@ class FicsTelnetTransport(TelnetTransport):
                 self._deliver(lines)
             pending, start = self._pending, self._offset
             if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
-                n = self._allowance(len(pending) - start)
+                n = self._allowance(pending, start)
                 if n:
                     end = self._offset = start + n
                     if end >= len(pending):
@@ -348,9 +360,9 @@ class FicsTelnetTransport(TelnetTransport):
             self._schedule_drain()
         self._update_reading()
 
-    def _allowance(self, wanted: int) -> int:
-        """How many of ``wanted`` bytes of input to parse in this turn: the budget, the rate."""
-        n = min(wanted, self._budget)
+    def _allowance(self, data: bytes, start: int) -> int:
+        """How many bytes of ``data[start:]`` to parse in this turn: the budget, the rates."""
+        n = min(len(data) - start, self._budget)
         rate = self._rate
         if rate is not None:
             allowed = rate.take(n, self._clock.seconds())
@@ -359,7 +371,32 @@ class FicsTelnetTransport(TelnetTransport):
                 self._log_rate("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts "
                                "of {burst}): read at that rate from now on", rate)
             n = allowed
+        telnet = self._telnet
+        if telnet is not None and n:
+            plain = self._plain_prefix(data, start, start + n)
+            if plain < n:
+                # Telnet commands ahead: every byte after the typed text before them is
+                # counted for now (_parse gives back the typed text among them).
+                taken = self._telnet_taken = telnet.take(n - plain, self._clock.seconds())
+                allowed = plain + taken
+                if rate is not None:
+                    rate.give_back(n - allowed)
+                n = allowed
         return n
+
+    def _plain_prefix(self, data: bytes, start: int, end: int) -> int:
+        """How many bytes of ``data[start:end]`` are typed text before any telnet command."""
+        if self.state not in _PLAIN_STATES:
+            return 0
+        k = data.find(b"\xff", start, end)
+        return end - start if k < 0 else k - start
+
+    def _settle_telnet(self, taken: int, used: int) -> None:
+        """Telnet tokens taken for a piece, ``used`` of them by its telnet commands."""
+        if used < taken:
+            self._telnet.give_back(taken - used)
+        elif used > taken:
+            self._telnet.take(used - taken, self._clock.seconds())
 
     def _log_rate(self, text: str, bucket: TokenBucket) -> None:
         """The one log line of a connection that passed a rate limit."""
@@ -402,10 +439,22 @@ class FicsTelnetTransport(TelnetTransport):
                 self._commands_logged = True
                 self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
                                "second, bursts of {burst}): run at that rate from now on", commands)
-        elif rate is not None and self._pending:
+        elif self._pending:
             # come back for a quarter second's worth (or all that is left), not a whole budget
-            wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(rate.rate) // 4))
-            delay = rate.wait(wanted, self._clock.seconds())
+            left = len(self._pending) - self._offset
+            if rate is not None:
+                delay = rate.wait(min(self._budget, left, max(1, int(rate.rate) // 4)),
+                                  self._clock.seconds())
+            telnet = self._telnet
+            if telnet is not None and not self._plain_prefix(self._pending, self._offset,
+                                                             self._offset + 1):
+                held = telnet.wait(min(self._budget, left, max(1, int(telnet.rate) // 4)),
+                                   self._clock.seconds())
+                if held and not self._telnet_logged:  # telnet commands wait for their budget
+                    self._telnet_logged = True
+                    self._log_rate("telnet commands from {peer} passed limits.telnet_rate ({rate} "
+                                   "bytes/s, bursts of {burst}): read at that rate from now on", telnet)
+                delay = max(delay, held)
         self._drain_call = self._clock.callLater(delay, self._drain)
 
     def _update_reading(self) -> None:
@@ -436,6 +485,7 @@ class FicsTelnetTransport(TelnetTransport):
         self._update_reading()
 
     def _parse(self, data: bytes) -> None:
+        taken, self._telnet_taken = self._telnet_taken, 0
         state = self.state
         if state in _SUBNEGOTIATION_STATES and self._clock is not None and (
                 self._clock.seconds() - self._sb_since > self._sb_timeout):
@@ -447,6 +497,8 @@ class FicsTelnetTransport(TelnetTransport):
         # and CR NUL each become one LF; a trailing CR leaves state "cr" so
         # that an LF or NUL opening the next chunk is swallowed).
         if b"\xff" not in data and (state == "data" or state == "cr"):
+            if taken:  # no telnet command after all
+                self._telnet.give_back(taken)
             if state == "cr":
                 self.state = "data"
                 if data[:1] in (b"\n", b"\0"):
@@ -463,9 +515,12 @@ class FicsTelnetTransport(TelnetTransport):
             return
         app: list[bytes] = []
         i, n = 0, len(data)
+        plain = 0  # bytes of typed text (and its line ends) among those parsed
         while i < n:
             if self.holding or self._lines_left <= 0:  # the client stopped reading, or the
-                self._flush(app)  # turn's lines were handed up: the rest waits
+                if self._telnet is not None:  # turn's lines were handed up: the rest waits
+                    self._settle_telnet(taken, i - plain)
+                self._flush(app)
                 self._keep(data[i:])
                 return
             state = self.state
@@ -474,6 +529,7 @@ class FicsTelnetTransport(TelnetTransport):
                 end = m.start() if m else n
                 if end > i:
                     app.append(data[i:end])
+                    plain += end - i
                 if m is None:
                     break
                 if data[end] == 0xFF:
@@ -487,6 +543,7 @@ class FicsTelnetTransport(TelnetTransport):
                     self.state = "escaped"
                 else:
                     app.append(b"\n")
+                    plain += 1
                     self.state = "cr"
                 i = end + 1
                 continue
@@ -494,7 +551,9 @@ class FicsTelnetTransport(TelnetTransport):
             i += 1
             if state == "cr":
                 self.state = "data"
-                if b not in (b"\n", b"\0"):
+                if b in (b"\n", b"\0"):
+                    plain += 1
+                else:
                     i -= 1  # an ordinary byte after a bare CR: read it as data
             elif state == "escaped":
                 self.state = "data"
@@ -557,6 +616,8 @@ class FicsTelnetTransport(TelnetTransport):
                 self.state = "data" if b == SE else "subnegotiation-discard"
             else:  # pragma: no cover - states are ours
                 self.state = "data"
+        if self._telnet is not None:
+            self._settle_telnet(taken, n - plain)
         self._flush(app)
 
     def _abandon_subnegotiation(self, bound: str) -> None:
