@@ -27,6 +27,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
+from ficsfen.server.limits import compact
 from ficsfen.server.variant_games import variant_word
 
 __all__ = [
@@ -149,6 +150,15 @@ class OfferLimiter:
             "You are making offers too quickly. Wait {count} second before making another.",
             "You are making offers too quickly. Wait {count} seconds before making another.",
             wait))
+
+    def sweep(self) -> None:
+        """Drop the senders with no counted offer in the last minute (logged out or not):
+        a spammer's count outlives its logout by a minute, not for ever."""
+        since = self.now() - self.WINDOW
+        for key in [k for k, sent in self._sent.items() if not sent or sent[-1] <= since]:
+            del self._sent[key]
+            self._refusing.discard(key)
+        compact(self._sent)
 
     def forget(self, sender: str) -> None:
         """Drop what is known of ``sender`` once a minute has passed (logout)."""

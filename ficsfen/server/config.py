@@ -132,6 +132,8 @@ class Config:
     telnet_burst: int = 4096
     #: Disconnections after which memory is given back to the system (0: never).
     trim_after: int = 200
+    #: Seconds after such a run before one more, for what expired meanwhile (0: none).
+    trim_again: float = 30.0
     #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
     commands_per_second: int = 0
     command_burst: int = 50
@@ -290,6 +292,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "telnet_burst"): ("telnet_burst", _positive_int),
     ("limits", "commands_per_second"): ("commands_per_second", _count),
     ("limits", "trim_after"): ("trim_after", _count),
+    ("limits", "trim_again"): ("trim_again", _seconds),
     ("limits", "command_burst"): ("command_burst", _positive_int),
     ("limits", "heavy_percent"): ("heavy_percent", _count),
     ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),

@@ -43,6 +43,7 @@ __all__ = [
     "TurnScheduler",
     "MemoryTrimmer",
     "address_key",
+    "compact",
     "seconds_left",
 ]
 
@@ -61,6 +62,20 @@ def address_key(host: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return host
+
+
+def compact(table: dict) -> None:
+    """Rebuild ``table`` in place at the size of what it holds now.
+
+    Why: a dict never shrinks when entries are deleted, so one that held a
+    few thousand connections or addresses during an attack keeps a table
+    for thousands once they are gone.  Cleared and refilled, it is sized
+    for what is left, and other holders of the same object (bound methods
+    such as ``table.get``) see the same dict.
+    """
+    items = list(table.items())
+    table.clear()
+    table.update(items)
 
 
 def seconds_left(until: float, now: float) -> int:
@@ -141,6 +156,7 @@ class _Table:
         window = self.window
         for key in [k for k, r in self.records.items() if r.stale(now, window)]:
             del self.records[key]
+        compact(self.records)
         self._sweep_at = max(_SWEEP_AT, 2 * len(self.records))
 
     def __len__(self) -> int:
@@ -240,6 +256,13 @@ class LoginThrottle:
         for _scope, table, key in self._tables(account, host):
             table.records.pop(key, None)
 
+    def sweep(self) -> None:
+        """Forget the accounts and addresses whose failures no longer count."""
+        now = self.clock.seconds()
+        self.accounts.sweep(now)
+        self.addresses.sweep(now)
+        compact(self._checking)
+
 
 class _Networks:
     """A set of addresses and networks (``"127.0.0.1"``, ``"10.0.0.0/8"``)."""
@@ -310,6 +333,13 @@ class AddressLimits:
             self.open[key] = count
         else:
             self.open.pop(key, None)
+
+    def sweep(self) -> None:
+        """Forget addresses with nothing open and no login in the last minute."""
+        now = self.clock.seconds()
+        self._logins.sweep(now)
+        self._reported.sweep(now)
+        compact(self.open)
 
     def login_attempt(self, host: str) -> Over | None:
         """Count a login attempt from ``host``: ``None`` if allowed, else why not
@@ -458,36 +488,52 @@ class MemoryTrimmer:
     """Gives memory back to the system a while after a burst of disconnections.
 
     Why: after thousands of connections close (an attack, a restart of a
-    network), their objects are freed, but CPython keeps partly used memory
-    pools and glibc keeps freed heap memory for reuse: measured in a test
-    server, 2,000 guests took RSS from 41 to 98 MB and it stayed at 96 MB
-    once they were gone, with under 1 MB of Python objects left.  So
-    ``after`` disconnections (counted by :meth:`closed`) schedule, ``delay``
-    seconds later, a full garbage collection and ``malloc_trim(0)``, which
-    returns the free heap pages.  It runs at most once per ``delay`` seconds
-    and takes milliseconds; ``after = 0`` never runs it.
+    network), their objects are freed, but CPython keeps a 1 MiB arena of
+    its small-object allocator as long as one object in it lives, and glibc
+    keeps freed heap memory for reuse.  So ``after`` disconnections (counted
+    by :meth:`closed`) schedule, ``delay`` seconds later, a run that first
+    calls ``tidy`` (the server drops what it no longer needs from its tables
+    and rebuilds the dicts that shrank, so that their last entries do not
+    pin arenas), then a full garbage collection and ``malloc_trim(0)``,
+    which returns the free heap pages.  A burst's run is followed by one
+    more ``again`` seconds later, for what expired in between (login counts
+    of the last minute, offers).  A run takes milliseconds; ``after = 0``
+    never runs it.
     """
 
     def __init__(self, clock: IReactorTime, *, after: int = 200, delay: float = 5.0,
+                 again: float = 30.0, tidy: Callable[[], None] | None = None,
                  trim: Callable[[int], int] | None = None) -> None:
         self.clock = clock
         self.after = after
         self.delay = delay
+        self.again = again
+        self.tidy = tidy
         self.trim = trim if trim is not None else _malloc_trim()
         self.closed_since = 0
         self.runs = 0
         self._call = None
+        self._burst = False
 
     def closed(self) -> None:
         """One connection closed."""
         self.closed_since += 1
-        if self.after and self.closed_since >= self.after and self._call is None:
+        if self.after and self.closed_since >= self.after and not self._burst:
+            if self._call is not None:  # a pending follow-up: the burst's run comes first
+                self._call.cancel()
+            self._burst = True
             self._call = self.clock.callLater(self.delay, self.run)
 
     def run(self) -> None:
+        burst, self._burst = self._burst, False
         self._call = None
-        self.closed_since = 0
+        if burst:
+            self.closed_since = 0
+            if self.again:
+                self._call = self.clock.callLater(self.again, self.run)
         self.runs += 1
+        if self.tidy is not None:
+            self.tidy()
         gc.collect()
         if self.trim is not None:
             self.trim(0)

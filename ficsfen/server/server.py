@@ -55,7 +55,7 @@ from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import (AdjournedGames, GameResult, IGameListener, IMoveTiming,
                                   PlayedGame)
 from ficsfen.server.journal import StoreJournal, restore_game
-from ficsfen.server.limits import AddressLimits, LoginThrottle
+from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
 from ficsfen.server.seeks import SeekBoard
@@ -225,6 +225,19 @@ class FicsServer:
     def __len__(self) -> int:
         return len(self._sessions)
 
+    def tidy(self) -> None:
+        """Drop what the limits no longer count and resize the tables a crowd grew.
+
+        Run by the memory trimmer after a burst of disconnections: entries
+        and dict tables left from thousands of connections would otherwise
+        live on, each keeping CPython's allocator from giving an arena back.
+        """
+        self.throttle.sweep()
+        self.address_limits.sweep()
+        self.offer_limiter.sweep()
+        self.talk.limiter.sweep()
+        compact(self._sessions)
+
     def listing_changed(self) -> None:
         """Something ``who`` shows changed outside the game directory (``open``, for one)."""
         self._listing_changes += 1
@@ -358,7 +371,8 @@ class FicsServer:
         del self._sessions[key]
         self._handles.discard(session.handle)
         self.listing_changed()
-        self.last_seen[key] = self.clock.seconds()
+        if session.registered:  # only registered players are fingered offline
+            self.last_seen[key] = self.clock.seconds()
         game = self.directory.game_of(session.handle)
         if IExaminedGame.providedBy(game):
             self.stop_examining(session.handle, game, quiet=True)

@@ -1345,7 +1345,8 @@ class FicsFactory(ServerFactory):
             shared = _SHARED[server] = (
                 TurnScheduler(server.clock, share=config.heavy_percent / 100,
                               budget=config.heavy_turn_ms / 1000),
-                MemoryTrimmer(server.clock, after=config.trim_after))
+                MemoryTrimmer(server.clock, after=config.trim_after, again=config.trim_again,
+                              tidy=server.tidy))
         self.scheduler, self.trimmer = shared
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:

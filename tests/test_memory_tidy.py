@@ -1,0 +1,153 @@
+"""What the server keeps after a crowd of connections has gone (issue 11, memory).
+
+After an attack of a few thousand connections the entries they left in the
+server's tables (login counts per address, offer counts per sender, the
+``finger`` times of guests) and the dict tables sized for them must go, or
+each keeps CPython's allocator from giving a whole arena back.  All on an
+injected clock.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from twisted.internet.task import Clock
+
+from ficsfen.server.challenges import OfferLimiter, OfferRateError
+from ficsfen.server.config import hash_password
+from ficsfen.server.limits import AddressLimits, LoginThrottle, MemoryTrimmer, compact
+from ficsfen.server.telnet import FicsFactory
+from ficsfen.server.testing import connect, make_server
+
+
+def test_compact_shrinks_a_dict_that_held_thousands_and_keeps_its_identity():
+    table = {f"10.0.{i >> 8}.{i & 255}": i for i in range(3000)}
+    get = table.get
+    big = sys.getsizeof(table)
+    for key in list(table)[5:]:
+        del table[key]
+    assert sys.getsizeof(table) == big  # deleting never shrinks a dict
+    compact(table)
+    assert sys.getsizeof(table) < big / 20
+    assert list(table.items()) == [(f"10.0.0.{i}", i) for i in range(5)]  # order kept
+    assert get("10.0.0.3") == 3  # bound methods held elsewhere see the same dict
+
+
+def test_address_limits_forget_a_crowd_a_minute_after_its_logins():
+    clock = Clock()
+    limits = AddressLimits(clock, connections=5, logins_per_minute=3)
+    hosts = [f"10.1.{i >> 8}.{i & 255}" for i in range(2000)]
+    for host in hosts:
+        assert limits.connect(host) is None
+        assert limits.login_attempt(host) is None
+    grown = sys.getsizeof(limits.open)
+    for host in hosts[1:]:
+        limits.disconnect(host)
+    clock.advance(30)
+    limits.sweep()
+    assert len(limits._logins) == 2000  # still counted within the minute
+    clock.advance(31)
+    limits.sweep()
+    assert len(limits._logins) == 0
+    assert limits.open == {hosts[0]: 1}
+    assert sys.getsizeof(limits.open) < grown / 20
+    assert sys.getsizeof(limits._logins.records) < grown / 20
+
+
+def test_login_throttle_sweep_keeps_what_still_counts():
+    clock = Clock()
+    throttle = LoginThrottle(clock, window=900.0, lockout=900.0, failures=3)
+    for i in range(500):
+        throttle.failed("alice", f"10.2.{i >> 8}.{i & 255}")
+    clock.advance(600)
+    throttle.failed("bob", "10.3.0.1")
+    throttle.sweep()
+    assert "alice" in throttle.accounts.records  # locked out for 900 s: kept
+    clock.advance(301)
+    throttle.sweep()
+    assert list(throttle.accounts.records) == ["bob"]
+    assert list(throttle.addresses.records) == ["10.3.0.1"]
+    assert throttle.refusal("bob", "10.3.0.1") is None  # the 1 s delay passed long ago
+
+
+def test_offer_counts_of_senders_who_left_go_a_minute_after_their_last_offer():
+    clock = Clock()
+    limiter = OfferLimiter(clock.seconds, per_minute=2)
+    for i in range(300):
+        limiter.check(f"Guest{i:04d}")
+        limiter.forget(f"Guest{i:04d}")  # logged out at once: kept for the minute
+    assert len(limiter) == 300
+    clock.advance(30)
+    limiter.check("alice")
+    limiter.sweep()
+    assert len(limiter) == 301
+    clock.advance(30)
+    limiter.sweep()
+    assert len(limiter) == 1  # alice's offer is 30 s old: it still counts
+    limiter.check("alice")
+    with pytest.raises(OfferRateError):  # the third within a minute: the sweep kept the count
+        limiter.check("alice")
+
+
+def test_guests_leave_no_finger_time_registered_players_do():
+    clock = Clock()
+    server = make_server(clock=clock, accounts={"sam": hash_password("pw", iterations=1000)})
+    for _ in range(20):
+        guest = connect(server)
+        guest.login()
+        guest.command("quit")
+    sam = connect(server)
+    sam.login("sam", "pw")
+    sam.command("quit")
+    assert list(server.last_seen) == ["sam"]
+
+
+def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
+    clock = Clock()
+    server = make_server(clock=clock, trim_after=50, logins_per_minute=5)
+    trimmer = FicsFactory(server).trimmer
+    assert trimmer.tidy == server.tidy
+    guests = [connect(server) for _ in range(60)]
+    for guest in guests:
+        guest.login()
+        guest.disconnect()
+    assert len(server.address_limits._logins) == 60
+    clock.advance(5)  # the burst's run: the login counts are not a minute old yet
+    assert trimmer.runs == 1
+    assert len(server.address_limits._logins) == 60
+    clock.advance(29)
+    assert trimmer.runs == 1
+    clock.advance(1)  # the second run, 30 s later: still within the minute
+    assert trimmer.runs == 2
+    assert len(server.address_limits._logins) == 60
+    clock.advance(600)
+    assert trimmer.runs == 2  # no more runs without new disconnections
+    trimmer.run()
+    assert len(server.address_limits._logins) == 0
+    assert len(server) == 0 and sys.getsizeof(server._sessions) == sys.getsizeof({})
+
+
+def test_a_new_burst_replaces_the_pending_second_run():
+    clock = Clock()
+    tidied = []
+    trimmer = MemoryTrimmer(clock, after=2, delay=5.0, again=30.0, tidy=lambda: tidied.append(clock.seconds()),
+                            trim=lambda pad: 0)
+    trimmer.closed()
+    trimmer.closed()
+    clock.advance(5)
+    assert tidied == [5.0]
+    clock.advance(10)
+    trimmer.closed()
+    trimmer.closed()  # a second burst before the follow-up
+    clock.advance(5)
+    assert tidied == [5.0, 20.0]
+    clock.advance(30)
+    assert tidied == [5.0, 20.0, 50.0]  # one follow-up, 30 s after the last burst
+    clock.advance(100)
+    assert tidied == [5.0, 20.0, 50.0]
+    off = MemoryTrimmer(clock, after=2, again=0.0, tidy=lambda: tidied.append(-1), trim=lambda pad: 0)
+    off.closed()
+    off.closed()
+    clock.advance(100)
+    assert tidied[-1] == -1 and tidied.count(-1) == 1
