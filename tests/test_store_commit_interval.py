@@ -53,14 +53,19 @@ def path(tmp_path):
     return tmp_path / "ficsfen.sqlite3"
 
 
-@pytest.fixture
-def store(clock, path):
-    store = SQLiteStore.open(path, reactor=clock, commit_interval=INTERVAL)
-    yield store
+def close(clock, store) -> None:
+    """Close ``store``, running the writer's calls until it has stopped."""
     closed = []
     store.close().addBoth(closed.append)
     while not closed:
         clock.run_from_thread()
+
+
+@pytest.fixture
+def store(clock, path):
+    store = SQLiteStore.open(path, reactor=clock, commit_interval=INTERVAL)
+    yield store
+    close(clock, store)
 
 
 def rows(path) -> int:
@@ -142,10 +147,7 @@ def test_no_interval_hands_over_every_turn(clock, path):
         store.add_move(game_id, move(1))
         assert clock.due() == [0.0]
     finally:
-        closed = []
-        store.close().addBoth(closed.append)
-        while not closed:
-            clock.run_from_thread()
+        close(clock, store)
 
 
 def test_the_server_spaces_commits_as_its_configuration_says(clock, tmp_path):
@@ -158,10 +160,7 @@ def test_the_server_spaces_commits_as_its_configuration_says(clock, tmp_path):
         store.add_move(game_id, move(1))
         assert clock.due() == [pytest.approx(0.007)]
     finally:
-        closed = []
-        store.close().addBoth(closed.append)
-        while not closed:
-            clock.run_from_thread()
+        close(clock, store)
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "4", True])
