@@ -370,7 +370,9 @@ def start_server(name: str, data: str, args) -> Server:
     # 1,000 guests log in from one address.
     config = Path(args.tmp) / f"{name.replace(' ', '-')}.toml"
     config.write_text((Path(__file__).with_name("loopback.toml")).read_text()
-                      + f'\n[storage]\nsynchronous = "{args.synchronous}"\n')
+                      + f'\n[storage]\nsynchronous = "{args.synchronous}"\n'
+                      + ("" if args.commit_interval_ms is None
+                         else f"commit_interval_ms = {args.commit_interval_ms}\n"))
     extra = ["--config", str(config), "--data", data]
     options = SimpleNamespace(python=args.python, host=args.host, server_arg=extra, floor_arg=[],
                               server_log=None, start_timeout=args.start_timeout, server_cpu=None)
@@ -477,6 +479,8 @@ def parse_args(argv):
     p.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds before each window")
     p.add_argument("--synchronous", choices=("full", "normal"), default="full",
                    help="[storage] synchronous of the store-on server")
+    p.add_argument("--commit-interval-ms", type=int, default=None, metavar="MS",
+                   help="[storage] commit_interval_ms of the store-on server (default: the shipped one)")
     p.add_argument("--pgn", default=str(DEFAULT_PGN), help="games to replay")
     p.add_argument("--host", default="127.0.0.1", help="loopback address")
     p.add_argument("--python", default=sys.executable, help="interpreter that runs the servers")
@@ -499,7 +503,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"open-file limit {limit} is below the {need} this run needs", file=sys.stderr)
         return 2
     rate = f"{args.rate:.0f} moves/s offered" if args.rate else "closed loop"
-    print(f"== {args.games} games per server, {rate}, synchronous={args.synchronous},"
+    interval = "" if args.commit_interval_ms is None else f" commit_interval_ms={args.commit_interval_ms},"
+    print(f"== {args.games} games per server, {rate}, synchronous={args.synchronous},{interval}"
           f" {args.rounds} x {args.seconds}s windows (+{args.warmup}s warm-up)", flush=True)
     try:
         with tempfile.TemporaryDirectory(prefix="games-store-") as tmp:

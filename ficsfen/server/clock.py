@@ -14,9 +14,8 @@ FICS rules kept here:
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable
 
 import chess
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -142,18 +141,14 @@ class ChessClock:
             left -= self._reactor.seconds() - self._started_at
         return left
 
-    @contextmanager
-    def as_started(self) -> Iterator[None]:
+    def as_started(self) -> "_AsStarted":
         """Within it, read the running clock as when it started: a move's own instant.
 
         What a move is stored with and what its boards show must be the same
-        clocks, even if the reading takes a little real time.
+        clocks, even if the reading takes a little real time.  (A plain context
+        manager, not a generator one: it runs at every move.)
         """
-        self._frozen = True
-        try:
-            yield
-        finally:
-            self._frozen = False
+        return _AsStarted(self)
 
     # -- driving -----------------------------------------------------------
 
@@ -257,3 +252,18 @@ class _Nobody:
 
 
 _NOBODY: Color = _Nobody()  # type: ignore[assignment]
+
+
+class _AsStarted:
+    """:meth:`ChessClock.as_started`'s context."""
+
+    __slots__ = ("clock",)
+
+    def __init__(self, clock: ChessClock) -> None:
+        self.clock = clock
+
+    def __enter__(self) -> None:
+        self.clock._frozen = True
+
+    def __exit__(self, *exc: object) -> None:
+        self.clock._frozen = False

@@ -166,6 +166,9 @@ class Config:
     data_file: Path | None = field(default_factory=default_data_file)
     #: ``"full"`` or ``"normal"``: see ``[storage] synchronous``.
     synchronous: str = "full"
+    #: Least milliseconds between two commits of the store under load: see
+    #: ``[storage] commit_interval_ms``.
+    commit_interval_ms: int = 3
     source: Path | None = None
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":
@@ -311,6 +314,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),
     ("storage", "synchronous"): ("synchronous", _synchronous),
+    ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
 }
 _TABLES = {"server", "limits", "storage", "accounts"}
 

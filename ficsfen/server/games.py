@@ -334,6 +334,9 @@ class PlayedGame:
         #: (version, clocks) read at a move's instant: its frames, built when it is
         #: announced after the commit, show the clocks as at the move.
         self._frame_clocks: tuple[int, tuple[float, float, bool]] | None = None
+        #: Both clocks (white, black; seconds) as at the instant of the last move, read
+        #: once for its boards and for the journal, which stores them with it.
+        self.move_clocks: tuple[float, float] | None = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -383,7 +386,7 @@ class PlayedGame:
                 announce()
             except Exception:
                 self.log.failure("announcing a change of {game!r} failed", game=self)
-        if not waiting:
+        if not waiting and self._settled:
             self._fire_settled()
 
     def _not_committed(self, failure: Failure, entry: list[Any]) -> None:
@@ -584,11 +587,10 @@ class PlayedGame:
             # the commit: the frames, built when needed, use this same reading.
             clock = self.clock
             with clock.as_started():
-                self._frame_clocks = (self._version, (
-                    clock.remaining(chess.WHITE), clock.remaining(chess.BLACK),
-                    clock.running is not None))
-                written = journal.moved(self, ply)
-            self.after_write(written, lambda: self._announce_move(ply))
+                white, black = clock.remaining(chess.WHITE), clock.remaining(chess.BLACK)
+            self.move_clocks = (white, black)
+            self._frame_clocks = (self._version, (white, black, clock.running is not None))
+            self.after_write(journal.moved(self, ply), lambda: self._announce_move(ply))
         if outcome is not None:
             self._end(self._automatic(outcome))
         return notices

@@ -61,6 +61,13 @@ class _Kept:
                             white / 1000, black / 1000)
 
 
+def _kept_move(result: Any, kept: _Kept, record: MoveRecord) -> Any:
+    """``record`` is committed: the game comes back to it if a later write fails."""
+    del kept.moves[record.ply - 1:]
+    kept.moves.append(record)
+    return result
+
+
 @implementer(IGameJournal)
 class StoreJournal:
     """Each change of a game as one write of ``store`` (an ``IStore``).
@@ -93,17 +100,12 @@ class StoreJournal:
         return self._write(d, lambda: setattr(kept, "started", True))
 
     def moved(self, game: PlayedGame, ply: Ply) -> Deferred[Any]:
-        clock = game.clock
-        record = MoveRecord(game.tracker.ply, ply.san, ply.uci, ply.fen,
-                            _ms(clock.remaining(chess.WHITE)), _ms(clock.remaining(chess.BLACK)),
+        white, black = game.move_clocks
+        record = MoveRecord(game.tracker.ply, ply.san, ply.uci, ply.fen, _ms(white), _ms(black),
                             _ms(game.move_times[-1]))
-        kept = self._kept[game.record_id]
-
-        def committed() -> None:
-            del kept.moves[record.ply - 1:]
-            kept.moves.append(record)
-
-        return self._write(self.store.add_move(game.record_id, record), committed)
+        # A bound callback with arguments, not closures: this runs for every move.
+        return self.store.add_move(game.record_id, record).addCallback(
+            _kept_move, self._kept[game.record_id], record)
 
     def took_back(self, game: PlayedGame) -> Deferred[Any]:
         ply = game.tracker.ply

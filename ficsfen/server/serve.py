@@ -181,7 +181,8 @@ def open_store(config: Config, *, reactor: Any) -> Any:
         return None
     from ficsfen.server.store import SQLiteStore
 
-    return SQLiteStore.open(config.data_file, reactor=reactor, synchronous=config.synchronous)
+    return SQLiteStore.open(config.data_file, reactor=reactor, synchronous=config.synchronous,
+                            commit_interval=config.commit_interval_ms / 1000)
 
 
 class FicsService(MultiService):

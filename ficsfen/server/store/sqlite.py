@@ -109,14 +109,16 @@ class SQLiteStore:
 
     def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
                  write: sqlite3.Connection, lock_fd: int | None, next_game_id: int,
-                 checkpointer: Checkpointer | None = None) -> None:
+                 checkpointer: Checkpointer | None = None,
+                 commit_interval: float = 0.0) -> None:
         self.path = path
         self.exclusive = lock_fd is not None
         self._reactor = reactor
         self._read: sqlite3.Connection | None = read
         self._lock_fd = lock_fd
         self._next_game_id = next_game_id
-        self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer)
+        self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer,
+                              commit_interval=commit_interval)
         self._writer.start()
         self._closing: Deferred[None] | None = None
 
@@ -132,7 +134,7 @@ class SQLiteStore:
 
     @classmethod
     def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
-             synchronous: str = "full") -> "SQLiteStore":
+             synchronous: str = "full", commit_interval: float = 0.0) -> "SQLiteStore":
         """Open (creating it and its folder if need be) and migrate the data file.
 
         ``reactor`` provides ``callLater`` and ``callFromThread``.  The
@@ -141,6 +143,8 @@ class SQLiteStore:
         an account, exporting games) open with ``exclusive=False``: no
         lock, and no game writes (they would clash with the server's).
         Synchronous: this runs once at start, before the server listens.
+        ``commit_interval`` (seconds) spaces the writer's commits under load
+        (``[storage] commit_interval_ms``, see ``writer.py``).
 
         :raises StoreOpenError: a subclass naming the file and the cause:
             :class:`StoreLockedError`, :class:`StoreCorruptError`,
@@ -185,7 +189,8 @@ class SQLiteStore:
                 os.close(lock_fd)
             raise
         return cls(path, reactor=reactor, read=read, write=write, lock_fd=lock_fd,
-                   next_game_id=next_id, checkpointer=checkpointer)
+                   next_game_id=next_id, checkpointer=checkpointer,
+                   commit_interval=commit_interval)
 
     # -- life ------------------------------------------------------------------
 
