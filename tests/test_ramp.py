@@ -190,3 +190,14 @@ def test_a_port_accepts_at_most_its_limit_per_turn_on_loopback():
             c.close()
         port.stopReading()
         port.socket.close()
+
+
+def test_a_newcomer_quitting_in_its_queued_turn_reads_no_more():
+    server = make_server(heavy_percent=1, newcomer_seconds=5)
+    client = connect(server)
+    client.login()
+    client.output()
+    client.protocol.dataReceived(b"quit\r\n")  # waits for the queue's turn, then closes
+    assert client.protocol._waiting_turn
+    server.clock.advance(0)
+    assert client.transport.disconnecting and client.transport.producerState == "paused"
