@@ -133,7 +133,8 @@ def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads(
 
 def test_output_past_the_cap_closes_the_connection_with_a_log_line(log_events):
     reactor = MemoryReactorClock()
-    server = make_server(clock=reactor, output_buffer=200_000)
+    # newcomer_seconds=0: its login answered in the turn it arrives, as _login reads it
+    server = make_server(clock=reactor, output_buffer=200_000, newcomer_seconds=0)
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
@@ -185,7 +186,9 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
 # -- the input budget ---------------------------------------------------------
 
 def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
-    server = make_server(input_budget=100, lines_per_turn=1000, commands_per_second=0)
+    # newcomer_seconds=0: a connection's first turns are not queued behind others here
+    server = make_server(input_budget=100, lines_per_turn=1000, commands_per_second=0,
+                         newcomer_seconds=0)
     client = connect(server)
     client.login()
     client.output()
@@ -213,7 +216,7 @@ def _unread_lines(telnet) -> int:
 
 def test_lines_beyond_the_turns_count_wait_for_the_next_turns():
     # "who" is 5 bytes in and tens of KiB out: bytes alone do not make input fair.
-    server = make_server(lines_per_turn=4)
+    server = make_server(lines_per_turn=4, newcomer_seconds=0)  # served in the turn it arrives
     client = connect(server)
     client.login()
     client.output()
@@ -255,7 +258,7 @@ def test_commands_past_their_rate_wait_for_the_clock_and_are_logged_once(log_eve
 
 def test_negotiations_between_lines_do_not_escape_the_lines_count():
     # Each negotiation hands the lines before it up separately: they count all the same.
-    server = make_server(lines_per_turn=4)
+    server = make_server(lines_per_turn=4, newcomer_seconds=0)  # served in the turn it arrives
     client = connect(server)
     client.login()
     client.output()
@@ -334,7 +337,7 @@ def _costly_commands(server, cost: float) -> _CpuTimer:
 
 
 def test_heavy_connections_wait_for_their_turn_and_light_ones_do_not():
-    server = make_server(heavy_percent=1, heavy_turn_ms=10)
+    server = make_server(heavy_percent=1, heavy_turn_ms=10, newcomer_seconds=0)
     _costly_commands(server, 0.01)  # 10 ms a command, like "who" with thousands online
     heavy, other, light = connect(server), connect(server), connect(server)
     for c in (heavy, other, light):

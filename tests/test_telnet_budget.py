@@ -31,7 +31,8 @@ def _unparsed(telnet) -> int:
 
 
 def test_a_negotiation_flood_is_read_at_the_telnet_rate_after_its_burst(log_texts):
-    server = make_server(input_rate=0, telnet_rate=256, telnet_burst=4096)
+    # newcomer_seconds=0: its input parsed in the turn it arrives (not queued as a newcomer's)
+    server = make_server(input_rate=0, telnet_rate=256, telnet_burst=4096, newcomer_seconds=0)
     client = connect(server)
     client.login()
     client.output()

@@ -141,6 +141,11 @@ class Config:
     #: (0: none is): heavy ones take turns for ``heavy_turn_ms`` per reactor turn.
     heavy_percent: int = 1
     heavy_turn_ms: int = 10
+    #: Seconds a new connection's input waits in the heavy connections' queue,
+    #: served after the established ones there (0: not at all).
+    newcomer_seconds: float = 5.0
+    #: Connections accepted per listening port and reactor turn at most.
+    accepts_per_turn: int = 16
     #: Bytes of output queued for a connection in the kernel (``SO_SNDBUF``) and
     #: in Twisted's buffer each before its input waits (0: the system's and Twisted's).
     send_buffer: int = 16384
@@ -299,6 +304,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "command_burst"): ("command_burst", _positive_int),
     ("limits", "heavy_percent"): ("heavy_percent", _count),
     ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),
+    ("limits", "newcomer_seconds"): ("newcomer_seconds", _seconds),
+    ("limits", "accepts_per_turn"): ("accepts_per_turn", _positive_int),
     ("limits", "send_buffer"): ("send_buffer", _count),
     ("limits", "subnegotiation_limit"): ("subnegotiation_limit", _positive_int),
     ("limits", "subnegotiation_timeout"): ("subnegotiation_timeout", _seconds),

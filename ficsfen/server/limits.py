@@ -420,7 +420,11 @@ class TurnScheduler:
     once, and all heavy connections together are served for at most
     ``budget`` seconds per reactor turn, the one that cost least lately
     first.  Light connections (a person typing, a client's usual traffic)
-    never wait here.  ``timer`` measures CPU use; the clock schedules turns.
+    never wait here.  Newcomers (connections in their first seconds, whose
+    cost is not known yet: :meth:`wait` with ``newcomer=True``) wait here
+    too, served after every established connection waiting, so that a
+    thousand logins at once cannot make one reactor turn last a second.
+    ``timer`` measures CPU use; the clock schedules turns.
     """
 
     #: Seconds over which a connection's cost is averaged (an exponential decay).
@@ -432,7 +436,8 @@ class TurnScheduler:
         self.share = share
         self.budget = budget
         self.timer = timer
-        self.queue: list[tuple[float, int, Turn]] = []  # a heap: (cost when queued, order, connection)
+        #: a heap: (newcomer, cost when queued, order, connection)
+        self.queue: list[tuple[bool, float, int, Turn]] = []
         self._order = 0
         self._call = None
 
@@ -446,29 +451,32 @@ class TurnScheduler:
         """Whether a connection whose cost was ``load`` at ``at`` is heavy now."""
         return bool(self.share) and self.cost(load, at, self.clock.seconds()) > self.share * self.WINDOW
 
-    def wait(self, connection: Turn, load: float) -> None:
-        """``connection`` (costing ``load`` lately) waits for its turn among the heavy ones."""
+    def wait(self, connection: Turn, load: float, *, newcomer: bool = False) -> None:
+        """``connection`` (costing ``load`` lately) waits for its turn among the heavy ones.
+
+        A ``newcomer`` is served after every established connection waiting.
+        """
         self._order += 1
-        heapq.heappush(self.queue, (load, self._order, connection))
+        heapq.heappush(self.queue, (newcomer, load, self._order, connection))
         if self._call is None:
             self._call = self.clock.callLater(0, self._turn)
 
     def discard(self, connection: Turn) -> None:
         """``connection`` closed: it waits no more."""
-        kept = [entry for entry in self.queue if entry[2] is not connection]
+        kept = [entry for entry in self.queue if entry[-1] is not connection]
         if len(kept) != len(self.queue):
             heapq.heapify(kept)
             self.queue = kept
 
     def waiting(self) -> list[Turn]:
-        return [entry[2] for entry in sorted(self.queue)]
+        return [entry[-1] for entry in sorted(self.queue)]
 
     def _turn(self) -> None:
         self._call = None
         batch, self.queue = self.queue, []  # asking again during this turn: the next turn
         start = self.timer()
         while batch and self.timer() - start < self.budget:
-            heapq.heappop(batch)[2].take_turn()
+            heapq.heappop(batch)[-1].take_turn()
         for entry in self.queue:  # the unserved keep their place
             heapq.heappush(batch, entry)
         self.queue = batch

@@ -327,12 +327,18 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
     from twisted.internet.endpoints import serverFromString
 
     from ficsfen.server.feed import GameFeed
+    from ficsfen.server.listening import AcceptLimitedReactor
     from ficsfen.server.server import FicsServer
     from ficsfen.server.telnet import FicsFactory
 
+    limited = AcceptLimitedReactor(reactor, config.accepts_per_turn)
+
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
+        # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
+        kind = _UNESCAPED_COLON.split(description, 1)[0].strip().lower()
         try:
-            return description, serverFromString(reactor, with_backlog(description, backlog))
+            return description, serverFromString(limited if kind in _TCP_ENDPOINTS else reactor,
+                                                  with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
 
@@ -351,6 +357,8 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
 # Endpoint types whose listening socket takes a "backlog=" argument.
 _BACKLOG_ENDPOINTS = frozenset({"tcp", "tcp6", "ssl", "unix"})
 _UNESCAPED_COLON = re.compile(r"(?<!\\):")
+# Endpoint types that listen with the reactor's listenTCP.
+_TCP_ENDPOINTS = frozenset({"tcp", "tcp6"})
 
 
 def with_backlog(description: str, backlog: int | None) -> str:

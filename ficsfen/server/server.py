@@ -155,7 +155,7 @@ class FicsServer:
         self._listing_changes = 0
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
-            lambda: (self._listing_changes, self.directory.changes))
+            lambda: (self._listing_changes, self.directory.changes), clock=clock.seconds)
         #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=self.config.list_size)
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).

@@ -191,6 +191,8 @@ class FicsTelnetTransport(TelnetTransport):
     _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
     _load_at = 0.0  # clock time of _load
     _waiting_turn = False  # in the scheduler's queue
+    _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
+    _closing = False  # loseConnection was called
     _rate_logged = False
     _drain_call: Any = None
     _sb_since = 0.0  # clock time of the IAC SB that opened the current subnegotiation
@@ -221,6 +223,7 @@ class FicsTelnetTransport(TelnetTransport):
                                              self._clock.seconds())
             if config.heavy_percent:
                 self._scheduler = self.factory.scheduler
+                self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -241,6 +244,7 @@ class FicsTelnetTransport(TelnetTransport):
     def loseConnection(self) -> None:
         # Twisted never ends a connection whose streaming producer is paused
         # when its buffer drains (it resumes the producer instead): unregister first.
+        self._closing = True  # and read no more (a turn of its input may still be ending)
         self._stop_input()
         if self._producing:
             self._producing = False
@@ -279,8 +283,8 @@ class FicsTelnetTransport(TelnetTransport):
             self._update_reading()
             return
         scheduler = self._scheduler
-        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
-            self._pending = data  # a heavy connection: its input waits for its turn
+        if scheduler is not None and self._queued():
+            self._pending = data  # a heavy connection or a newcomer: its input waits for its turn
             self._wait_turn()
             self._update_reading()
             return
@@ -302,8 +306,7 @@ class FicsTelnetTransport(TelnetTransport):
     def _drain(self) -> None:
         """Input kept back is due: handled now, or after the heavy connections' queue."""
         self._drain_call = None
-        scheduler = self._scheduler
-        if scheduler is not None and scheduler.heavy(self._load, self._load_at):
+        if self._scheduler is not None and self._queued():
             self._wait_turn()
             return
         self.take_turn()
@@ -339,10 +342,20 @@ class FicsTelnetTransport(TelnetTransport):
         self._load = self._scheduler.cost(self._load, self._load_at, now) + spent
         self._load_at = now
 
+    def _newcomer(self) -> bool:
+        """Still in its first ``newcomer_seconds``: its cost is not known yet."""
+        return self._clock.seconds() < self._newcomer_until
+
+    def _queued(self) -> bool:
+        """Whether its input waits in the scheduler's queue (heavy, or a newcomer)."""
+        return self._newcomer() or self._scheduler.heavy(self._load, self._load_at)
+
     def _wait_turn(self) -> None:
         if not self._waiting_turn:
             self._waiting_turn = True
-            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, self._clock.seconds()))
+            now = self._clock.seconds()
+            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, now),
+                                 newcomer=now < self._newcomer_until)
 
     def _turn_lines(self) -> int:
         """Lines this turn may hand to the session: ``lines_per_turn``, within the command rate."""
@@ -459,7 +472,7 @@ class FicsTelnetTransport(TelnetTransport):
 
     def _update_reading(self) -> None:
         """Read from the socket only when nothing waits: no held output, no pending input."""
-        want = not (self.holding or self._pending or self._lines_pending)
+        want = not (self.holding or self._pending or self._lines_pending or self._closing)
         if want != self._reading and self.transport is not None:
             self._reading = want
             if want:

@@ -16,6 +16,7 @@ deviation mark.  Nobody is rated here, so each category reads ``0P``
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Hashable
 
@@ -154,22 +155,38 @@ class WhoCache:
     answers are not localized (clients parse them), so one serves everyone.
     At most ``size`` requests are kept, the least recently asked dropped
     first, so odd letter combinations cannot grow it.
+
+    While the listing keeps changing (a crowd logging in), every change
+    would mean rendering every answer again: the answers are renewed at
+    most once every ``refresh`` seconds of ``clock``.  A change after a
+    quiet ``refresh`` seconds shows at once; the next ones within the
+    same ``refresh`` seconds show at the next renewal, so an answer is
+    never more than ``refresh`` seconds behind.
     """
 
-    def __init__(self, version: Callable[[], Hashable], *, size: int = 16) -> None:
+    def __init__(self, version: Callable[[], Hashable], *, size: int = 16,
+                 clock: Callable[[], float] | None = None, refresh: float = 1.0) -> None:
         self._version = version
         self._size = size
+        self._clock = clock
+        self._refresh = refresh if clock is not None else 0.0
         self._seen: Hashable = None
+        self._renewed = -math.inf  # clock time of the last renewal for a change
         self._answers: dict[WhoOptions, str | None] = {}
         #: How many answers were rendered (not served from the cache).
         self.renders = 0
 
     def answer(self, request: WhoOptions, render: Callable[[WhoOptions], str | None]) -> str | None:
-        """``render(request)``'s text, rendered again only when the listing changed."""
+        """``render(request)``'s text, rendered again when the listing changed (see above)."""
         version = self._version()
         if version != self._seen:
-            self._answers.clear()
-            self._seen = version
+            first = self._seen is None
+            now = self._clock() if self._clock is not None else 0.0
+            if first or now - self._renewed >= self._refresh:
+                self._answers.clear()
+                self._seen = version
+                if not first:
+                    self._renewed = now
         if request in self._answers:
             text = self._answers[request] = self._answers.pop(request)  # now the newest
             return text
