@@ -334,9 +334,6 @@ class PlayedGame:
         #: (version, clocks) read at a move's instant: its frames, built when it is
         #: announced after the commit, show the clocks as at the move.
         self._frame_clocks: tuple[int, tuple[float, float, bool]] | None = None
-        #: Both clocks (white, black; seconds) as at the instant of the last move, read
-        #: once for its boards and for the journal, which stores them with it.
-        self.move_clocks: tuple[float, float] | None = None
         self._style1: dict[tuple[bool, str], str] = {}
         self._style1_version = -1
         self._moved = PlySubscribers()
@@ -398,6 +395,13 @@ class PlayedGame:
         self.reactor.callLater(0, self.write_failed)
         self._waiting.clear()
         self._waiting.append([False, lambda: None])  # nothing more is announced until then
+
+    @property
+    def move_clocks(self) -> tuple[float, float]:
+        """Both clocks (white, black; seconds) as at the instant of the last move: what
+        its boards show and what the journal stores with it."""
+        white, black, _running = self._frame_clocks[1]
+        return white, black
 
     @property
     def announcing(self) -> bool:
@@ -588,7 +592,6 @@ class PlayedGame:
             clock = self.clock
             with clock.as_started():
                 white, black = clock.remaining(chess.WHITE), clock.remaining(chess.BLACK)
-            self.move_clocks = (white, black)
             self._frame_clocks = (self._version, (white, black, clock.running is not None))
             self.after_write(journal.moved(self, ply), lambda: self._announce_move(ply))
         if outcome is not None:

@@ -335,9 +335,9 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
 
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
         # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
-        kind = _UNESCAPED_COLON.split(description, 1)[0].strip().lower()
         try:
-            return description, serverFromString(limited if kind in _TCP_ENDPOINTS else reactor,
+            return description, serverFromString(
+                limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor,
                                                   with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
@@ -361,6 +361,11 @@ _UNESCAPED_COLON = re.compile(r"(?<!\\):")
 _TCP_ENDPOINTS = frozenset({"tcp", "tcp6"})
 
 
+def _endpoint_kind(description: str) -> str:
+    """The type of an endpoint description (``tcp``, ``unix``...), lower-case."""
+    return _UNESCAPED_COLON.split(description, 1)[0].strip().lower()
+
+
 def with_backlog(description: str, backlog: int | None) -> str:
     """``description`` with ``:backlog=N`` added, unless it sets one or takes none.
 
@@ -369,10 +374,10 @@ def with_backlog(description: str, backlog: int | None) -> str:
     """
     if backlog is None:
         return description
-    parts = _UNESCAPED_COLON.split(description)
-    if parts[0].strip().lower() not in _BACKLOG_ENDPOINTS:
+    if _endpoint_kind(description) not in _BACKLOG_ENDPOINTS:
         return description
-    if any(part.strip().lower().startswith("backlog=") for part in parts[1:]):
+    if any(part.strip().lower().startswith("backlog=")
+           for part in _UNESCAPED_COLON.split(description)[1:]):
         return description
     return f"{description}:backlog={backlog}"
 

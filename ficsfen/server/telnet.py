@@ -353,9 +353,8 @@ class FicsTelnetTransport(TelnetTransport):
     def _wait_turn(self) -> None:
         if not self._waiting_turn:
             self._waiting_turn = True
-            now = self._clock.seconds()
-            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, now),
-                                 newcomer=now < self._newcomer_until)
+            self._scheduler.wait(self, self._scheduler.cost(self._load, self._load_at, self._clock.seconds()),
+                                 newcomer=self._newcomer())
 
     def _turn_lines(self) -> int:
         """Lines this turn may hand to the session: ``lines_per_turn``, within the command rate."""
@@ -453,22 +452,24 @@ class FicsTelnetTransport(TelnetTransport):
                 self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
                                "second, bursts of {burst}): run at that rate from now on", commands)
         elif self._pending:
-            # come back for a quarter second's worth (or all that is left), not a whole budget
-            left = len(self._pending) - self._offset
             if rate is not None:
-                delay = rate.wait(min(self._budget, left, max(1, int(rate.rate) // 4)),
-                                  self._clock.seconds())
+                delay = self._next_piece_wait(rate)
             telnet = self._telnet
             if telnet is not None and not self._plain_prefix(self._pending, self._offset,
                                                              self._offset + 1):
-                held = telnet.wait(min(self._budget, left, max(1, int(telnet.rate) // 4)),
-                                   self._clock.seconds())
+                held = self._next_piece_wait(telnet)
                 if held and not self._telnet_logged:  # telnet commands wait for their budget
                     self._telnet_logged = True
                     self._log_rate("telnet commands from {peer} passed limits.telnet_rate ({rate} "
                                    "bytes/s, bursts of {burst}): read at that rate from now on", telnet)
                 delay = max(delay, held)
         self._drain_call = self._clock.callLater(delay, self._drain)
+
+    def _next_piece_wait(self, bucket: TokenBucket) -> float:
+        """Seconds until ``bucket`` allows the next piece of pending input: a quarter
+        second's worth (or all that is left), not a whole budget."""
+        wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(bucket.rate) // 4))
+        return bucket.wait(wanted, self._clock.seconds())
 
     def _update_reading(self) -> None:
         """Read from the socket only when nothing waits: no held output, no pending input."""

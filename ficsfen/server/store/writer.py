@@ -25,8 +25,8 @@ only a busy server waits.  Why: each commit costs the server far more
 than the moves in it (the thread's wake-up, its ``fsync``, four hand-overs
 of the GIL with the reactor, a reactor turn for the acknowledgements);
 at 2,000 moves/s a commit per turn was ~750 commits of ~2.6 moves a
-second, and a commit every 4 ms makes it ~250 of ~8.  No write is
-acknowledged any sooner than before: only after its commit.
+second; commits 3-4 ms apart are about a third as many, of ~8 moves each.
+No write is acknowledged any sooner than before: only after its commit.
 
 Once the transaction is committed the thread hands the results back with a
 single ``reactor.callFromThread``, and each write's :class:`Deferred` fires
