@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ficsfen.fen import STARTING_FEN  # noqa: E402
 from ficsfen.server.store import GameStart, MoveRecord, SQLiteStore  # noqa: E402
 # runs the reactor as reactor.run does, until one Deferred fired
 from ficsfen.server.store.testing import wait_for as drive  # noqa: E402
@@ -56,7 +55,7 @@ def run_mode(folder: Path, *, games: int, moves: int, synchronous: str) -> dict:
                 done.callback(None)
             return
         sent = time.perf_counter()
-        move = MoveRecord(ply, "Nf3", "g1f3", STARTING_FEN, 60_000 - ply, 60_000 - ply, 120)
+        move = MoveRecord(ply, "Nf3", "g1f3", 60_000 - ply, 60_000 - ply, 120)
         d = store.add_move(game_id, move)
 
         def acknowledged(_: object) -> None:

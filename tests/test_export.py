@@ -51,6 +51,7 @@ class Store:
     def record(self, white, black, sans, *, fen=STARTING_FEN, result="1-0",
                reason="bob resigns", code=EndCode.RESIGNATION, seconds=300, increment=2):
         tracker = Tracker(fen)
+        shown = [fen]
         game_id, _ = self.store.start_game(GameStart(white, black, seconds, increment,
                                                      self.when, fen))  # writes commit in order
         clocks = [seconds * 1000, seconds * 1000]
@@ -58,8 +59,10 @@ class Store:
             ply = tracker.push(san)
             took = 1700 + 13 * i  # milliseconds are kept, not rounded to the second
             clocks[0 if ply.color else 1] += increment * 1000 - took
-            self.store.add_move(game_id, MoveRecord(i, ply.san, ply.uci, ply.fen,
-                                                    clocks[0], clocks[1], took))
+            shown.append(ply.fen)
+            self.store.add_move(game_id, MoveRecord(i, ply.san, ply.uci, clocks[0], clocks[1],
+                                                    took))
+        SHOWN[fen, tuple(p.san for p in tracker.history)] = shown
         self.when += 900
         wait_for(self.reactor, self.store.end_game(game_id, GameEnd(result, reason, code,
                                                                      self.when)))
@@ -87,8 +90,15 @@ def recorded(store) -> list[StoredGame]:
     ]
 
 
+# The FENs the server showed for each recorded game (its tracker's, at each
+# ply): the store keeps the moves, not the positions.
+SHOWN: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+
+
 def expected_fens(game: StoredGame) -> list[str]:
-    return [game.start.fen, *(m.fen for m in game.moves)]
+    shown = SHOWN[game.start.fen, tuple(m.san for m in game.moves)]
+    assert len(shown) == len(game.moves) + 1
+    return shown
 
 
 def check_with_python_chess(pgn: str, games: list[StoredGame]) -> None:
@@ -194,10 +204,13 @@ def test_random_stored_games_export_and_replay(seed, start, length):
         board.push(move)
     tracker = Tracker(start)
     moves = []
+    shown = [start]
     for i, san in enumerate(sans, 1):
         ply = tracker.push(san)
-        moves.append(MoveRecord(i, ply.san, ply.uci, ply.fen, rng.randrange(-500, 900_000),
+        shown.append(ply.fen)
+        moves.append(MoveRecord(i, ply.san, ply.uci, rng.randrange(-500, 900_000),
                                 rng.randrange(0, 900_000), rng.randrange(0, 60_000)))
+    SHOWN[start, tuple(p.san for p in tracker.history)] = shown
     game = StoredGame(1, GameStart("alice", "bob", 300, 0, T0, start), "finished", None,
                       GameEnd("1/2-1/2", "Game drawn by mutual agreement", EndCode.AGREED,
                               T0 + 60), tuple(moves))

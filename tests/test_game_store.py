@@ -134,8 +134,8 @@ def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was
     # is refused by SQLite (a real failure, through the real file).
     other = sqlite3.connect(tmp_path / "games.sqlite3")
     with other:
-        other.execute("INSERT INTO moves (game, ply, san, uci, fen, white_ms, black_ms, took_ms) "
-                      "VALUES (?, 3, 'a3', 'a2a3', 'x', 0, 0, 0)", (game.record_id,))
+        other.execute("INSERT INTO moves (game, ply, san, uci, white_ms, black_ms, took_ms) "
+                      "VALUES (?, 3, 'a3', 'a2a3', 0, 0, 0)", (game.record_id,))
     other.close()
     for client in (alice, bob, carol):
         client.output()

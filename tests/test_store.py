@@ -36,6 +36,8 @@ from ficsfen.server.store import (
 )
 from ficsfen.server.store.testing import private_reactor, wait_for
 from ficsfen.server.store.writer import rows_insert
+from ficsfen.tracker import Tracker
+from ficsfen.variants import variant_named
 
 HASH = hash_password("secret", iterations=1000)
 
@@ -74,7 +76,7 @@ def game_moves(sans, *, fen=STARTING_FEN, start_ms=120_000):
         move = board.parse_san(san)
         uci = move.uci()
         board.push(move)
-        out.append(MoveRecord(ply, san, uci, board.fen(), start_ms - 1000 * ((ply + 1) // 2),
+        out.append(MoveRecord(ply, san, uci, start_ms - 1000 * ((ply + 1) // 2),
                               start_ms - 1000 * (ply // 2), 1000))
     return out
 
@@ -213,6 +215,30 @@ def test_a_game_start_moves_and_end_are_stored_with_clocks(reactor, store, path)
     assert game.status is GameStatus.FINISHED
     assert game.end == GameEnd("1-0", "bob resigns", EndCode.RESIGNATION, 1_700_000_100.0)
     assert store.unfinished_games() == []
+
+
+@pytest.mark.parametrize("variant, fen, sans", [
+    ("crazyhouse", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+     ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5", "P@d5", "c5"]),
+    ("chess960", "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1",
+     ["g4", "g5", "Ng3", "Ng6", "O-O", "d5"]),
+])
+def test_a_stored_variant_game_replays_to_the_fens_its_tracker_showed(reactor, store, variant,
+                                                                     fen, sans):
+    """The store keeps moves, not positions: reading a game back replays them, holdings,
+    castling letters and the e.p. square after each double step included."""
+    tracker = Tracker(fen, variant=variant_named(variant))
+    game_id, last = store.start_game(start(fen=fen, variant=variant))
+    shown = [fen]
+    for number, san in enumerate(sans, 1):
+        ply = tracker.push(san)
+        shown.append(ply.fen)
+        last = store.add_move(game_id, MoveRecord(number, ply.san, ply.uci, 1, 1, 1))
+    wait_for(reactor, last)
+    game = store.get_game(game_id)
+    assert game.fen == shown[-1] and game.fen.endswith("c6 0 5" if variant == "crazyhouse"
+                                                       else "d6 0 4")
+    assert [p.fen for p in game.replay().history] == shown[1:]
 
 
 def test_bsetup_games_keep_their_start_position(reactor, store):
@@ -391,9 +417,9 @@ def test_the_moves_of_one_commit_are_one_insert_statement(reactor, store, path):
     store._writer._conn.set_trace_callback(None)
     inserts = [s for s in statements if s.startswith("INSERT INTO moves")]
     assert len(inserts) == 1
-    rows = peek(path, "SELECT ply, san, uci, fen, white_ms, black_ms, took_ms FROM moves "
+    rows = peek(path, "SELECT ply, san, uci, white_ms, black_ms, took_ms FROM moves "
                       "WHERE game = ? ORDER BY ply", (game_id,))
-    assert rows == [(m.ply, m.san, m.uci, m.fen, m.white_ms, m.black_ms, m.took_ms) for m in moves]
+    assert rows == [(m.ply, m.san, m.uci, m.white_ms, m.black_ms, m.took_ms) for m in moves]
 
 
 def test_a_turn_of_moves_alone_is_one_statement_and_no_transaction_around_it(reactor, store, path):

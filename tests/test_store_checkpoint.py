@@ -45,7 +45,7 @@ def scattered_load(reactor, store, path):
     wait_for(reactor, d)
     largest = 0
     for ply in range(1, COMMITS + 1):
-        ds = [store.add_move(game_id, MoveRecord(ply, "e4", "e2e4", STARTING_FEN, 1000, 1000, 10))
+        ds = [store.add_move(game_id, MoveRecord(ply, "e4", "e2e4", 1000, 1000, 10))
               for game_id in ids]
         for d in ds:
             wait_for(reactor, d)

@@ -75,8 +75,7 @@ KILLED_AFTER_ACK = """
             os.kill(os.getpid(), signal.SIGKILL)
 
     for ply in range(1, 1000):
-        d = store.add_move(game, MoveRecord(ply, "Nf3", "g1f3", f"fen {ply}", 60000 - ply,
-                                            60000, 10))
+        d = store.add_move(game, MoveRecord(ply, "Nf3", "g1f3", 60000 - ply, 60000, 10))
         d.addCallback(told, ply)
         if ply % 7 == 0:  # several turns, several commits
             wait_for(reactor, d)
@@ -96,7 +95,7 @@ def test_an_acknowledged_move_survives_kill_9(reactor, tmp_path):
     try:
         [game] = store.unfinished_games()
         assert [m.ply for m in game.moves][:40] == list(range(1, 41))
-        assert game.moves[39].fen == "fen 40" and game.moves[39].white_ms == 60000 - 40
+        assert game.moves[39] == MoveRecord(40, "Nf3", "g1f3", 60000 - 40, 60000, 10)
     finally:
         wait_for(reactor, store.close())
 
@@ -207,7 +206,7 @@ def test_an_empty_file_is_migrated_to_the_current_version(reactor, tmp_path):
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         conn.close()
-    assert columns(path, "moves") == ["game", "ply", "san", "uci", "fen", "white_ms", "black_ms",
+    assert columns(path, "moves") == ["game", "ply", "san", "uci", "white_ms", "black_ms",
                                       "took_ms"]
 
 
@@ -221,28 +220,47 @@ def test_a_version_1_file_opens_with_its_data(reactor, tmp_path):
         [game] = store.unfinished_games()
         assert (game.id, game.start.white, game.ply, game.clocks_ms) == (7, "Alice", 1,
                                                                           (299000, 300000))
+        # version 2 dropped the FEN column: the position comes from the moves replayed
+        assert game.moves == (MoveRecord(1, "e4", "e2e4", 299000, 300000, 1000),)
+        assert game.fen == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
         assert store.start_game(GameStart("a", "b", 1, 0, 0.0))[0] == 8  # ids go on after 7
     finally:
         wait_for(reactor, store.close())
+    assert columns(path, "moves") == ["game", "ply", "san", "uci", "white_ms", "black_ms",
+                                      "took_ms"]
+    conn = sqlite3.connect(path)
+    try:
+        assert user_version(conn) == SCHEMA_VERSION
+        # the rebuilt table keeps its key, its check and its cascade
+        assert conn.execute("PRAGMA foreign_key_list(moves)").fetchall()[0][2:4] == ("games",
+                                                                                    "game")
+        assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'moves'").fetchone()[0] \
+            .count("CHECK (ply > 0)") == 1
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'moves_v2'"
+                            ).fetchone()[0] == 0
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
 
 
 def test_migrations_run_in_order_from_each_earlier_version(tmp_path):
     applied = []
+    a, b = SCHEMA_VERSION + 1, SCHEMA_VERSION + 2
     later = (*MIGRATIONS,
-             Migration(2, "a column", ("ALTER TABLE games ADD COLUMN eco TEXT",),
-                       apply=lambda conn: applied.append(2)),
-             Migration(3, "fill it", ("UPDATE games SET eco = 'C20'",),
-                       apply=lambda conn: applied.append(3)))
-    for name, prepare, expected in (("from-0", lambda p: None, (0, 3)),
-                                    ("from-1", hand_made, (1, 3))):
+             Migration(a, "a column", ("ALTER TABLE games ADD COLUMN eco TEXT",),
+                       apply=lambda conn: applied.append(a)),
+             Migration(b, "fill it", ("UPDATE games SET eco = 'C20'",),
+                       apply=lambda conn: applied.append(b)))
+    for name, prepare, expected in (("from-0", lambda p: None, (0, b)),
+                                    ("from-1", hand_made, (1, b))):
         path = tmp_path / f"{name}.sqlite3"
         prepare(path)
         conn = sqlite3.connect(path, isolation_level=None)
         try:
             applied.clear()
             assert migrate(conn, path, later) == expected
-            assert applied == [2, 3]
-            assert user_version(conn) == 3
+            assert applied == [a, b]
+            assert user_version(conn) == b
             assert "eco" in columns(path, "games")
         finally:
             conn.close()
@@ -255,12 +273,13 @@ def test_a_failing_migration_leaves_the_file_at_its_version(tmp_path):
     def broken(conn):
         raise RuntimeError("migration bug")
 
-    later = (*MIGRATIONS, Migration(2, "half done", ("CREATE TABLE ratings (x)",), apply=broken))
+    later = (*MIGRATIONS, Migration(SCHEMA_VERSION + 1, "half done", ("CREATE TABLE ratings (x)",),
+                                    apply=broken))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         with pytest.raises(RuntimeError, match="migration bug"):
             migrate(conn, path, later)
-        assert user_version(conn) == 1
+        assert user_version(conn) == SCHEMA_VERSION  # the shipped ones applied, not the broken one
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ratings'"
                             ).fetchone()[0] == 0
     finally:
@@ -310,8 +329,8 @@ def test_a_truncated_data_file_is_reported_not_served_empty(reactor, tmp_path):
     path = tmp_path / "data.sqlite3"
     store = SQLiteStore.open(path, reactor=reactor)
     game, d = store.start_game(GameStart("alice", "bob", 60, 0, 0.0))
-    for ply in range(1, 400):
-        d = store.add_move(game, MoveRecord(ply, "Nf3", "g1f3", "x" * 60, 1, 1, 1))
+    for ply in range(1, 1500):
+        d = store.add_move(game, MoveRecord(ply, "Nf3", "g1f3", 1, 1, 1))
     wait_for(reactor, d)
     wait_for(reactor, store.close())
     data = path.read_bytes()

@@ -101,7 +101,7 @@ class StoreJournal:
 
     def moved(self, game: PlayedGame, ply: Ply) -> Deferred[Any]:
         white, black = game.move_clocks
-        record = MoveRecord(game.tracker.ply, ply.san, ply.uci, ply.fen, _ms(white), _ms(black),
+        record = MoveRecord(game.tracker.ply, ply.san, ply.uci, _ms(white), _ms(black),
                             _ms(game.move_times[-1]))
         # A bound callback with arguments, not closures: this runs for every move.
         return self.store.add_move(game.record_id, record).addCallback(

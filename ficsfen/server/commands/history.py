@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import chess
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorThreads
 from twisted.internet.threads import deferToThreadPool
@@ -32,11 +31,11 @@ from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
-from ficsfen.server.variant_games import category_letter, stored_category, stored_variant
+from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
 __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
-           "commands", "find_history_game", "history_line", "history_text", "replay", "whose"]
+           "commands", "find_history_game", "history_line", "history_text", "whose"]
 
 #: Returns the server's store, or ``None`` when it runs without a data file.
 StoreGetter = Callable[[], Any]
@@ -127,27 +126,11 @@ def replayed_history_game(caller: IServerCaller, store: Any, who: str,
     if game is None:
         return None
     try:
-        return game, replay(game)
+        return game, game.replay()
     except TrackerError:
         caller.send(msg("History game {number} not available for {handle}.",
                         number=number, handle=handle))
         return None
-
-
-def replay(game: StoredGame) -> Tracker:
-    """A tracker with ``game``'s stored moves played from its start position.
-
-    :raises TrackerError: a stored move that does not replay (a damaged record).
-    """
-    tracker = Tracker(game.start.fen, variant=stored_variant(game.start.variant))
-    for move in game.moves:
-        try:
-            parsed = chess.Move.from_uci(move.uci)
-        except ValueError:
-            tracker.push(move.uci)  # refused with the tracker's own error
-        else:
-            tracker.push_move(parsed)
-    return tracker
 
 
 class HistoryCommand(Command):

@@ -12,8 +12,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+import chess
+
 from ficsfen.fen import STARTING_FEN
 from ficsfen.names import fold
+from ficsfen.server.variant_games import stored_variant
+from ficsfen.tracker import Tracker
 
 __all__ = [
     "Account",
@@ -101,12 +105,14 @@ class GameStart:
 
 @dataclass(frozen=True)
 class MoveRecord:
-    """One acknowledged half-move: ``ply`` counts from 1; ``fen`` and the clocks are after it."""
+    """One acknowledged half-move: ``ply`` counts from 1; the clocks are after it.
+
+    The position after it is not kept: :meth:`StoredGame.replay` gives it.
+    """
 
     ply: int
     san: str
     uci: str
-    fen: str
     white_ms: int
     black_ms: int
     took_ms: int
@@ -161,10 +167,27 @@ class StoredGame(GameRecord):
         """Half-moves played."""
         return self.moves[-1].ply if self.moves else 0
 
+    def replay(self) -> Tracker:
+        """A tracker with the stored moves played from the start position: each
+        ply's FEN as the server showed it.
+
+        :raises ficsfen.tracker.TrackerError: a stored move that does not
+            replay (a damaged record).
+        """
+        tracker = Tracker(self.start.fen, variant=stored_variant(self.start.variant))
+        for move in self.moves:
+            try:
+                parsed = chess.Move.from_uci(move.uci)
+            except ValueError:
+                tracker.push(move.uci)  # refused with the tracker's own error
+            else:
+                tracker.push_move(parsed)
+        return tracker
+
     @property
     def fen(self) -> str:
         """The position now: after the last stored move, else the start position."""
-        return self.moves[-1].fen if self.moves else self.start.fen
+        return self.replay().fen if self.moves else self.start.fen
 
     @property
     def clocks_ms(self) -> tuple[int, int]:

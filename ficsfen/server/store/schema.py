@@ -108,9 +108,34 @@ _V1 = (
     ) WITHOUT ROWID""",
 )
 
+# Version 2: ``moves`` loses its ``fen`` column.  The position after a move
+# is the game's moves replayed from its start (``StoredGame.replay``), so the
+# column only repeated them; it was two thirds of a row's bytes, so every
+# commit wrote and synced about three times the pages it needed (the store's
+# CPU per move, docs/benchmarks.md).  Rebuilt rather than ``ALTER TABLE ...
+# DROP COLUMN``, which SQLite only has since 3.35 (Python 3.11 may link an
+# older one).
+_V2 = (
+    """CREATE TABLE moves_v2 (
+        game     INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        ply      INTEGER NOT NULL CHECK (ply > 0),
+        san      TEXT NOT NULL,
+        uci      TEXT NOT NULL,
+        white_ms INTEGER NOT NULL,
+        black_ms INTEGER NOT NULL,
+        took_ms  INTEGER NOT NULL,
+        PRIMARY KEY (game, ply)
+    ) WITHOUT ROWID""",
+    """INSERT INTO moves_v2 (game, ply, san, uci, white_ms, black_ms, took_ms)
+        SELECT game, ply, san, uci, white_ms, black_ms, took_ms FROM moves""",
+    "DROP TABLE moves",
+    "ALTER TABLE moves_v2 RENAME TO moves",
+)
+
 #: Every migration, in order; ``MIGRATIONS[i].version == i + 1``.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "accounts, settings, games, moves and history", _V1),
+    Migration(2, "moves without their FEN (the moves replayed give it)", _V2),
 )
 #: The version of a file this code has migrated.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -83,8 +83,8 @@ _BUSY_TIMEOUT_MS = 5000
 # beginning (it only grows past this when a checkpoint falls behind).
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
-_INSERT_MOVE = ("INSERT INTO moves (game, ply, san, uci, fen, white_ms, black_ms, took_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_MOVE = ("INSERT INTO moves (game, ply, san, uci, white_ms, black_ms, took_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)")
 _INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
                 "increment_seconds, start_fen, variant, rated, started, status) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
@@ -304,8 +304,7 @@ class SQLiteStore:
     def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
         self._games_allowed()
         return self._writer.submit(_INSERT_MOVE, (
-            game_id, move.ply, move.san, move.uci, move.fen, move.white_ms, move.black_ms,
-            move.took_ms))
+            game_id, move.ply, move.san, move.uci, move.white_ms, move.black_ms, move.took_ms))
 
     def take_back(self, game_id: int, ply: int) -> Deferred[None]:
         self._games_allowed()
@@ -392,7 +391,7 @@ class SQLiteStore:
     def _with_moves(self, row: sqlite3.Row) -> StoredGame:
         record = _record(tuple(row))
         moves = self._reader().execute(
-            "SELECT ply, san, uci, fen, white_ms, black_ms, took_ms FROM moves WHERE game = ? "
+            "SELECT ply, san, uci, white_ms, black_ms, took_ms FROM moves WHERE game = ? "
             "ORDER BY ply", (record.id,))
         return StoredGame(record.id, record.start, record.status, record.adjournment,
                           record.end, tuple(MoveRecord(*m) for m in moves))
