@@ -14,6 +14,7 @@ import codecs
 import re
 import socket
 import weakref
+from array import array
 from collections import deque
 from typing import Any
 
@@ -29,7 +30,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
-from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
+from ficsfen.server.limits import (Doubles, Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
@@ -188,8 +189,9 @@ class FicsTelnetTransport(TelnetTransport):
     _commands: TokenBucket | None = None  # commands_per_second (lines), or None
     _commands_logged = False
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
-    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
-    _load_at = 0.0  # clock time of _load
+    # Rewritten at each piece of input: kept in ``_doubles`` (limits.Doubles), not as float objects.
+    _load = Doubles(0)  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = Doubles(1)  # clock time of _load
     _waiting_turn = False  # in the scheduler's queue
     _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
     _closing = False  # loseConnection was called
@@ -203,6 +205,10 @@ class FicsTelnetTransport(TelnetTransport):
     _budget = 4096
     _sb_limit = 65536
     _sb_timeout = 10.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._doubles = array("d", (0.0, 0.0))  # _load, _load_at
 
     def connectionMade(self) -> None:
         connection = self.transport
@@ -724,6 +730,9 @@ class FicsProtocol(TelnetProtocol):
     """One connection: the login dialogue, then commands (one per line)."""
 
     log = Logger()
+    #: Clock time of the last command line (idle timeout), kept in ``_doubles``:
+    #: rewritten at each command, it is no float object (limits.Doubles).
+    _last_input = Doubles(0)
 
     def __init__(self, server: Any) -> None:
         self.server = server
@@ -739,7 +748,7 @@ class FicsProtocol(TelnetProtocol):
         self._timer: Any = None
         self._counted = False
         self._echo_off = False
-        self._last_input = 0.0  # clock time of the last command line (idle timeout)
+        self._doubles = array("d", (0.0,))  # _last_input
         #: Lines typed while the password is checked, with their timeseal stamps' digits.
         self._type_ahead: deque[tuple[str, bytes | None]] = deque()
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
