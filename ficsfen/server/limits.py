@@ -27,7 +27,6 @@ import heapq
 import ipaddress
 import math
 import time
-from array import array
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
@@ -43,7 +42,6 @@ __all__ = [
     "TokenBucket",
     "TurnScheduler",
     "MemoryTrimmer",
-    "Doubles",
     "address_key",
     "compact",
     "seconds_left",
@@ -78,33 +76,6 @@ def compact(table: dict) -> None:
     items = list(table.items())
     table.clear()
     table.update(items)
-
-
-class Doubles:
-    """A float attribute kept as a C double in its instance's ``_doubles`` array.
-
-    Why: a timestamp or a counter rewritten at every command is a new float
-    object each time, born wherever CPython's allocator has room at that
-    moment.  After an attack, the players' live timestamps sit in the
-    arenas the attack made and keep each of them from being given back.
-    Written into a slot of an array made with the instance, the value
-    allocates nothing that lives on.  The instance makes
-    ``_doubles = array("d", ...)`` with one slot per attribute, in
-    ``index`` order; reading gives a float, as a plain attribute would.
-    """
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-    def __get__(self, instance: object, owner: type | None = None) -> float:
-        if instance is None:
-            return self  # type: ignore[return-value]  (the descriptor, read on the class)
-        return instance._doubles[self.index]  # type: ignore[attr-defined]
-
-    def __set__(self, instance: object, value: float) -> None:
-        instance._doubles[self.index] = value  # type: ignore[attr-defined]
 
 
 def seconds_left(until: float, now: float) -> int:
@@ -398,15 +369,13 @@ class TokenBucket:
     is slowed by TCP itself.  The clock is passed in (``now``), as seconds.
     """
 
-    __slots__ = ("rate", "burst", "_doubles")
-
-    tokens = Doubles(0)  # what may be parsed now (refilled at each look)
-    at = Doubles(1)  # clock time of the last refill
+    __slots__ = ("rate", "burst", "tokens", "at")
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate = rate
         self.burst = burst
-        self._doubles = array("d", (burst, now))
+        self.tokens = float(burst)
+        self.at = now
 
     def _refill(self, now: float) -> None:
         if now > self.at:

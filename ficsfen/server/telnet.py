@@ -14,7 +14,6 @@ import codecs
 import re
 import socket
 import weakref
-from array import array
 from collections import deque
 from typing import Any
 
@@ -30,7 +29,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
-from ficsfen.server.limits import (Doubles, Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
+from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
@@ -189,9 +188,8 @@ class FicsTelnetTransport(TelnetTransport):
     _commands: TokenBucket | None = None  # commands_per_second (lines), or None
     _commands_logged = False
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
-    # Rewritten at each piece of input: kept in ``_doubles`` (limits.Doubles), not as float objects.
-    _load = Doubles(0)  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
-    _load_at = Doubles(1)  # clock time of _load
+    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = 0.0  # clock time of _load
     _waiting_turn = False  # in the scheduler's queue
     _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
     _closing = False  # loseConnection was called
@@ -205,10 +203,6 @@ class FicsTelnetTransport(TelnetTransport):
     _budget = 4096
     _sb_limit = 65536
     _sb_timeout = 10.0
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._doubles = array("d", (0.0, 0.0))  # _load, _load_at
 
     def connectionMade(self) -> None:
         connection = self.transport
@@ -730,9 +724,6 @@ class FicsProtocol(TelnetProtocol):
     """One connection: the login dialogue, then commands (one per line)."""
 
     log = Logger()
-    #: Clock time of the last command line (idle timeout), kept in ``_doubles``:
-    #: rewritten at each command, it is no float object (limits.Doubles).
-    _last_input = Doubles(0)
 
     def __init__(self, server: Any) -> None:
         self.server = server
@@ -748,7 +739,7 @@ class FicsProtocol(TelnetProtocol):
         self._timer: Any = None
         self._counted = False
         self._echo_off = False
-        self._doubles = array("d", (0.0,))  # _last_input
+        self._last_input = 0.0  # clock time of the last command line (idle timeout)
         #: Lines typed while the password is checked, with their timeseal stamps' digits.
         self._type_ahead: deque[tuple[str, bytes | None]] = deque()
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
