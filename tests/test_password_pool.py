@@ -65,3 +65,16 @@ def test_a_real_server_checks_passwords_in_threads_of_lower_priority(tmp_path):
             client.read_until("password: ")
             client.send("wrong")
             assert "Invalid password" in client.read_until("login: ")
+
+
+@linux_only
+def test_the_pool_threads_are_started_with_the_server_lowered_already(tmp_path):
+    """Started lazily, during a crowd of logins, the pool's threads and their locks
+    were born among the crowd's objects and kept its memory (docs/benchmarks.md)."""
+    config = tmp_path / "ficsfen.toml"
+    config.write_text("[limits]\npassword_threads = 3\npassword_nice = 7\n")
+    with ServerProcess("--config", str(config)) as server:  # listening: no connection yet
+        pid = server.process.pid
+        base = _nice_of(pid, pid)
+        niceness = [_nice_of(pid, int(tid)) for tid in os.listdir(f"/proc/{pid}/task")]
+        assert niceness.count(min(19, base + 7)) == 3

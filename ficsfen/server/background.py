@@ -45,7 +45,15 @@ def lower_thread_priority(nice: int) -> None:
 
 
 class BackgroundPool:
-    """A thread pool of ``threads`` at most, started on first use and stopped with the reactor."""
+    """A thread pool of ``threads`` threads, started by :meth:`start` (or on first use)
+    and stopped with the reactor.
+
+    Why all of them at once, lowered at birth: a server starts them with
+    itself, so that their threads, locks and queues are made among the
+    start-up's objects.  Started on first use, during an attack, they were
+    born among the attackers' short-lived objects and each kept one of
+    CPython's 1 MiB arenas from being given back once the attack was over.
+    """
 
     def __init__(self, reactor: Any, *, threads: int, nice: int, name: str) -> None:
         self._reactor = reactor
@@ -54,20 +62,34 @@ class BackgroundPool:
         self._name = name
         self._pool: ThreadPool | None = None
 
-    def _started(self) -> ThreadPool:
+    def start(self) -> ThreadPool:
+        """Start every thread of the pool now (once); returns the pool."""
         if self._pool is None:
-            self._pool = ThreadPool(minthreads=0, maxthreads=self._threads, name=self._name)
+            self._pool = ThreadPool(minthreads=self._threads, maxthreads=self._threads,
+                                    name=self._name)
+            self._pool.threadFactory = self._thread  # type: ignore[method-assign]
             self._pool.start()
             self._reactor.addSystemEventTrigger("during", "shutdown", self.stop)
         return self._pool
 
+    def _thread(self, *, target: Callable[[], object], **kwargs: Any) -> threading.Thread:
+        """A pool thread that lowers its own priority before it takes any work."""
+        nice = self._nice
+
+        def lowered() -> None:
+            lower_thread_priority(nice)
+            target()
+
+        return threading.Thread(target=lowered, **kwargs)
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        """The pool's threads (none before :meth:`start`)."""
+        return [] if self._pool is None else list(self._pool.threads)
+
     def run(self, function: Callable[..., Any], *args: Any) -> Deferred:
         """``function(*args)`` in one of the pool's threads, its result as a Deferred."""
-        return deferToThreadPool(self._reactor, self._started(), self._call, function, *args)
-
-    def _call(self, function: Callable[..., Any], *args: Any) -> Any:
-        lower_thread_priority(self._nice)
-        return function(*args)
+        return deferToThreadPool(self._reactor, self.start(), function, *args)
 
     def stop(self) -> None:
         if self._pool is not None:

@@ -218,6 +218,7 @@ class FicsService(MultiService):
         if self._stop_forwarding is None:
             self._stop_forwarding = forward_library_logging()
         log = Logger(namespace="ficsfen.server.serve")
+        self.server.start_threads()  # before any connection: see FicsServer.start_threads
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
             listeners.append((*self.feed_endpoint, self.feed.factory()))

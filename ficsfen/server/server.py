@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import string
+import threading
 import time
 from typing import Any, Callable
 
@@ -148,7 +149,13 @@ class FicsServer:
         self._sessions: dict[str, Session] = {}
         self._handles = NameIndex()  # the handles of _sessions
         self._reserved: set[str] = set()
-        self._password_pool: BackgroundPool | None = None  # started at the first password check
+        #: Where passwords are hashed with a real reactor (inline with a test clock):
+        #: its threads start with :meth:`start_threads`, or else at the first check.
+        self._password_pool: BackgroundPool | None = None
+        if IReactorThreads.providedBy(clock):
+            self._password_pool = BackgroundPool(
+                clock, threads=self.config.password_threads, nice=self.config.password_nice,
+                name="ficsfen-passwords")
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
         #: changes, the version of what ``who`` lists.
@@ -295,13 +302,20 @@ class FicsServer:
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
         stored = self._password_hash(name)
-        if IReactorThreads.providedBy(self.clock):
-            if self._password_pool is None:
-                self._password_pool = BackgroundPool(
-                    self.clock, threads=self.config.password_threads, nice=self.config.password_nice,
-                    name="ficsfen-passwords")
+        if self._password_pool is not None:
             return self._password_pool.run(verify_password, password, stored)
         return succeed(verify_password(password, stored))
+
+    def start_threads(self) -> list[threading.Thread]:
+        """Start the password pool's threads now (with a real reactor); returns them.
+
+        Called as the server starts: threads started later, during a crowd of
+        logins, are born among the crowd's objects and keep memory of it.
+        """
+        if self._password_pool is None:
+            return []
+        self._password_pool.start()
+        return self._password_pool.threads
 
     def allocate_guest(self) -> str:
         """A fresh, unused ``GuestXXXX`` handle (reserved until entered or released)."""
