@@ -186,7 +186,8 @@ class StoredGame(GameRecord):
 
     @property
     def fen(self) -> str:
-        """The position now: after the last stored move, else the start position."""
+        """The position now: after the last stored move (a replay of the moves: see
+        :meth:`replay`), else the start position."""
         return self.replay().fen if self.moves else self.start.fen
 
     @property

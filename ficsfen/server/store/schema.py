@@ -110,9 +110,9 @@ _V1 = (
 
 # Version 2: ``moves`` loses its ``fen`` column.  The position after a move
 # is the game's moves replayed from its start (``StoredGame.replay``), so the
-# column only repeated them; it was two thirds of a row's bytes, so every
-# commit wrote and synced about three times the pages it needed (the store's
-# CPU per move, docs/benchmarks.md).  Rebuilt rather than ``ALTER TABLE ...
+# column only repeated them.  It was two thirds of a row's bytes: three times
+# the file, and 5-8 us more of the writer's CPU per move (page splits, bytes
+# written and synced at each commit; docs/benchmarks.md).  Rebuilt rather than ``ALTER TABLE ...
 # DROP COLUMN``, which SQLite only has since 3.35 (Python 3.11 may link an
 # older one).
 _V2 = (
