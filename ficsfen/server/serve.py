@@ -336,10 +336,9 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
 
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
         # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
+        listener = limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor
         try:
-            return description, serverFromString(
-                limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor,
-                                                  with_backlog(description, backlog))
+            return description, serverFromString(listener, with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
 

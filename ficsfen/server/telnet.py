@@ -510,7 +510,7 @@ class FicsTelnetTransport(TelnetTransport):
         # giving exactly what the byte parser below gives (a bare CR, CR LF
         # and CR NUL each become one LF; a trailing CR leaves state "cr" so
         # that an LF or NUL opening the next chunk is swallowed).
-        if b"\xff" not in data and (state == "data" or state == "cr"):
+        if state in _PLAIN_STATES and b"\xff" not in data:
             if taken:  # no telnet command after all
                 self._telnet.give_back(taken)
             if state == "cr":
