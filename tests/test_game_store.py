@@ -130,12 +130,14 @@ def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was
     seen = carol.command("fen alice").splitlines()[-1]
     assert seen == AFTER_E4_E5
     clocks = game.clock.remaining(chess.WHITE), game.clock.remaining(chess.BLACK)
-    # Another program writes ply 3 of this game first: the server's own write of ply 3
-    # is refused by SQLite (a real failure, through the real file).
+    # Another program writes ply 3 of this game first, in the log row the server's own
+    # write of ply 3 gets: that write is refused by SQLite (a real failure, through the
+    # real file).
     other = sqlite3.connect(tmp_path / "games.sqlite3")
     with other:
-        other.execute("INSERT INTO moves (game, ply, san, uci, white_ms, black_ms, took_ms) "
-                      "VALUES (?, 3, 'a3', 'a2a3', 0, 0, 0)", (game.record_id,))
+        other.execute("INSERT INTO move_log (id, game, ply, san, uci, white_ms, black_ms, "
+                      "took_ms) VALUES (?, ?, 3, 'a3', 'a2a3', 0, 0, 0)",
+                      (site.store._next_log_id, game.record_id))
     other.close()
     for client in (alice, bob, carol):
         client.output()

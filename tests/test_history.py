@@ -219,7 +219,7 @@ def test_a_damaged_stored_game_is_refused_not_shown(games, tmp_path):
                            code=EndCode.MATE)
     import sqlite3
     with sqlite3.connect(tmp_path / "data.sqlite3") as conn:  # a move that cannot be played
-        conn.execute("UPDATE moves SET uci = 'e2e5' WHERE game = ? AND ply = 2", (game_id,))
+        conn.execute("UPDATE game_moves SET uci = 'e2e5' WHERE game = ? AND ply = 2", (game_id,))
     guest = login(server_on(games))
     assert guest.command("smoves alice 0").strip() == "History game 0 not available for alice."
     assert guest.command("examine alice 0").strip() == "History game 0 not available for alice."

@@ -415,7 +415,7 @@ def test_the_moves_of_one_commit_are_one_insert_statement(reactor, store, path):
     for d in ds:
         wait_for(reactor, d)
     store._writer._conn.set_trace_callback(None)
-    inserts = [s for s in statements if s.startswith("INSERT INTO moves")]
+    inserts = [s for s in statements if s.startswith("INSERT INTO move_log")]
     assert len(inserts) == 1
     rows = peek(path, "SELECT ply, san, uci, white_ms, black_ms, took_ms FROM moves "
                       "WHERE game = ? ORDER BY ply", (game_id,))
@@ -435,7 +435,7 @@ def test_a_turn_of_moves_alone_is_one_statement_and_no_transaction_around_it(rea
     for d in ds:
         wait_for(reactor, d)
     store._writer._conn.set_trace_callback(None)
-    assert [s.split(" (")[0] for s in statements] == ["INSERT INTO moves"]
+    assert [s.split(" (")[0] for s in statements] == ["INSERT INTO move_log"]
     assert peek(path, "SELECT count(*) FROM moves WHERE game = ?", (game_id,)) == [(4,)]
 
 

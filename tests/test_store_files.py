@@ -186,6 +186,36 @@ VERSION_1 = """
 """
 
 
+# Version 2 as it shipped (``moves`` without its FEN), with a game in play and an
+# ended one.
+VERSION_2 = (VERSION_1.split("    CREATE TABLE moves")[0] + """
+    CREATE TABLE moves (game INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL CHECK (ply > 0), san TEXT NOT NULL, uci TEXT NOT NULL,
+        white_ms INTEGER NOT NULL, black_ms INTEGER NOT NULL, took_ms INTEGER NOT NULL,
+        PRIMARY KEY (game, ply)) WITHOUT ROWID;
+    CREATE TABLE history (player TEXT NOT NULL, seq INTEGER NOT NULL,
+        game INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        PRIMARY KEY (player, seq)) WITHOUT ROWID;
+    INSERT INTO accounts VALUES ('alice', 'Alice', 'pbkdf2_sha256$1000$00$00', 1600000000.0);
+    INSERT INTO games (id, white, black, white_key, black_key, initial_seconds,
+        increment_seconds, start_fen, variant, rated, started, status)
+        VALUES (7, 'Alice', 'bob', 'alice', 'bob', 300, 5,
+                'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'chess', 0,
+                1700000000.0, 'playing');
+    INSERT INTO games (id, white, black, white_key, black_key, initial_seconds,
+        increment_seconds, start_fen, variant, rated, started, status, result, end_reason,
+        end_code, ended)
+        VALUES (8, 'bob', 'Alice', 'bob', 'alice', 300, 5,
+                'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'chess', 0,
+                1700000000.0, 'finished', '0-1', 'bob resigns', 'Res', 1700000100.0);
+    INSERT INTO history VALUES ('alice', 1, 8);
+    INSERT INTO moves VALUES (7, 1, 'e4', 'e2e4', 299000, 300000, 1000);
+    INSERT INTO moves VALUES (7, 2, 'c5', 'c7c5', 299000, 299000, 1000);
+    INSERT INTO moves VALUES (8, 1, 'd4', 'd2d4', 299000, 300000, 1000);
+    PRAGMA user_version = 2;
+""")
+
+
 def hand_made(path, script=VERSION_1):
     conn = sqlite3.connect(path)
     try:
@@ -231,13 +261,45 @@ def test_a_version_1_file_opens_with_its_data(reactor, tmp_path):
     conn = sqlite3.connect(path)
     try:
         assert user_version(conn) == SCHEMA_VERSION
-        # the rebuilt table keeps its key, its check and its cascade
-        assert conn.execute("PRAGMA foreign_key_list(moves)").fetchall()[0][2:4] == ("games",
-                                                                                    "game")
-        assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'moves'").fetchone()[0] \
-            .count("CHECK (ply > 0)") == 1
+        # the rebuilt table (version 2), renamed (version 3), keeps its key, its check
+        # and its cascade
+        assert conn.execute("PRAGMA foreign_key_list(game_moves)").fetchall()[0][2:4] == (
+            "games", "game")
+        assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'game_moves'"
+                            ).fetchone()[0].count("CHECK (ply > 0)") == 1
+        assert conn.execute("PRAGMA index_list(game_moves)").fetchall()[0][3] == "pk"
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'moves_v2'"
                             ).fetchone()[0] == 0
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+def test_a_version_2_file_keeps_its_moves_and_logs_the_next_ones(reactor, tmp_path):
+    """Version 3 renames ``moves`` to ``game_moves``, adds the log and the view: the
+    games of a version 2 file read as before, and a move after it goes to the log."""
+    path = tmp_path / "v2.sqlite3"
+    hand_made(path, VERSION_2)
+    store = SQLiteStore.open(path, reactor=reactor)
+    try:
+        [game] = store.unfinished_games()
+        assert (game.id, [m.san for m in game.moves]) == (7, ["e4", "c5"])
+        assert [m.san for m in store.get_game(8).moves] == ["d4"]
+        assert store.history("alice")[0].game.end.result == "0-1"
+        d = store.add_move(7, MoveRecord(3, "Nf3", "g1f3", 298000, 299000, 1000))
+        wait_for(reactor, d)
+        assert store.get_game(7).fen == \
+            "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+    finally:
+        wait_for(reactor, store.close())
+    conn = sqlite3.connect(path)
+    try:
+        assert user_version(conn) == SCHEMA_VERSION
+        assert conn.execute("SELECT game, ply FROM move_log").fetchall() == [(7, 3)]
+        assert conn.execute("SELECT game, ply FROM game_moves ORDER BY game, ply").fetchall() \
+            == [(7, 1), (7, 2), (8, 1)]
+        assert conn.execute("SELECT game, ply FROM moves ORDER BY game, ply").fetchall() == [
+            (7, 1), (7, 2), (7, 3), (8, 1)]
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     finally:
         conn.close()
@@ -252,7 +314,8 @@ def test_migrations_run_in_order_from_each_earlier_version(tmp_path):
              Migration(b, "fill it", ("UPDATE games SET eco = 'C20'",),
                        apply=lambda conn: applied.append(b)))
     for name, prepare, expected in (("from-0", lambda p: None, (0, b)),
-                                    ("from-1", hand_made, (1, b))):
+                                    ("from-1", hand_made, (1, b)),
+                                    ("from-2", lambda p: hand_made(p, VERSION_2), (2, b))):
         path = tmp_path / f"{name}.sqlite3"
         prepare(path)
         conn = sqlite3.connect(path, isolation_level=None)

@@ -132,10 +132,42 @@ _V2 = (
     "ALTER TABLE moves_v2 RENAME TO moves",
 )
 
+# Version 3: the moves of games in play are appended to ``move_log``, in the
+# order they were acknowledged (its ``id``), and copied to ``game_moves`` (the
+# table ``moves`` was, clustered by game) when their game is adjourned or
+# ends.  Why: a commit carries the moves of many games; clustered by game,
+# each of them lands in its own page of the table, so every commit wrote and
+# synced one 4 KiB page per game that moved.  Appended, a commit's moves
+# share the log's last page or two; a game's moves are copied once, together
+# (docs/store.md, docs/benchmarks.md).  ``moves`` becomes a view of every
+# acknowledged move: those of ``game_moves`` and those of the log whose game
+# is in play (the log keeps the rows of ended games until it is cut from its
+# start; see ``sqlite.py``).
+_V3 = (
+    "ALTER TABLE moves RENAME TO game_moves",
+    """CREATE TABLE move_log (
+        id       INTEGER PRIMARY KEY,
+        game     INTEGER NOT NULL REFERENCES games (id),
+        ply      INTEGER NOT NULL CHECK (ply > 0),
+        san      TEXT NOT NULL,
+        uci      TEXT NOT NULL,
+        white_ms INTEGER NOT NULL,
+        black_ms INTEGER NOT NULL,
+        took_ms  INTEGER NOT NULL
+    )""",
+    """CREATE VIEW moves (game, ply, san, uci, white_ms, black_ms, took_ms) AS
+        SELECT game, ply, san, uci, white_ms, black_ms, took_ms FROM game_moves
+        UNION ALL
+        SELECT game, ply, san, uci, white_ms, black_ms, took_ms FROM move_log
+            WHERE game IN (SELECT id FROM games WHERE status = 'playing')""",
+)
+
 #: Every migration, in order; ``MIGRATIONS[i].version == i + 1``.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "accounts, settings, games, moves and history", _V1),
     Migration(2, "moves without their FEN (the moves replayed give it)", _V2),
+    Migration(3, "moves of games in play appended to a log, copied by game at their end",
+              _V3),
 )
 #: The version of a file this code has migrated.
 SCHEMA_VERSION = len(MIGRATIONS)

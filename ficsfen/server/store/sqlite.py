@@ -34,11 +34,11 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, fail
 from zope.interface import implementer
 
 from ficsfen.names import fold
@@ -52,6 +52,7 @@ from ficsfen.server.store.errors import (
     StoreLockedError,
     StoreOpenError,
     StoreReadOnlyError,
+    StoreWriteError,
 )
 from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.store.records import (
@@ -83,12 +84,26 @@ _BUSY_TIMEOUT_MS = 5000
 # beginning (it only grows past this when a checkpoint falls behind).
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
-_INSERT_MOVE = ("INSERT INTO moves (game, ply, san, uci, white_ms, black_ms, took_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)")
+_MOVE_COLUMNS = "game, ply, san, uci, white_ms, black_ms, took_ms"
+_INSERT_MOVE = f"INSERT INTO move_log (id, {_MOVE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+# The log's rows (of the games in play) copied to ``game_moves``, where their
+# game's moves are kept together, before the log is emptied: what a restart
+# finds in the log are the moves of games that were in play when it stopped.
+_FOLD_LOG = (f"INSERT INTO game_moves ({_MOVE_COLUMNS}) SELECT {_MOVE_COLUMNS} FROM move_log "
+             "WHERE game IN (SELECT id FROM games WHERE status = 'playing') ORDER BY id")
+# The rows of ended games at the log's start; those of a game still in play
+# stay whatever the caller believes (see ``_cut_log``).
+_CUT_LOG = ("DELETE FROM move_log WHERE id < ? "
+            "AND game NOT IN (SELECT id FROM games WHERE status = 'playing')")
+#: Rows the log grows by, past its start, before its start is cut: about
+#: 45 pages freed at once (then reused by the log).
+LOG_CUT_ROWS = 4096
+# Ids of log rows per statement (SQLite before 3.32 takes at most 999 ``?``).
+_IDS_PER_STATEMENT = 500
 _INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
                 "increment_seconds, start_fen, variant, rated, started, status) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
-_TAKE_BACK = "DELETE FROM moves WHERE game = ? AND ply > ?"
+_TAKE_BACK = "DELETE FROM game_moves WHERE game = ? AND ply > ?"
 _GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fen, variant, "
                  "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
                  "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
@@ -117,6 +132,13 @@ class SQLiteStore:
         self._read: sqlite3.Connection | None = read
         self._lock_fd = lock_fd
         self._next_game_id = next_game_id
+        # The move log (schema version 3): the id of the next row, the ids
+        # below which it was cut, and the rows of each game in play since its
+        # start or resumption, as (id, ply) in order.  Only this store writes
+        # the log, so these are exactly the log's rows of the games in play.
+        self._next_log_id = 1
+        self._log_start = 1
+        self._in_play: dict[int, list[tuple[int, int]]] = {}
         self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer,
                               commit_interval=commit_interval)
         self._writer.start()
@@ -168,7 +190,9 @@ class SQLiteStore:
                 write.execute("PRAGMA temp_store = MEMORY")
                 next_id = write.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
                 checkpointer = None
-                if exclusive:  # see writer.py: checkpoints off the commit path
+                if exclusive:
+                    _fold_log(write)
+                    # see writer.py: checkpoints off the commit path
                     write.execute("PRAGMA wal_autocheckpoint = 0")
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
                     opened.append(_connect(path, check_same_thread=False))
@@ -303,24 +327,57 @@ class SQLiteStore:
 
     def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
         self._games_allowed()
+        log_id = self._next_log_id
+        self._next_log_id = log_id + 1
+        logged = self._in_play.get(game_id)
+        if logged is None:
+            logged = self._in_play[game_id] = []
+        elif logged and logged[-1][1] >= move.ply:
+            # The log has no (game, ply) key to refuse it (an index by game
+            # is what version 3 saves); copied at the game's end, it would
+            # fail the whole end.
+            return fail(StoreWriteError(self.path, f"move {move.ply} of game {game_id} is "
+                                        "stored already"))
+        logged.append((log_id, move.ply))
         return self._writer.submit(_INSERT_MOVE, (
-            game_id, move.ply, move.san, move.uci, move.white_ms, move.black_ms, move.took_ms))
+            log_id, game_id, move.ply, move.san, move.uci, move.white_ms, move.black_ms,
+            move.took_ms))
 
     def take_back(self, game_id: int, ply: int) -> Deferred[None]:
         self._games_allowed()
-        return self._writer.submit(_TAKE_BACK, (game_id, ply))
+        logged = self._in_play.get(game_id, [])
+        gone = [log_id for log_id, logged_ply in logged if logged_ply > ply]
+        del logged[len(logged) - len(gone):]
+
+        def take_back(conn: sqlite3.Connection) -> None:
+            # Moves copied at an adjournment, then the log's since the resumption.
+            conn.execute(_TAKE_BACK, (game_id, ply))
+            _by_ids(conn, "DELETE FROM move_log WHERE id IN ({})", gone)
+
+        return self._writer.submit(run=take_back)
 
     def adjourn_game(self, game_id: int, adjournment: Adjournment) -> Deferred[None]:
         self._games_allowed()
         a = adjournment
-        return self._writer.submit(run=_changing_game(
+        adjourn = _changing_game(
             game_id, "UPDATE games SET status = 'adjourned', adjourn_reason = ?, adjourned = ?, "
             "adjourn_white_ms = ?, adjourn_black_ms = ?, adjourn_ply = ? "
             "WHERE id = ? AND status = 'playing'",
-            (a.reason, a.at, a.white_ms, a.black_ms, a.ply, game_id)))
+            (a.reason, a.at, a.white_ms, a.black_ms, a.ply, game_id))
+        ids = self._leaving_play(game_id)
+
+        def adjourn_and_copy(conn: sqlite3.Connection) -> None:
+            adjourn(conn)
+            _copy_moves(conn, ids)
+            # An adjourned game keeps no row in the log: if it resumes, its
+            # log rows are again exactly those since (see ``_in_play``).
+            _by_ids(conn, "DELETE FROM move_log WHERE id IN ({})", ids)
+
+        return self._writer.submit(run=adjourn_and_copy)
 
     def resume_game(self, game_id: int) -> Deferred[None]:
         self._games_allowed()
+        self._in_play[game_id] = []
         return self._writer.submit(run=_changing_game(
             game_id, "UPDATE games SET status = 'playing' WHERE id = ? AND status = 'adjourned'",
             (game_id,)))
@@ -328,11 +385,16 @@ class SQLiteStore:
     def end_game(self, game_id: int, end: GameEnd) -> Deferred[tuple[int | None, int | None]]:
         self._games_allowed()
         ending = (end.result, end.reason, str(end.code), end.ended, game_id)
+        ids = self._leaving_play(game_id)
+        cut = self._cut_log()
 
         def finish(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
             _changing_game(game_id, "UPDATE games SET status = 'finished', result = ?, "
                            "end_reason = ?, end_code = ?, ended = ? "
                            "WHERE id = ? AND status != 'finished'", ending)(conn)
+            _copy_moves(conn, ids)
+            if cut is not None:
+                conn.execute(_CUT_LOG, (cut,))
             if end.result == "*":
                 return None, None
             white, black = conn.execute("SELECT white_key, black_key FROM games WHERE id = ?",
@@ -340,6 +402,27 @@ class SQLiteStore:
             return _enter_history(conn, white, game_id), _enter_history(conn, black, game_id)
 
         return self._writer.submit(run=finish)
+
+    def _leaving_play(self, game_id: int) -> list[int]:
+        """The ids of the log rows of ``game_id``, which stops being in play."""
+        return [log_id for log_id, _ in self._in_play.pop(game_id, ())]
+
+    def _cut_log(self) -> int | None:
+        """The id below which the log can be cut (every game in play began after it),
+        once it is :data:`LOG_CUT_ROWS` past the last cut; else ``None``.
+
+        The rows before it belong to games that ended (copied to ``game_moves``)
+        or were taken back; the statement also keeps any row of a game the
+        file still has in play, so that even a failed write loses nothing.
+        """
+        if self._next_log_id - self._log_start < LOG_CUT_ROWS:
+            return None
+        cut = min((logged[0][0] for logged in self._in_play.values() if logged),
+                  default=self._next_log_id)
+        if cut - self._log_start < LOG_CUT_ROWS:
+            return None
+        self._log_start = cut
+        return cut
 
     # -- games: reads ------------------------------------------------------------
 
@@ -390,8 +473,11 @@ class SQLiteStore:
 
     def _with_moves(self, row: sqlite3.Row) -> StoredGame:
         record = _record(tuple(row))
+        # Only a game in play has moves in the log, which has no index by game:
+        # the other games' are all in ``game_moves``.
+        table = "moves" if record.status is GameStatus.PLAYING else "game_moves"
         moves = self._reader().execute(
-            "SELECT ply, san, uci, white_ms, black_ms, took_ms FROM moves WHERE game = ? "
+            f"SELECT ply, san, uci, white_ms, black_ms, took_ms FROM {table} WHERE game = ? "
             "ORDER BY ply", (record.id,))
         return StoredGame(record.id, record.start, record.status, record.adjournment,
                           record.end, tuple(MoveRecord(*m) for m in moves))
@@ -412,6 +498,32 @@ def _changing_game(game_id: int, sql: str, params: tuple[Any, ...]) -> Any:
         if conn.execute(sql, params).rowcount == 0:
             raise NoSuchGameError(game_id)
     return change
+
+
+def _by_ids(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> None:
+    """``sql`` with ``{}`` for a list of ``?``, run for ``ids`` in chunks."""
+    for start in range(0, len(ids), _IDS_PER_STATEMENT):
+        chunk = ids[start:start + _IDS_PER_STATEMENT]
+        conn.execute(sql.format(", ".join("?" * len(chunk))), chunk)
+
+
+def _copy_moves(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    """A game's log rows (``ids``) copied to ``game_moves``, where its moves are kept together."""
+    _by_ids(conn, f"INSERT INTO game_moves ({_MOVE_COLUMNS}) SELECT {_MOVE_COLUMNS} "
+            "FROM move_log WHERE id IN ({}) ORDER BY id", ids)
+
+
+def _fold_log(conn: sqlite3.Connection) -> None:
+    """At a server's start: the moves of the games that were in play (a crash or a
+    stop) copied to ``game_moves``, and the log emptied."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_FOLD_LOG)
+        conn.execute("DELETE FROM move_log")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _enter_history(conn: sqlite3.Connection, key: str, game_id: int) -> int | None:
