@@ -98,8 +98,9 @@ _CUT_LOG = ("DELETE FROM move_log WHERE id < ? "
 #: Rows the log grows by, past its start, before its start is cut: about
 #: 45 pages freed at once (then reused by the log).
 LOG_CUT_ROWS = 4096
-# Ids of log rows per statement (SQLite before 3.32 takes at most 999 ``?``).
-_IDS_PER_STATEMENT = 500
+# Ids of log rows per statement (a game's moves in one or two).
+_IDS_PER_STATEMENT = 128
+_ID_MARKS = ", ".join("?" * _IDS_PER_STATEMENT)
 _INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
                 "increment_seconds, start_fen, variant, rated, started, status) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
@@ -501,10 +502,21 @@ def _changing_game(game_id: int, sql: str, params: tuple[Any, ...]) -> Any:
 
 
 def _by_ids(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> None:
-    """``sql`` with ``{}`` for a list of ``?``, run for ``ids`` in chunks."""
+    """``sql`` with ``{}`` for a list of ``?``, run for ``ids`` in chunks.
+
+    Every chunk has :data:`_IDS_PER_STATEMENT` ``?``, the last one padded
+    with NULLs (which match no id): one statement text, prepared once.  A
+    text per length of the list pushed the writer's prepared multi-row
+    INSERTs out of :mod:`sqlite3`'s statement cache (128 statements) at
+    every game's end, and each was then prepared again.
+    """
+    if not ids:
+        return
+    text = sql.format(_ID_MARKS)
     for start in range(0, len(ids), _IDS_PER_STATEMENT):
-        chunk = ids[start:start + _IDS_PER_STATEMENT]
-        conn.execute(sql.format(", ".join("?" * len(chunk))), chunk)
+        chunk = list(ids[start:start + _IDS_PER_STATEMENT])
+        chunk.extend([None] * (_IDS_PER_STATEMENT - len(chunk)))
+        conn.execute(text, chunk)
 
 
 def _copy_moves(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
