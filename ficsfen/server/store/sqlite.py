@@ -139,6 +139,7 @@ class SQLiteStore:
         # the log, so these are exactly the log's rows of the games in play.
         self._next_log_id = 1
         self._log_start = 1
+        self._cut_tried = 1
         self._in_play: dict[int, list[tuple[int, int]]] = {}
         self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer,
                               commit_interval=commit_interval)
@@ -416,8 +417,11 @@ class SQLiteStore:
         or were taken back; the statement also keeps any row of a game the
         file still has in play, so that even a failed write loses nothing.
         """
-        if self._next_log_id - self._log_start < LOG_CUT_ROWS:
+        if self._next_log_id - max(self._log_start, self._cut_tried) < LOG_CUT_ROWS:
             return None
+        # A long game holds the log's start: look again only a cut's length later
+        # (this walks every game in play).
+        self._cut_tried = self._next_log_id
         cut = min((logged[0][0] for logged in self._in_play.values() if logged),
                   default=self._next_log_id)
         if cut - self._log_start < LOG_CUT_ROWS:
