@@ -205,3 +205,20 @@ def test_the_log_is_cut_from_its_start_and_never_loses_a_game_in_play(reactor, p
             assert [san for san, in got] == sans
     finally:
         conn.close()
+
+
+def test_a_ply_both_copied_and_logged_keeps_the_logged_row_at_a_restart(reactor, path):
+    """Never written so by the store; a file mended by hand must still start."""
+    store = SQLiteStore.open(path, reactor=reactor, synchronous="normal")
+    game_id = play(reactor, store, SANS[:2])
+    wait_for(reactor, store.close())
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("INSERT INTO game_moves (game, ply, san, uci, white_ms, black_ms, took_ms) "
+                     "VALUES (?, 2, 'c5', 'c7c5', 0, 0, 0)", (game_id,))
+    conn.close()
+    store = SQLiteStore.open(path, reactor=reactor, synchronous="normal")
+    try:
+        assert [m.san for m in store.get_game(game_id).moves] == SANS[:2]
+    finally:
+        wait_for(reactor, store.close())

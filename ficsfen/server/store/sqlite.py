@@ -89,7 +89,10 @@ _INSERT_MOVE = f"INSERT INTO move_log (id, {_MOVE_COLUMNS}) VALUES (?, ?, ?, ?, 
 # The log's rows (of the games in play) copied to ``game_moves``, where their
 # game's moves are kept together, before the log is emptied: what a restart
 # finds in the log are the moves of games that were in play when it stopped.
-_FOLD_LOG = (f"INSERT INTO game_moves ({_MOVE_COLUMNS}) SELECT {_MOVE_COLUMNS} FROM move_log "
+# A ply found in both (never written so; a file mended by hand) keeps the
+# log's row, the later one, rather than stopping the server's start.
+_FOLD_LOG = (f"INSERT OR REPLACE INTO game_moves ({_MOVE_COLUMNS}) "
+             f"SELECT {_MOVE_COLUMNS} FROM move_log "
              "WHERE game IN (SELECT id FROM games WHERE status = 'playing') ORDER BY id")
 # The rows of ended games at the log's start; those of a game still in play
 # stay whatever the caller believes (see ``_cut_log``).
@@ -413,8 +416,8 @@ class SQLiteStore:
         """The id below which the log can be cut (every game in play began after it),
         once it is :data:`LOG_CUT_ROWS` past the last cut; else ``None``.
 
-        The rows before it belong to games that ended (copied to ``game_moves``)
-        or were taken back; the statement also keeps any row of a game the
+        The rows before it belong to games that ended (copied to ``game_moves``);
+        those of adjourned games and takebacks were deleted.  The statement also keeps any row of a game the
         file still has in play, so that even a failed write loses nothing.
         """
         if self._next_log_id - max(self._log_start, self._cut_tried) < LOG_CUT_ROWS:
