@@ -25,6 +25,7 @@ from ficsfen import i18n as i18n_module
 from ficsfen.i18n import Message, available_languages, load_catalogs, translation
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
 from ficsfen.server.config import hash_password
+from ficsfen.server.ivars import IVAR_DEFAULTS
 from ficsfen.server.limits import AddressLimits, LoginThrottle, MemoryTrimmer, compact
 from ficsfen.server.telnet import FicsFactory
 from ficsfen.server.testing import connect, make_server
@@ -239,3 +240,14 @@ def _catalog_ids(lang: str) -> set[str]:
        st.sampled_from(["en", "fr", "de"]))
 def test_a_message_renders_as_gettext_translates_it(msgid, lang):
     assert Message(msgid).render(lang) == translation(lang).gettext(msgid)
+
+
+def test_sessions_share_the_default_ivars_until_one_is_set():
+    server = make_server()
+    a, b = connect(server), connect(server)
+    a.login()
+    b.login()
+    assert a.session.ivars is b.session.ivars  # one table for every session that set none
+    a.command("iset ms 1")
+    assert a.session.ivars["ms"] and not b.session.ivars["ms"]
+    assert b.session.ivars == IVAR_DEFAULTS

@@ -1276,7 +1276,7 @@ class FicsProtocol(TelnetProtocol):
                                     registered=registered, peer=self.peer)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
-            session.ivars.update(self._ivars)
+            session.preset_ivars(self._ivars)
         if self._seal is not None:
             session.timeseal = True
             session.move_timer = self._seal
