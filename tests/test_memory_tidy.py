@@ -251,25 +251,3 @@ def test_sessions_share_the_default_ivars_until_one_is_set():
     a.command("iset ms 1")
     assert a.session.ivars["ms"] and not b.session.ivars["ms"]
     assert b.session.ivars == IVAR_DEFAULTS
-
-
-def test_a_guest_logins_offer_count_goes_at_its_logout_a_chosen_names_stays_the_minute():
-    server = make_server(offers_per_minute=5)
-    victim = connect(server)
-    victim.login("victim")
-    guest, chosen = connect(server), connect(server)
-    guest.login()  # GuestXXXX: nobody can choose that name at the login prompt
-    chosen.login("spammer")  # unregistered, but anyone may type it again
-    for client in (guest, chosen):
-        assert "Issuing" in client.command("match victim 5 0")
-        client.command("withdraw victim")
-    assert len(server.offer_limiter) == 2
-    guest.command("quit")
-    chosen.command("quit")
-    assert list(server.offer_limiter._sent) == ["spammer"]  # counted for the minute still
-    again = connect(server)
-    again.login("spammer")
-    for _ in range(4):
-        again.command("match victim 5 0")
-        again.command("withdraw victim")
-    assert "too quickly" in again.command("match victim 5 0")  # the count came back with the name

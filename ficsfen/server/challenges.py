@@ -161,17 +161,11 @@ class OfferLimiter:
             self._refusing.discard(key)
         compact(self._sent)
 
-    def forget(self, sender: str, *, for_good: bool = False) -> None:
-        """Drop what is known of ``sender`` once a minute has passed (logout).
-
-        ``for_good``: nobody can log in as ``sender`` again by choice (a name
-        the guest login handed out), so the count goes now: kept, it would
-        only count against whoever is handed the same name next, and keep
-        memory of a crowd of guests for a minute after they left.
-        """
+    def forget(self, sender: str) -> None:
+        """Drop what is known of ``sender`` once a minute has passed (logout)."""
         key = fold(sender)
         sent = self._sent.get(key)
-        if sent is None or (not for_good and sent and sent[-1] > self.now() - self.WINDOW):
+        if sent is None or (sent and sent[-1] > self.now() - self.WINDOW):
             return
         del self._sent[key]
         self._refusing.discard(key)

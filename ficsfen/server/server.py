@@ -397,10 +397,9 @@ class FicsServer:
             game.disconnect(session.handle)
         self.deliver(self.challenges.drop(session.handle))
         self.seeks.drop(session.handle)
-        guest = self.is_guest_name(session.handle)  # a name nobody can choose again
-        self.talk.forget(session.handle, for_good=guest)
+        self.talk.forget(session.handle)
         self.lists.forget(session.handle)
-        self.offer_limiter.forget(session.handle, for_good=guest)
+        self.offer_limiter.forget(session.handle)
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
         self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)

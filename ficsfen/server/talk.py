@@ -138,12 +138,12 @@ class Talk:
         self.last_teller: dict[str, str] = {}
         self.last_opponent: dict[str, str] = {}
 
-    def forget(self, handle: str, *, for_good: bool = False) -> None:
+    def forget(self, handle: str) -> None:
         key = fold(handle)
         self.channels.forget(handle)
         for memory in (self.last_told, self.last_channel, self.last_teller, self.last_opponent):
             memory.pop(key, None)
-        self.limiter.forget(handle, for_good=for_good)  # see OfferLimiter.forget
+        self.limiter.forget(handle)
 
     def game_over(self, white: str, black: str) -> None:
         """Remember the opponents: ``say`` reaches them after the game."""
