@@ -30,6 +30,7 @@ __all__ = [
     "language_from_locale",
     "language_name",
     "language_names",
+    "load_catalogs",
     "msg",
     "msgn",
     "render",
@@ -119,10 +120,42 @@ def render(message: Message | str, lang: str = DEFAULT_LANGUAGE) -> str:
     return message
 
 
-@lru_cache(maxsize=8192)
 def _lookup(lang: str, msgid: str) -> str:
-    """One translated string; cached because the catalogs are a fallback chain."""
-    return translation(lang).gettext(msgid)
+    """One translated string: the merged table's, else the msgid itself (gettext's rule)."""
+    return _table(lang).get(msgid, msgid)
+
+
+@lru_cache(maxsize=None)
+def _table(lang: str) -> dict[str, str]:
+    """Every singular message of ``lang``'s catalogs, merged as :func:`translation` chains them.
+
+    Why a table built once rather than a cache filled as messages are
+    rendered: a cache entry made while a server is busy with thousands of
+    connections lives on among their freed objects and keeps a whole arena
+    of CPython's allocator from going back to the system.  (Plural forms
+    still go through :func:`translation`.)
+    """
+    chain: list[_gettext.GNUTranslations] = []
+    catalog: _gettext.NullTranslations | None = translation(lang)
+    while isinstance(catalog, _gettext.GNUTranslations):
+        chain.append(catalog)
+        catalog = catalog._fallback
+    table: dict[str, str] = {}
+    for catalog in reversed(chain):  # the last file read wins, as in the chain
+        # GNUTranslations keeps its messages in _catalog, plural forms keyed by
+        # (msgid, index); its gettext gives a plural message's form for 1.
+        one = catalog.plural(1)
+        entries = {k[0]: v for k, v in catalog._catalog.items() if isinstance(k, tuple) and k[1] == one}
+        entries.update((k, v) for k, v in catalog._catalog.items() if isinstance(k, str))
+        table.update(entries)
+    return table
+
+
+def load_catalogs() -> None:
+    """Read every language's catalogs now (a server calls it at start-up, before any
+    connection: see :func:`_table`)."""
+    for lang in available_languages():
+        _table(lang)
 
 
 @lru_cache(maxsize=None)

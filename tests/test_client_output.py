@@ -83,7 +83,7 @@ class Room:
             client.command("style 12")
 
     def ivar(self, client, name: str, value: bool = True) -> None:
-        client.session.ivars[name] = value
+        client.session.preset_ivars({name: value})
 
     def start(self, time_control: str = "5 0") -> object:
         self.alice.command(f"match bob {time_control} white")
@@ -160,7 +160,7 @@ def test_observers_with_and_without_ms_share_the_fanout_by_group():
     for i, client in enumerate(others):
         client.login(f"watcher{chr(97 + i)}")
         client.command("style 12")
-        client.session.ivars["ms"] = i % 2 == 0
+        client.session.preset_ivars({"ms": i % 2 == 0})
         client.command("observe 1")
         client.output()
     room.alice.command("e4")

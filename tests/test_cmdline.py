@@ -415,7 +415,7 @@ def test_no_line_crashes_block_mode(line):
 
 def test_pin_set_before_login_is_honoured(server, alice):
     """``%b`` at the login prompt sets ivars directly; arrival picks them up."""
-    alice.session.ivars["pin"] = True
+    alice.session.preset_ivars({"pin": True})
     server.arrived(alice.session)
     alice.output()
     carol = connect(server)

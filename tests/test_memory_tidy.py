@@ -9,13 +9,23 @@ injected clock.
 
 from __future__ import annotations
 
+import gc
+import re
 import sys
+import tracemalloc
+import types
+from array import array
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from twisted.internet.task import Clock
 
+from ficsfen import i18n as i18n_module
+from ficsfen.i18n import Message, available_languages, load_catalogs, translation
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
 from ficsfen.server.config import hash_password
+from ficsfen.server.ivars import IVAR_DEFAULTS
 from ficsfen.server.limits import AddressLimits, LoginThrottle, MemoryTrimmer, compact
 from ficsfen.server.telnet import FicsFactory
 from ficsfen.server.testing import connect, make_server
@@ -151,3 +161,93 @@ def test_a_new_burst_replaces_the_pending_second_run():
     off.closed()
     clock.advance(100)
     assert tidied[-1] == -1 and tidied.count(-1) == 1
+
+
+# -- what each connection and each record is made of (sixth stop) ---------------------
+#
+# Fewer objects per hostile connection means fewer arenas made at an attack's
+# peak, and fewer arenas that a few long-lived objects can keep after it.
+
+
+def _dispatch_tables_of_bound_methods(obj: object) -> list[str]:
+    return [name for name, value in vars(obj).items()
+            if isinstance(value, dict) and any(isinstance(v, types.MethodType) for v in value.values())]
+
+
+def test_a_connection_holds_no_dispatch_table_of_bound_methods():
+    server = make_server()
+    client = connect(server)
+    client.login()
+    telnet, protocol = client.protocol, client.protocol.protocol
+    assert _dispatch_tables_of_bound_methods(telnet) == []  # Twisted's commandMap
+    assert _dispatch_tables_of_bound_methods(protocol) == []  # the login dialogue's handlers
+    # made on first use only: a connection that never types ahead or sets ivars has neither
+    assert "_type_ahead" not in vars(protocol) and "_ivars" not in vars(protocol)
+    # and the tables still answer: a telnet negotiation, a command
+    client.output()
+    client.send_bytes(bytes([255, 253, 1]))  # IAC DO ECHO: refused with IAC WONT ECHO
+    assert bytes([255, 252, 1]) in client.raw_output()
+    assert client.handle in client.command("who")
+
+
+def test_throttle_and_offer_records_keep_their_times_as_doubles_in_one_array():
+    clock = Clock()
+    throttle = LoginThrottle(clock, failures=10)
+    for _ in range(5):
+        clock.advance(60)
+        throttle.failed("alice", "10.0.0.1")
+    record = throttle.accounts.get("alice")
+    assert record is not None and not hasattr(record, "__dict__")
+    assert isinstance(record.failures, array) and list(record.failures) == [60, 120, 180, 240, 300]
+    limits = AddressLimits(clock, logins_per_minute=3)
+    limits.login_attempt("10.0.0.2")
+    assert isinstance(limits._logins.get("10.0.0.2").failures, array)
+    offers = OfferLimiter(clock.seconds, per_minute=5)
+    offers.check("Spammer")
+    assert all(isinstance(sent, array) for sent in offers._sent.values())
+
+
+def test_rendering_any_message_once_the_catalogs_are_loaded_keeps_nothing_alive():
+    load_catalogs()  # what the server does when it is made
+    ids = sorted({m for lang in available_languages() for m in _catalog_ids(lang)})
+    messages = [Message(m) for m in ids] + [Message("A message no catalog has, rendered late")]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        texts = [m.render(lang) for lang in available_languages() for m in messages]
+        del texts
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    i18n = tracemalloc.Filter(True, i18n_module.__file__)
+    kept = [s for s in after.filter_traces([i18n]).compare_to(before.filter_traces([i18n]), "lineno")
+            if s.size_diff > 0]
+    assert kept == []
+
+
+def _catalog_ids(lang: str) -> set[str]:
+    """The msgids of ``lang``'s .po files (public text, not gettext's internals)."""
+    folder = i18n_module.LOCALE_DIR / lang / "LC_MESSAGES"
+    ids: set[str] = set()
+    for po in folder.glob("*.po"):
+        ids.update(m for m in re.findall(r'^msgid "(.*)"$', po.read_text("utf-8"), re.M) if m)
+    return ids
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(_catalog_ids("fr") | _catalog_ids("en"))) | st.text(max_size=30),
+       st.sampled_from(["en", "fr", "de"]))
+def test_a_message_renders_as_gettext_translates_it(msgid, lang):
+    assert Message(msgid).render(lang) == translation(lang).gettext(msgid)
+
+
+def test_sessions_share_the_default_ivars_until_one_is_set():
+    server = make_server()
+    a, b = connect(server), connect(server)
+    a.login()
+    b.login()
+    assert a.session.ivars is b.session.ivars  # one table for every session that set none
+    a.command("iset ms 1")
+    assert a.session.ivars["ms"] and not b.session.ivars["ms"]
+    assert b.session.ivars == IVAR_DEFAULTS

@@ -13,10 +13,10 @@ is the localized text for the person who asked.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import math
 import random
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -27,7 +27,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
-from ficsfen.server.limits import compact
+from ficsfen.server.limits import compact, expire, times
 from ficsfen.server.variant_games import variant_word
 
 __all__ = [
@@ -116,7 +116,7 @@ class OfferLimiter:
     def __init__(self, now: Callable[[], float], *, per_minute: int = 0) -> None:
         self.now = now
         self.per_minute = per_minute
-        self._sent: dict[str, collections.deque[float]] = {}
+        self._sent: dict[str, array] = {}  # limits.times(): see there why not a deque
         self._refusing: set[str] = set()
 
     def __len__(self) -> int:
@@ -128,9 +128,10 @@ class OfferLimiter:
             return
         key = fold(sender)
         now = self.now()
-        sent = self._sent.setdefault(key, collections.deque())
-        while sent and sent[0] <= now - self.WINDOW:
-            sent.popleft()
+        sent = self._sent.get(key)
+        if sent is None:
+            sent = self._sent[key] = times()
+        expire(sent, self.WINDOW, now)
         if len(sent) >= self.per_minute:
             if key not in self._refusing:
                 self._refusing.add(key)

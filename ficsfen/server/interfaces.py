@@ -254,7 +254,7 @@ class IServerCaller(ICaller):
     players = Attribute("IPlayers")
     boards = Attribute("IBoards")
     games = Attribute("IGameService")
-    ivars = Attribute("dict[str, bool]: interface variables, by name (see ficsfen.server.ivars).")
+    ivars = Attribute("Mapping[str, bool]: interface variables, by name (see ficsfen.server.ivars).")
     aliases = Attribute("dict[str, tuple[str, str]]: the caller's own aliases, by folded name.")
     timeseal = Attribute("bool: the client speaks timeseal.")
     lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")

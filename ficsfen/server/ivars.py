@@ -7,7 +7,10 @@ position.  The order and the defaults are FICS's: clients depend on both.
 
 from __future__ import annotations
 
-__all__ = ["IVARS", "IVAR_DEFAULTS", "default_ivars"]
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["IVARS", "IVAR_DEFAULTS", "SHARED_DEFAULTS", "default_ivars"]
 
 #: The 35 interface variables, in FICS's order (the ``%b`` string's positions).
 IVARS: tuple[str, ...] = (
@@ -22,6 +25,11 @@ IVARS: tuple[str, ...] = (
 IVAR_DEFAULTS: dict[str, bool] = {name: name == "showownseek" for name in IVARS}
 
 
+#: What a new session's ivars are until one is set: one read-only table shared by
+#: every session (a copy each would be 800 bytes for each of thousands of connections).
+SHARED_DEFAULTS: Mapping[str, bool] = MappingProxyType(dict(IVAR_DEFAULTS))
+
+
 def default_ivars() -> dict[str, bool]:
-    """A new session's ivars, by name."""
+    """A new session's ivars, by name, in a dict of its own."""
     return dict(IVAR_DEFAULTS)

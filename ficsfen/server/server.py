@@ -39,7 +39,7 @@ from zope.interface import implementer
 from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
-from ficsfen.i18n import LocalizedError, Message, msg, msgn
+from ficsfen.i18n import LocalizedError, Message, load_catalogs, msg, msgn
 from ficsfen.interfaces import ICommand
 from ficsfen.names import AmbiguousNameError, NameIndex, NameResolutionError, fold, resolve_handle
 from ficsfen.server import block, boards, wholist
@@ -146,6 +146,7 @@ class FicsServer:
         self.clock = clock
         self.rng = rng if rng is not None else random.SystemRandom()
         self.catalog = catalog if catalog is not None else HelpCatalog(self.config.help_dir)
+        load_catalogs()  # every message's text read now, not first rendered amid a crowd
         self._sessions: dict[str, Session] = {}
         self._handles = NameIndex()  # the handles of _sessions
         self._reserved: set[str] = set()

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
 from ficsfen.server.block import BlockReply
-from ficsfen.server.ivars import default_ivars
+from ficsfen.server.ivars import SHARED_DEFAULTS, default_ivars
 from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,8 +107,10 @@ class Session:
         self.charset = "utf8"
         self.style = 1
         self.showfen = False
-        #: Interface variables the client set (``iset``, ``%b``): see :mod:`.ivars`.
-        self.ivars: dict[str, bool] = default_ivars()
+        #: Interface variables the client set (``iset``, ``%b``): see :mod:`.ivars`;
+        #: the shared defaults until the first is set (read-only: change them
+        #: with :meth:`set_ivar` or :meth:`preset_ivars`).
+        self.ivars: Mapping[str, bool] = SHARED_DEFAULTS
         #: Whether the client speaks timeseal, and its last measured lag in
         #: milliseconds (set by the telnet side; style 12 and finger show it).
         self.timeseal = False
@@ -171,8 +173,18 @@ class Session:
 
     def set_ivar(self, name: str, value: bool) -> None:
         """Set one interface variable and tell the server (it keeps who has ``pin`` on)."""
-        self.ivars[name] = value
+        self._own_ivars()[name] = value
         self._ivars_changed(self)
+
+    def preset_ivars(self, values: Mapping[str, bool]) -> None:
+        """Interface variables set before the session began (``%b`` at the login prompt)."""
+        self._own_ivars().update(values)
+
+    def _own_ivars(self) -> dict[str, bool]:
+        """This session's own ivars, copied from the shared defaults at the first change."""
+        if self.ivars is SHARED_DEFAULTS:
+            self.ivars = default_ivars()
+        return self.ivars  # type: ignore[return-value]  # a dict once owned
 
     @property
     def prompt_text(self) -> str:

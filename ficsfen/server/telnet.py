@@ -15,7 +15,8 @@ import re
 import socket
 import weakref
 from collections import deque
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 from twisted.conch.telnet import (
     AO, AYT, BRK, DM, DO, DONT, EC, ECHO, EL, EOR, GA, IAC, IP, NOP, SB, SE, SGA, WILL, WONT,
@@ -203,6 +204,32 @@ class FicsTelnetTransport(TelnetTransport):
     _budget = 4096
     _sb_limit = 65536
     _sb_timeout = 10.0
+
+    #: Twisted's ``Telnet.__init__`` gives each connection a ``commandMap`` of
+    #: bound methods and an empty ``negotiationMap``; here both are the class's
+    #: (nothing adds to them), so that thousands of connections do not each hold them.
+    negotiationMap: Mapping[bytes, Callable[[list[bytes]], None]] = MappingProxyType({})
+    _COMMANDS: dict[bytes, Callable[[TelnetTransport, bytes], None]] = {
+        WILL: TelnetTransport.telnet_WILL,
+        WONT: TelnetTransport.telnet_WONT,
+        DO: TelnetTransport.telnet_DO,
+        DONT: TelnetTransport.telnet_DONT,
+    }
+
+    def __init__(self, protocolFactory: Any = None, *args: Any) -> None:
+        # TelnetTransport.__init__ without Telnet.__init__'s per-connection maps.
+        self.options: dict[bytes, Any] = {}
+        if protocolFactory is not None:
+            self.protocolFactory = protocolFactory
+            self.protocolArgs = args
+            self.protocolKwArgs: dict[str, Any] = {}
+
+    def commandReceived(self, command: bytes, argument: bytes) -> None:
+        handler = self._COMMANDS.get(command)
+        if handler is None:
+            self.unhandledCommand(command, argument)
+        else:
+            handler(self, argument)
 
     def connectionMade(self) -> None:
         connection = self.transport
@@ -724,6 +751,11 @@ class FicsProtocol(TelnetProtocol):
     """One connection: the login dialogue, then commands (one per line)."""
 
     log = Logger()
+    # Made on first use, not with each connection: most never type ahead or set ivars,
+    # and thousands of connections at once would each hold them.
+    #: Lines typed while the password is checked, with their timeseal stamps' digits.
+    _type_ahead: deque[tuple[str, bytes | None]] | None = None
+    _ivars: dict[str, bool] | None = None  # set by %b at the login prompt
 
     def __init__(self, server: Any) -> None:
         self.server = server
@@ -740,24 +772,12 @@ class FicsProtocol(TelnetProtocol):
         self._counted = False
         self._echo_off = False
         self._last_input = 0.0  # clock time of the last command line (idle timeout)
-        #: Lines typed while the password is checked, with their timeseal stamps' digits.
-        self._type_ahead: deque[tuple[str, bytes | None]] = deque()
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
-        self._ivars: dict[str, bool] = {}  # set by %b at the login prompt
         #: A timeseal client's timing, once its first line said so.
         self._seal: timeseal.MoveTimer | None = None
         # What each raw input line goes through: the first one is looked at
         # for a timeseal hello, then every line is plain or decoded.
         self._take = self._first_line
-        # What a line means in each state of the login dialogue (none once closed).
-        self._line_handlers = {
-            "login": self.line_login,
-            "password": self.line_password,
-            "checking": self.line_type_ahead,
-            "delayed": self.line_type_ahead,
-            "confirm": self.line_confirm,
-            "command": self.line_command,
-        }
 
     # -- connection ------------------------------------------------------
 
@@ -1060,9 +1080,9 @@ class FicsProtocol(TelnetProtocol):
             self.write(b"\r\n" + prompt if fresh_line else prompt)
 
     def lineReceived(self, line: str) -> None:
-        handler = self._line_handlers.get(self.state)
+        handler = _LINE_HANDLERS.get(self.state)
         if handler is not None:
-            handler(line)
+            handler(self, line)
 
     def line_login(self, line: str) -> None:
         name = line.strip()
@@ -1130,6 +1150,8 @@ class FicsProtocol(TelnetProtocol):
             self.say(msg("Sorry, \"%b\" sets at most {count} interface variables; you gave "
                          "{given} digits. Try again.", count=len(IVARS), given=len(digits)))
         else:
+            if self._ivars is None:
+                self._ivars = {}
             self._ivars.update((name, digit == "1") for name, digit in zip(IVARS, digits))
             self.say(msg("#Ivars set."))
         self._reprompt()
@@ -1179,6 +1201,8 @@ class FicsProtocol(TelnetProtocol):
 
     def line_type_ahead(self, line: str) -> None:
         """A line typed while the password is checked: kept, to run in order afterwards."""
+        if self._type_ahead is None:
+            self._type_ahead = deque()
         if len(self._type_ahead) < MAX_TYPE_AHEAD:
             self._type_ahead.append((line, self._seal.digits if self._seal is not None else None))
         else:
@@ -1251,7 +1275,8 @@ class FicsProtocol(TelnetProtocol):
         session = self.server.enter(handle, write=self.transport.write, close=self.close,
                                     registered=registered, peer=self.peer)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
-        session.ivars.update(self._ivars)
+        if self._ivars is not None:
+            session.preset_ivars(self._ivars)
         if self._seal is not None:
             session.timeseal = True
             session.move_timer = self._seal
@@ -1342,6 +1367,18 @@ _REFUSALS = {
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
 _SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer]]" = weakref.WeakKeyDictionary()
+
+
+#: What a line means in each state of the login dialogue (none once closed): one
+#: table for every connection, rather than bound methods made for each.
+_LINE_HANDLERS: dict[str, Callable[[FicsProtocol, str], None]] = {
+    "login": FicsProtocol.line_login,
+    "password": FicsProtocol.line_password,
+    "checking": FicsProtocol.line_type_ahead,
+    "delayed": FicsProtocol.line_type_ahead,
+    "confirm": FicsProtocol.line_confirm,
+    "command": FicsProtocol.line_command,
+}
 
 
 class FicsFactory(ServerFactory):
