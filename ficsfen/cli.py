@@ -166,13 +166,7 @@ def _parser(lang: str) -> _Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status.
-
-    Without ``argv`` the command line is this process's own (the ``ficsfen``
-    program): only then may ``serve`` restart the process (see
-    :mod:`ficsfen.server.allocator`).
-    """
-    own = argv is None
+    """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     scan = _scan(argv)
     lang = language_from_environ()
@@ -191,8 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # arguments (their parsers speak the language too; argparse is no
         # longer used once the server runs).
         if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
-            return _server_command(argv[scan.command], argv[scan.command + 1 :], lang,
-                                   process_argv=sys.orig_argv if own else None)
+            return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
         parser = _parser(lang)
         try:
             args = parser.parse_args(argv)
@@ -542,19 +535,19 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
 # -- serve ----------------------------------------------------------------------
 
 
-def _serve(argv: list[str], lang: str, process_argv: list[str] | None) -> int:
+def _serve(argv: list[str], lang: str) -> int:
     from ficsfen.server import serve
 
-    return int(serve.main(argv, lang=lang, command_line=process_argv) or 0)
+    return int(serve.main(argv, lang=lang) or 0)
 
 
-def _accounts(argv: list[str], lang: str, process_argv: list[str] | None) -> int:
+def _accounts(argv: list[str], lang: str) -> int:
     from ficsfen.server import admin
 
     return admin.accounts_main(argv, lang=lang)
 
 
-def _games(argv: list[str], lang: str, process_argv: list[str] | None) -> int:
+def _games(argv: list[str], lang: str) -> int:
     from ficsfen.server import admin
 
     return admin.games_main(argv, lang=lang)
@@ -565,10 +558,9 @@ def _games(argv: list[str], lang: str, process_argv: list[str] | None) -> int:
 _SERVER_COMMANDS = {"serve": _serve, "accounts": _accounts, "games": _games}
 
 
-def _server_command(name: str, argv: list[str], lang: str, *,
-                    process_argv: list[str] | None = None) -> int:
+def _server_command(name: str, argv: list[str], lang: str) -> int:
     try:
-        return _SERVER_COMMANDS[name](argv, lang, process_argv)
+        return _SERVER_COMMANDS[name](argv, lang)
     except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
         return int(exc.code or 0)
 

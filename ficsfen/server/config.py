@@ -19,11 +19,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ficsfen.i18n import LocalizedError, Message, available_languages, msg
 from ficsfen.names import fold
-from ficsfen.server.allocator import ALLOCATORS
 from ficsfen.helpcatalog import HELP_DIR
 
 __all__ = [
@@ -135,9 +134,6 @@ class Config:
     trim_after: int = 200
     #: Seconds after such a run before one more, for what expired meanwhile (0: none).
     trim_again: float = 30.0
-    #: ``"malloc"``: ``ficsfen serve`` runs under the C library's allocator, which
-    #: gives memory back by the page (see ``ficsfen.server.allocator``); ``"python"``.
-    allocator: str = "malloc"
     #: Input lines (commands) of one connection run per second, after a burst (0: no limit).
     commands_per_second: int = 0
     command_burst: int = 50
@@ -257,18 +253,11 @@ def _endpoints(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _one_of(*choices: str) -> Callable[[Any], str]:
-    """A converter accepting one of ``choices``."""
-    def convert(value: Any) -> str:
-        value = _string(value)
-        if value not in choices:
-            raise _ExpectedTypeError(msg("one of: {choices}", choices=", ".join(choices)))
-        return value
-    return convert
-
-
-_synchronous = _one_of("full", "normal")
-_allocator = _one_of(*ALLOCATORS)
+def _synchronous(value: Any) -> str:
+    value = _string(value)
+    if value not in ("full", "normal"):
+        raise _ExpectedTypeError(msg("one of: {choices}", choices="full, normal"))
+    return value
 
 
 def _language(value: Any) -> str:
@@ -312,7 +301,6 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "commands_per_second"): ("commands_per_second", _count),
     ("limits", "trim_after"): ("trim_after", _count),
     ("limits", "trim_again"): ("trim_again", _seconds),
-    ("limits", "allocator"): ("allocator", _allocator),
     ("limits", "command_burst"): ("command_burst", _positive_int),
     ("limits", "heavy_percent"): ("heavy_percent", _count),
     ("limits", "heavy_turn_ms"): ("heavy_turn_ms", _positive_int),

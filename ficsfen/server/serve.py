@@ -29,7 +29,6 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,7 +36,6 @@ from twisted.application.service import MultiService
 from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
-from ficsfen.server.allocator import restart_with
 from ficsfen.server.config import Config, ConfigError, hash_password, load
 from ficsfen.i18n import (
     LocalizedError,
@@ -135,15 +133,11 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None, *, lang: str | None = None,
-         command_line: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     """Entry point of ``ficsfen serve``; returns the exit status.
 
     ``lang`` is the operator's language (``ficsfen --lang``); by default the
-    locale's.  ``command_line``: this process's whole command line, given
-    only when the process is the server (``ficsfen serve`` run as a
-    program), which may then restart itself under another memory allocator
-    (``[limits] allocator``, :mod:`ficsfen.server.allocator`).
+    locale's.
     """
     argv = sys.argv[1:] if argv is None else argv
     # ``ficsfen serve --lang fr`` as well as ``ficsfen --lang fr serve``:
@@ -166,8 +160,6 @@ def main(argv: list[str] | None = None, *, lang: str | None = None,
         config = config.with_listen(args.listen)
     if args.data is not None:
         config = config.with_data_file(data_file_option(args.data))
-    if command_line is not None:
-        restart_with(config.allocator, argv=command_line)
     from twisted.internet import reactor
 
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
