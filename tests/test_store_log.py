@@ -16,9 +16,9 @@ import pytest
 
 from ficsfen.server.store import Adjournment, EndCode, GameEnd, GameStatus, SQLiteStore
 from ficsfen.server.store import sqlite as store_sqlite
-from ficsfen.server.store.testing import private_reactor, wait_for
+from ficsfen.server.store.testing import wait_for
 
-from test_store import game_moves, peek, play, start
+from test_store import game_moves, path, peek, play, reactor, start  # noqa: F401  (fixtures)
 
 SANS = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5",
         "Bb3", "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7"]
@@ -26,17 +26,7 @@ ADJOURNMENT = Adjournment("bob lost connection; game adjourned", 1_700_000_050.0
 
 
 @pytest.fixture
-def reactor():
-    return private_reactor()
-
-
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "data" / "ficsfen.sqlite3"
-
-
-@pytest.fixture
-def store(reactor, path):
+def store(reactor, path):  # noqa: F811  (the fixtures imported above)
     store = SQLiteStore.open(path, reactor=reactor, synchronous="normal")
     yield store
     wait_for(reactor, store.close())
