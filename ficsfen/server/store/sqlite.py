@@ -136,10 +136,12 @@ class SQLiteStore:
         self._read: sqlite3.Connection | None = read
         self._lock_fd = lock_fd
         self._next_game_id = next_game_id
-        # The move log (schema version 3): the id of the next row, the ids
-        # below which it was cut, and the rows of each game in play since its
-        # start or resumption, as (id, ply) in order.  Only this store writes
-        # the log, so these are exactly the log's rows of the games in play.
+        # The move log (schema version 3): the id of the next row, the id
+        # below which it was last cut, the next id when a cut was last looked
+        # for (never before the last cut), and the rows of each game in play
+        # since its start or resumption, as (id, ply) in order.  Only this
+        # store writes the log, so these are exactly the log's rows of the
+        # games in play.
         self._next_log_id = 1
         self._log_start = 1
         self._cut_tried = 1
@@ -417,10 +419,11 @@ class SQLiteStore:
         once it is :data:`LOG_CUT_ROWS` past the last cut; else ``None``.
 
         The rows before it belong to games that ended (copied to ``game_moves``);
-        those of adjourned games and takebacks were deleted.  The statement also keeps any row of a game the
-        file still has in play, so that even a failed write loses nothing.
+        those of adjourned games and takebacks were deleted.  The statement
+        also keeps any row of a game the file still has in play, so that even
+        a failed write loses nothing.
         """
-        if self._next_log_id - max(self._log_start, self._cut_tried) < LOG_CUT_ROWS:
+        if self._next_log_id - self._cut_tried < LOG_CUT_ROWS:
             return None
         # A long game holds the log's start: look again only a cut's length later
         # (this walks every game in play).
