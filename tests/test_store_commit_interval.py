@@ -151,7 +151,7 @@ def test_no_interval_hands_over_every_turn(clock, path):
 def test_the_server_spaces_commits_as_its_configuration_says(clock, tmp_path):
     config = from_mapping({"storage": {"path": str(tmp_path / "f.sqlite3"), "commit_interval_ms": 7}})
     assert config.commit_interval_ms == 7
-    assert from_mapping({}).commit_interval_ms == 3
+    assert from_mapping({}).commit_interval_ms == 10
     store = open_store(config, reactor=clock)
     try:
         game_id = started(clock, store)

@@ -173,7 +173,7 @@ class Config:
     synchronous: str = "full"
     #: Least milliseconds between two commits of the store under load: see
     #: ``[storage] commit_interval_ms``.
-    commit_interval_ms: int = 3
+    commit_interval_ms: int = 10
     source: Path | None = None
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":

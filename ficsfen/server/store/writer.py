@@ -23,10 +23,13 @@ thread (one ``callLater``) and joins the next group.  A write that comes
 after a quiet spell is handed over at the end of its turn as before, so
 only a busy server waits.  Why: each commit costs the server far more
 than the moves in it (the thread's wake-up, its ``fsync``, four hand-overs
-of the GIL with the reactor, a reactor turn for the acknowledgements);
-at 2,000 moves/s a commit per turn was ~750 commits of ~2.6 moves a
-second; commits 3-4 ms apart are about a third as many, of ~8 moves each.
-No write is acknowledged any sooner than before: only after its commit.
+of the GIL with the reactor, a reactor turn for the acknowledgements), and
+the longer the thread has slept, the dearer its commit: its caches are cold
+(in a replica, a commit of six moves took 48 µs of CPU back to back and
+149 µs after 3 ms asleep).  At 2,000 moves/s a commit per turn was ~750
+commits of ~2.6 moves a second; the server's default of 10 ms makes ~100
+commits of ~20 moves.  No write is acknowledged any sooner than before:
+only after its commit.
 
 Once the transaction is committed the thread hands the results back with a
 single ``reactor.callFromThread``, and each write's :class:`Deferred` fires
