@@ -241,6 +241,30 @@ def test_help_pages_long_pages_with_next():
     assert caller.lines[:5] == text[5:10]
 
 
+
+def test_the_pager_keeps_the_catalogs_text_for_next_not_lines_of_its_own():
+    """A caller waiting for ``next`` holds the page's text (the catalog's string,
+    the same for every caller) and the number of its next line: a client that
+    asks for a long page and never reads keeps no copy of it (issue 11)."""
+    pager = Pager(5)
+    help_, next_ = HelpCommand(pager=pager), NextCommand(pager)
+    alice, bob = Caller("alice"), Caller("bob")
+    help_(alice, "fen", Directory())
+    help_(bob, "fen", Directory())
+    (alice_text, alice_next), (bob_text, bob_next) = pager._pending[alice], pager._pending[bob]
+    assert alice_text is bob_text is lookup("fen", "en").text
+    assert alice_next == bob_next == 5
+    pages = [alice.lines[:5]]
+    while True:
+        alice.lines.clear()
+        next_(alice, "", Directory())
+        if alice.lines[-1] == "There is no more to show.":
+            break
+        pages.append([line for line in "\n".join(alice.lines).split("\n")
+                      if line != "Type [next] to see the next page."])
+    assert [line for page in pages for line in page] == lookup("fen", "en").text.rstrip("\n").split("\n")
+    assert alice not in pager._pending
+
 def test_help_catalog_resolution_and_fallback(tmp_path):
     (tmp_path / "en").mkdir()
     (tmp_path / "fr").mkdir()

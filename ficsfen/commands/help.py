@@ -4,13 +4,16 @@ Resolution and the English fallback are the help catalog's
 (:mod:`ficsfen.helpcatalog`); this module only presents pages.  A page
 longer than ``page_lines`` is cut into pages and the rest waits, per
 caller, for ``next``.  Pending pages are held weakly by caller object, so
-a caller that goes away takes its pages with it.
+a caller that goes away takes its pages with it.  What waits is the page's
+text (the catalog's own string, shared by every caller) and the number of
+the next line, not a list of the remaining lines: a client that asks for a
+long page and never reads kept ~100 strings of its own before.
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from ficsfen.commands.base import Command
 from ficsfen.helpcatalog import HelpCatalog, HelpError, HelpPage, columns, default_catalog
@@ -25,33 +28,41 @@ class Pager:
 
     def __init__(self, page_lines: int = 0) -> None:
         self.page_lines = page_lines
-        self._pending: "weakref.WeakKeyDictionary[Any, list[str]]" = weakref.WeakKeyDictionary()
+        # caller -> (the page's whole text, index of its next line to show)
+        self._pending: "weakref.WeakKeyDictionary[Any, tuple[str, int]]" = weakref.WeakKeyDictionary()
 
-    def show(self, caller: ICaller, lines: list[str]) -> None:
+    def show(self, caller: ICaller, lines: Sequence[str]) -> None:
         """Send the first page of ``lines``, keep the rest for :meth:`next`."""
+        self.show_text(caller, "\n".join(lines))
+
+    def show_text(self, caller: ICaller, text: str, start: int = 0) -> None:
+        """Send ``text`` (lines joined by ``\\n``, trailing line ends ignored) from
+        its line ``start``, a page at most; keep ``text`` itself (the catalog's
+        string, shared), not its lines, for :meth:`next`."""
         size = self.page_lines
-        if size <= 0 or len(lines) <= size:
+        lines = text.rstrip("\n").split("\n")
+        if size <= 0 or len(lines) - start <= size:
             self._forget(caller)
-            caller.send("\n".join(lines))
+            caller.send("\n".join(lines[start:]))
             return
         try:
-            self._pending[caller] = lines[size:]
+            self._pending[caller] = (text, start + size)
         except TypeError:  # a caller object that cannot be weakly referenced
-            caller.send("\n".join(lines))
+            caller.send("\n".join(lines[start:]))
             return
-        caller.send("\n".join(lines[:size]))
+        caller.send("\n".join(lines[start:start + size]))
         caller.send(msg("Type [next] to see the next page."))
 
     def next(self, caller: ICaller) -> None:
         """Send the next page, or say there is none."""
         try:
-            rest = self._pending.pop(caller, None)
+            pending = self._pending.pop(caller, None)
         except TypeError:
-            rest = None
-        if not rest:
+            pending = None
+        if pending is None:
             caller.send(msg("There is no more to show."))
             return
-        self.show(caller, rest)
+        self.show_text(caller, *pending)
 
     def _forget(self, caller: ICaller) -> None:
         try:
@@ -88,7 +99,7 @@ class HelpCommand(Command):
     def run(self, caller: ICaller, topic: str | None, *, directory: IGameDirectory) -> None:
         lang = caller.lang
         if topic is None:
-            self.pager.show(caller, self.catalog.index(lang).rstrip("\n").split("\n"))
+            self.pager.show_text(caller, self.catalog.index(lang))
             return
         if self.command_names is not None and topic.lower() == "commands":
             names = sorted(self.command_names())
@@ -103,10 +114,10 @@ class HelpCommand(Command):
             if page is None:
                 caller.send(e.render(lang))
                 return
-        lines = page.text.rstrip("\n").split("\n")
+        text = page.text
         if page.notice is not None:
-            lines.insert(0, page.notice.render(lang))
-        self.pager.show(caller, lines)
+            text = page.notice.render(lang) + "\n" + text
+        self.pager.show_text(caller, text)
 
 
     def _alias_page(self, word: str, lang: str) -> HelpPage | None:
