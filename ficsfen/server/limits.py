@@ -93,14 +93,15 @@ def times() -> array:
     return array("d")
 
 
-def expire(times: array, window: float, now: float) -> None:
-    """Drop the leading ``times`` that are ``window`` seconds old or more at ``now``."""
+def expire(stamps: array, window: float, now: float) -> None:
+    """Drop the leading ``stamps`` (a :func:`times` array) that are ``window`` seconds
+    old or more at ``now``."""
     k = 0
-    n = len(times)
-    while k < n and times[k] + window <= now:
+    n = len(stamps)
+    while k < n and stamps[k] + window <= now:
         k += 1
     if k:
-        del times[:k]
+        del stamps[:k]
 
 
 def seconds_left(until: float, now: float) -> int:
