@@ -398,7 +398,9 @@ class TokenBucket:
     def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate = rate
         self.burst = burst
-        self.tokens = float(burst)
+        # Full: the caller's own ``burst`` and ``now`` objects, not new floats (a
+        # connection makes three buckets; a silent one never uses them).
+        self.tokens: float = burst
         self.at = now
 
     def _refill(self, now: float) -> None:

@@ -34,6 +34,7 @@ from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.session import Session, encode_text
+from ficsfen.server.timeouts import Timeouts
 
 __all__ = ["FicsFactory", "FicsProtocol", "FicsTelnetTransport", "MAX_TYPE_AHEAD", "decode_line"]
 
@@ -216,13 +217,26 @@ class FicsTelnetTransport(TelnetTransport):
         DONT: TelnetTransport.telnet_DONT,
     }
 
+    #: Negotiated options' states: none until a first negotiation (most connections
+    #: negotiate nothing), then a dict of the connection's own (getOptionState).
+    options: Mapping[bytes, Any] = MappingProxyType({})
+    protocolKwArgs: Mapping[str, Any] = MappingProxyType({})
+
     def __init__(self, protocolFactory: Any = None, *args: Any) -> None:
-        # TelnetTransport.__init__ without Telnet.__init__'s per-connection maps.
-        self.options: dict[bytes, Any] = {}
+        # TelnetTransport.__init__ without Telnet.__init__'s per-connection maps
+        # and empty dicts (``options``, ``protocolKwArgs``: the class's until needed).
         if protocolFactory is not None:
             self.protocolFactory = protocolFactory
             self.protocolArgs = args
-            self.protocolKwArgs: dict[str, Any] = {}
+
+    def getOptionState(self, opt: bytes) -> Any:
+        # Twisted's makes a state to throw away at every call (setdefault).
+        state = self.options.get(opt)
+        if state is None:
+            if type(self.options) is not dict:
+                self.options = {}
+            state = self.options[opt] = self._OptionState()  # type: ignore[index]
+        return state
 
     def commandReceived(self, command: bytes, argument: bytes) -> None:
         handler = self._COMMANDS.get(command)
@@ -241,16 +255,16 @@ class FicsTelnetTransport(TelnetTransport):
             self._output_cap = config.output_buffer
             self._budget = config.input_budget
             self._lines_per_turn = self._lines_left = config.lines_per_turn
+            now = self._clock.seconds()  # one float for the buckets' start, not one each
             if config.input_rate:
-                self._rate = TokenBucket(config.input_rate, config.input_burst, self._clock.seconds())
+                self._rate = TokenBucket(config.input_rate, config.input_burst, now)
             if config.telnet_rate:
-                self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, self._clock.seconds())
+                self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, now)
             if config.commands_per_second:
-                self._commands = TokenBucket(config.commands_per_second, config.command_burst,
-                                             self._clock.seconds())
+                self._commands = TokenBucket(config.commands_per_second, config.command_burst, now)
             if config.heavy_percent:
                 self._scheduler = self.factory.scheduler
-                self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
+                self._newcomer_until = now + config.newcomer_seconds
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -756,6 +770,9 @@ class FicsProtocol(TelnetProtocol):
     #: Lines typed while the password is checked, with their timeseal stamps' digits.
     _type_ahead: deque[tuple[str, bytes | None]] | None = None
     _ivars: dict[str, bool] | None = None  # set by %b at the login prompt
+    #: What each raw input line goes through (_RAW_LINE_HANDLERS): the first one is
+    #: looked at for a timeseal hello, then every line is plain or decoded.
+    _raw_lines = "first"
 
     def __init__(self, server: Any) -> None:
         self.server = server
@@ -768,16 +785,13 @@ class FicsProtocol(TelnetProtocol):
         self._delay: Any = None  # the wait after a wrong password (DelayedCall)
         self._buffer = b""
         self._discarding = False
-        self._timer: Any = None
+        self._timer: Any = None  # the idle timeout once logged in (the login timeout: FicsFactory.logins)
         self._counted = False
         self._echo_off = False
         self._last_input = 0.0  # clock time of the last command line (idle timeout)
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
         #: A timeseal client's timing, once its first line said so.
         self._seal: timeseal.MoveTimer | None = None
-        # What each raw input line goes through: the first one is looked at
-        # for a timeseal hello, then every line is plain or decoded.
-        self._take = self._first_line
 
     # -- connection ------------------------------------------------------
 
@@ -841,8 +855,9 @@ class FicsProtocol(TelnetProtocol):
             "Once logged in, type \"help fen\" to learn about FEN.",
             guest=self.config.guest_login))
         self._reprompt(fresh_line=True)
-        if self.config.login_timeout:
-            self._timer = self.server.clock.callLater(self.config.login_timeout, self._login_timeout)
+        factory = self.transport.factory
+        if factory is not None:  # the login timeout: one timer for all connections at the prompt
+            factory.logins.start(self)
 
     def _keepalive_timings(self, connection: Any) -> None:
         """Shorter keepalive timings than the system's (2 hours idle on Linux), where it has them."""
@@ -902,9 +917,11 @@ class FicsProtocol(TelnetProtocol):
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
+        transport = self.transport
+        if transport is not None and transport.factory is not None:
+            transport.factory.logins.stop(self)
 
     def _login_timeout(self) -> None:
-        self._timer = None
         self.say(msg("\n**** Login timeout: you took more than {seconds} seconds. ****",
                      seconds=int(self.config.login_timeout)))
         self.log.info("login timeout for {peer}", peer=self.peer)
@@ -1004,7 +1021,7 @@ class FicsProtocol(TelnetProtocol):
             if len(raw) > limit:
                 self._line_too_long()
             else:
-                self._take(raw)
+                _RAW_LINE_HANDLERS[self._raw_lines](self, raw)
         if len(tail) > limit:
             self._buffer = b""
             self._discarding = True
@@ -1015,12 +1032,12 @@ class FicsProtocol(TelnetProtocol):
         """The connection's first line: a timeseal hello switches decoding on."""
         found = timeseal.detect(raw)
         if found is None:
-            self._take = self._plain_line
+            self._raw_lines = "plain"
             self._plain_line(raw)
             return
         hello, ping = found
         self._seal = timeseal.MoveTimer(ping=ping, max_compensation=self.config.lag_compensation)
-        self._take = self._sealed_raw
+        self._raw_lines = "sealed"
         self.dataReceived = self._sealed_data  # type: ignore[method-assign]
         self.log.info("timeseal client at {peer}: {hello}", peer=self.peer,
                       hello=decode_line(hello.text[:200]))
@@ -1316,12 +1333,12 @@ class FicsProtocol(TelnetProtocol):
         transport = self.transport
         if not on:
             self._echo_off = True
-            transport.will(ECHO).addErrback(lambda failure: None)
+            transport.will(ECHO).addErrback(_refused)
         elif self._echo_off:
             self._echo_off = False
             state = transport.getOptionState(ECHO).us
             if state.state == "yes" and not state.negotiating:
-                transport.wont(ECHO).addErrback(lambda failure: None)
+                transport.wont(ECHO).addErrback(_refused)
 
     def enableLocal(self, option: bytes) -> bool:
         return option == SGA or (option == ECHO and self._echo_off)
@@ -1331,6 +1348,10 @@ class FicsProtocol(TelnetProtocol):
 
     def enableRemote(self, option: bytes) -> bool:
         return False
+
+
+def _refused(failure: Any) -> None:
+    """A telnet option the client refused, or a connection closed mid-negotiation: nothing to do."""
 
 
 def _duration(seconds: int) -> Message:
@@ -1366,7 +1387,16 @@ _REFUSALS = {
 
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
-_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer]]" = weakref.WeakKeyDictionary()
+_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer, Timeouts[FicsProtocol]]]" = (
+    weakref.WeakKeyDictionary())
+
+
+#: What FicsProtocol._raw_lines says each raw input line goes through.
+_RAW_LINE_HANDLERS: dict[str, Callable[[FicsProtocol, bytes], None]] = {
+    "first": FicsProtocol._first_line,
+    "plain": FicsProtocol._plain_line,
+    "sealed": FicsProtocol._sealed_raw,
+}
 
 
 #: What a line means in each state of the login dialogue (none once closed): one
@@ -1397,10 +1427,14 @@ class FicsFactory(ServerFactory):
                 TurnScheduler(server.clock, share=config.heavy_percent / 100,
                               budget=config.heavy_turn_ms / 1000),
                 MemoryTrimmer(server.clock, after=config.trim_after, again=config.trim_again,
-                              tidy=server.tidy))
-        self.scheduler, self.trimmer = shared
+                              tidy=server.tidy),
+                Timeouts(server.clock, config.login_timeout, FicsProtocol._login_timeout))
+        #: ``logins``: the connections at the login or password prompt, timed out together.
+        self.scheduler, self.trimmer, self.logins = shared
+        self._protocol_args = (server,)
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
-        transport = FicsTelnetTransport(FicsProtocol, self.server)
+        transport = FicsTelnetTransport(FicsProtocol)
+        transport.protocolArgs = self._protocol_args  # one tuple for all connections
         transport.factory = self
         return transport
