@@ -227,6 +227,7 @@ class FicsService(MultiService):
             self.ports.append(port)
             where = _address_text(port.getHost())
             log.info("Listening on {where} ({endpoint})", where=where, endpoint=description)
+            self.factory.trimmer.settle()  # what starting up freed, given back
 
         def failed(failure: Any, description: str) -> None:
             log.error("Cannot listen on {endpoint}: {reason}", endpoint=description,
