@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -401,10 +402,32 @@ def space_full_collections(every: int = FULL_COLLECTION_EVERY) -> None:
     gc.set_threshold(young, middle, every)
 
 
+def log_time(when: float | None) -> str:
+    """A log line's time as Twisted's ``textFileLogObserver`` writes it (RFC 3339, local time).
+
+    Why not Twisted's ``formatTime``: it makes a time zone object for every
+    line, whose ``utcoffset`` CPython looks up under a new name string each
+    time, and its type cache keeps the last of those strings.  During an
+    attack's thousands of log lines they land in the attack's arenas and
+    then keep them after it (docs/benchmarks.md, issue 11).  The C
+    library's ``strftime`` reads the offset from the ``struct tm``.
+    """
+    if when is None:
+        return "-"
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(when))
+
+
+def log_observer(out: Any) -> Any:
+    """The server's log observer: Twisted's classic text lines, timed by :func:`log_time`."""
+    from twisted.logger import FileLogObserver, formatEventAsClassicLogText
+
+    return FileLogObserver(out, lambda event: formatEventAsClassicLogText(event, formatTime=log_time))
+
+
 def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = None,
         log_file: Any = None) -> int:
     """Serve ``config`` (and the feed) until the reactor stops; returns the exit status."""
-    from twisted.logger import globalLogBeginner, textFileLogObserver
+    from twisted.logger import globalLogBeginner
 
     from ficsfen.server.store import StoreError
 
@@ -416,7 +439,7 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
     except StoreError as e:
         print(e.render(lang), file=sys.stderr)
         return 1
-    globalLogBeginner.beginLoggingTo([textFileLogObserver(log_file or sys.stderr)],
+    globalLogBeginner.beginLoggingTo([log_observer(log_file or sys.stderr)],
                                      redirectStandardIO=False)
     space_full_collections()
     reactor.callWhenRunning(service.startService)
