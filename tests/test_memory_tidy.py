@@ -12,8 +12,10 @@ from __future__ import annotations
 import gc
 import re
 import sys
+import time
 import tracemalloc
 import types
+import weakref
 from array import array
 
 import pytest
@@ -251,3 +253,72 @@ def test_sessions_share_the_default_ivars_until_one_is_set():
     a.command("iset ms 1")
     assert a.session.ivars["ms"] and not b.session.ivars["ms"]
     assert b.session.ivars == IVAR_DEFAULTS
+
+
+def test_connections_at_the_prompt_share_one_login_timer_and_hold_no_objects_of_their_own():
+    """A connection's login timeout, negotiation table and line reader cost no objects per connection."""
+    server = make_server(login_timeout=120)
+    clock = server.clock
+    before = len(clock.getDelayedCalls())
+    clients = [connect(server, host=f"192.0.2.{i}") for i in range(30)]
+    assert len(clock.getDelayedCalls()) <= before + 1  # not one DelayedCall per connection
+    logins = clients[0].protocol.factory.logins
+    assert len(logins) == 30
+    for client in clients:
+        telnet, protocol = client.protocol, client.protocol.protocol
+        assert "options" not in vars(telnet) and "protocolKwArgs" not in vars(telnet)
+        assert [k for k, v in vars(protocol).items() if isinstance(v, types.MethodType)] == []
+    clock.advance(60)
+    clients[0].login()
+    assert clients[0].protocol.protocol not in logins and len(logins) == 29
+    clock.advance(59)
+    assert all(client.connected for client in clients)
+    clock.advance(1)
+    assert clients[0].connected
+    assert all(not client.connected and "Login timeout" in client.output() for client in clients[1:])
+    assert len(logins) == 0
+
+
+def test_a_negotiation_makes_the_connections_own_option_table_and_still_works():
+    server = make_server()
+    client, other = connect(server), connect(server)
+    client.output()
+    client.send_bytes(bytes([255, 253, 3]))  # IAC DO SGA: accepted with IAC WILL SGA
+    assert bytes([255, 251, 3]) in client.raw_output()
+    telnet = client.protocol
+    assert set(vars(telnet)["options"]) == {bytes([3])}
+    assert type(other.protocol).options == {} and "options" not in vars(other.protocol)
+
+
+def test_log_lines_are_timed_as_twisteds_text_observer_times_them(monkeypatch):
+    from twisted.logger import formatTime
+
+    from ficsfen.server.serve import log_time
+
+    for zone in ("UTC", "Europe/Paris", "America/St_Johns", "Asia/Kolkata"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        for when in (0.0, 1719900000.5, 1796113369.25, time.time()):
+            assert log_time(when) == formatTime(when)
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    assert log_time(None) == formatTime(None) == "-"
+
+
+def test_settle_collects_and_gives_the_free_heap_back():
+    trims: list[int] = []
+    trimmer = MemoryTrimmer(Clock(), trim=trims.append)
+    gc.disable()  # only settle may collect the cycle
+    try:
+        ref = weakref.ref(_Holder([]))  # kept alive only by its own cycle
+        assert ref() is not None
+        trimmer.settle()
+    finally:
+        gc.enable()
+    assert ref() is None and trims == [0]
+
+
+class _Holder:
+    def __init__(self, cycle: list) -> None:
+        self.cycle = cycle
+        cycle.append(self)

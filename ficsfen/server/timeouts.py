@@ -40,6 +40,7 @@ class Timeouts(Generic[T]):
         self.expired = expired
         self._deadlines: dict[T, float] = {}
         self._call: IDelayedCall | None = None
+        self._due = 0.0  # the deadline _call was set for
 
     def __len__(self) -> int:
         return len(self._deadlines)
@@ -63,12 +64,14 @@ class Timeouts(Generic[T]):
 
     def _schedule(self) -> None:
         for first in self._deadlines.values():
+            self._due = first
             self._call = self.clock.callLater(max(0.0, first - self.clock.seconds()), self._fire)
             return
 
     def _fire(self) -> None:
         self._call = None
-        now = self.clock.seconds()
+        # At least the deadline it was set for (the clock's sum may round below it).
+        now = max(self.clock.seconds(), self._due)
         due = []
         for who, deadline in self._deadlines.items():
             if deadline > now:
