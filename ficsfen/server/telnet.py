@@ -33,6 +33,7 @@ from ficsfen.server import timeseal
 from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
+from ficsfen.server.listening import Connection
 from ficsfen.server.session import Session, encode_text
 from ficsfen.server.timeouts import Timeouts
 
@@ -83,9 +84,9 @@ _KEEPALIVE_OPTIONS = tuple(
     if hasattr(socket, name))
 
 
-# Plain TCP server connections (exactly that class: a subclass or a wrapper
+# Plain TCP server connections (exactly those classes: another subclass or a wrapper
 # such as TLS may do more in write), whose socket we may write to at once.
-_DIRECT_TRANSPORTS = frozenset({tcp.Server})
+_DIRECT_TRANSPORTS = frozenset({tcp.Server, Connection})
 
 # What the login dialogue asks for, by FicsProtocol.state (FICS's own words:
 # clients and scripts wait for them, so they are never translated).
