@@ -346,3 +346,15 @@ def test_a_password_prompt_never_answered_holds_no_deferred_and_ends_quietly():
         globalLogPublisher.removeObserver(events.append)
     assert "Starting FICS session as alice" in refusing.output()
     assert [e for e in events if "log_failure" in e] == []
+
+
+def test_a_silent_connection_has_no_token_buckets_until_its_first_input():
+    server = make_server(commands_per_second=10)
+    client = connect(server)
+    telnet = client.protocol
+    assert telnet._rate is None and telnet._telnet is None and telnet._commands is None
+    client.output()
+    client.send("guest")
+    assert telnet._rate is not None and telnet._telnet is not None and telnet._commands is not None
+    assert telnet._rate.rate == server.config.input_rate
+    assert telnet._commands.rate == 10

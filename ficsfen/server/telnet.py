@@ -138,6 +138,38 @@ def _send_now(transport: Any, data: bytes, producer: Any = None) -> bool:
     return True
 
 
+class _Side:
+    """One side of a telnet option's state, as Twisted's ``_OptionState._Perspective`` has it.
+
+    With ``__slots__``: Twisted's keeps its attributes in a table of each
+    instance's own, and a connection at the password prompt has two of them
+    for ECHO (see :class:`_OptionState`).
+    """
+
+    __slots__ = ("state", "negotiating", "onResult")
+
+    def __init__(self) -> None:
+        self.state = "no"
+        self.negotiating = False
+        self.onResult: Any = None
+
+    def __str__(self) -> str:
+        return self.state + ("*" * self.negotiating)
+
+
+class _OptionState:
+    """A telnet option's state on both sides: Twisted's ``Telnet._OptionState``, in slots."""
+
+    __slots__ = ("us", "him")
+
+    def __init__(self) -> None:
+        self.us = _Side()
+        self.him = _Side()
+
+    def __repr__(self) -> str:
+        return f"<_OptionState us={self.us} him={self.him}>"
+
+
 class _NobodyWaits:
     """Where Twisted's option negotiation reports an answer that nobody waits for."""
 
@@ -203,6 +235,7 @@ class FicsTelnetTransport(TelnetTransport):
     _telnet_logged = False
     _commands: TokenBucket | None = None  # commands_per_second (lines), or None
     _commands_logged = False
+    _buckets_due = False  # the buckets above are made with the first input (_make_buckets)
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
     _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
     _load_at = 0.0  # clock time of _load
@@ -267,7 +300,7 @@ class FicsTelnetTransport(TelnetTransport):
         if state is None:
             if type(self.options) is not dict:
                 self.options = {}
-            state = self.options[opt] = self._OptionState()  # type: ignore[index]
+            state = self.options[opt] = _OptionState()  # type: ignore[index]
         return state
 
     def commandReceived(self, command: bytes, argument: bytes) -> None:
@@ -287,16 +320,10 @@ class FicsTelnetTransport(TelnetTransport):
             self._output_cap = config.output_buffer
             self._budget = config.input_budget
             self._lines_per_turn = self._lines_left = config.lines_per_turn
-            now = self._clock.seconds()  # one float for the buckets' start, not one each
-            if config.input_rate:
-                self._rate = TokenBucket(config.input_rate, config.input_burst, now)
-            if config.telnet_rate:
-                self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, now)
-            if config.commands_per_second:
-                self._commands = TokenBucket(config.commands_per_second, config.command_burst, now)
+            self._buckets_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
             if config.heavy_percent:
                 self._scheduler = self.factory.scheduler
-                self._newcomer_until = now + config.newcomer_seconds
+                self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -346,9 +373,24 @@ class FicsTelnetTransport(TelnetTransport):
 
     # -- input ---------------------------------------------------------------
 
+    def _make_buckets(self) -> None:
+        """The rate limits' token buckets, made with the first input: a connection
+        that never sends anything (most of an attack's) never has them."""
+        self._buckets_due = False
+        config = self.factory.server.config
+        now = self._clock.seconds()  # one float for the buckets' start, not one each
+        if config.input_rate:
+            self._rate = TokenBucket(config.input_rate, config.input_burst, now)
+        if config.telnet_rate:
+            self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, now)
+        if config.commands_per_second:
+            self._commands = TokenBucket(config.commands_per_second, config.command_burst, now)
+
     def dataReceived(self, data: bytes) -> None:
         if not data:
             return
+        if self._buckets_due:
+            self._make_buckets()
         if self.holding or self._pending or self._lines_pending:
             # A read already under way when reading was paused: it waits its turn.
             self._pending = self._pending[self._offset:] + data
