@@ -322,3 +322,39 @@ class _Holder:
     def __init__(self, cycle: list) -> None:
         self.cycle = cycle
         cycle.append(self)
+
+
+def test_a_password_prompt_never_answered_holds_no_deferred_and_ends_quietly():
+    from twisted.conch.telnet import DONT, ECHO, IAC
+    from twisted.internet.defer import Deferred
+    from twisted.logger import globalLogPublisher
+
+    server = make_server(accounts={"alice": hash_password("s3cret", iterations=1000)})
+    silent, refusing = connect(server), connect(server)
+    for client in (silent, refusing):
+        client.output()
+        client.send("alice")
+    state = silent.protocol.getOptionState(ECHO).us
+    assert state.negotiating and not isinstance(state.onResult, Deferred)
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        refusing.send_bytes(IAC + DONT + ECHO)  # refused: the password is typed visibly
+        refusing.send("s3cret")
+        silent.disconnect()  # mid-negotiation
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    assert "Starting FICS session as alice" in refusing.output()
+    assert [e for e in events if "log_failure" in e] == []
+
+
+def test_a_silent_connection_has_no_token_buckets_until_its_first_input():
+    server = make_server(commands_per_second=10)
+    client = connect(server)
+    telnet = client.protocol
+    assert telnet._rate is None and telnet._telnet is None and telnet._commands is None
+    client.output()
+    client.send("guest")
+    assert telnet._rate is not None and telnet._telnet is not None and telnet._commands is not None
+    assert telnet._rate.rate == server.config.input_rate
+    assert telnet._commands.rate == 10

@@ -13,7 +13,7 @@ from twisted.internet.testing import MemoryReactorClock
 
 from ficsfen.server.config import Config, ConfigError, load
 from ficsfen.server.limits import TurnScheduler
-from ficsfen.server.listening import AcceptLimitedPort, AcceptLimitedReactor
+from ficsfen.server.listening import AcceptLimitedPort, AcceptLimitedReactor, Connection
 from ficsfen.server.serve import make_service
 from ficsfen.server.telnet import FicsFactory
 from ficsfen.server.testing import connect, make_server
@@ -181,6 +181,13 @@ def test_a_port_accepts_at_most_its_limit_per_turn_on_loopback():
             port.doRead()  # what the reactor calls when the listening socket is readable
             counts.append(len(factory.made) - before)
         assert counts == [3, 3, 2, 0]
+        # Its connections keep no log prefix or repr of their own (issue 11, memory).
+        connection = factory.made[0]
+        assert isinstance(connection, Connection) and type(connection) is port.transport
+        assert "logstr" not in vars(connection) and "repstr" not in vars(connection)
+        assert connection.logPrefix() == f"twisted.internet.protocol.Factory,{address.port}"
+        assert connection.logPrefix() is factory.made[1].logPrefix()  # one string per port
+        assert repr(connection) == f"<Connection #{connection.sessionno} on {address.port}>"
     finally:
         for transport in factory.made:
             real_reactor.removeReader(transport)

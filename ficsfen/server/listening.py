@@ -10,6 +10,8 @@ waits for the end of that turn.  :class:`AcceptLimitedPort` accepts at most
 (``listen_backlog``) holds the rest until the next turn, a few milliseconds
 later.  :class:`AcceptLimitedReactor` is the reactor as ``tcp:`` and
 ``tcp6:`` endpoints see it, so that the ports they open are of that kind.
+Their connections are :class:`Connection`: Twisted's, without two strings
+of their own.
 """
 
 from __future__ import annotations
@@ -18,16 +20,54 @@ from typing import Any
 
 from twisted.internet import tcp
 from twisted.internet.interfaces import IReactorTCP
+from twisted.python import reflect
 from zope.interface import implementer
 
-__all__ = ["AcceptLimitedPort", "AcceptLimitedReactor"]
+__all__ = ["AcceptLimitedPort", "AcceptLimitedReactor", "Connection"]
+
+
+class Connection(tcp.Server):
+    """A TCP connection of an :class:`AcceptLimitedPort`: Twisted's, without two strings of its own.
+
+    Why: Twisted's ``Server`` keeps, for every connection, a log prefix
+    (``"FicsTelnetTransport,1234,127.0.0.1"``) and a repr, two strings of
+    about 90 bytes each in CPython's small-object arenas; an attack's 2,000
+    connections made 0.4 MB of them (docs/benchmarks.md, issue 11).  Here
+    the log prefix, which Twisted reads at every read and write, is the
+    port's (``"ficsfen.server.telnet.FicsFactory,5000"``), and the repr is
+    made when asked.  Twisted's ``__init__`` still makes both; they are
+    not kept.
+    """
+
+    @property  # type: ignore[override]
+    def logstr(self) -> str:
+        return self.server.connections_logstr
+
+    @logstr.setter
+    def logstr(self, made: str) -> None:
+        pass
+
+    @property  # type: ignore[override]
+    def repstr(self) -> str:
+        return f"<{type(self).__name__} #{self.sessionno} on {self.server._realPortNumber}>"
+
+    @repstr.setter
+    def repstr(self, made: str) -> None:
+        pass
 
 
 class AcceptLimitedPort(tcp.Port):
     """A listening TCP port accepting at most :attr:`accepts_per_turn` connections a turn."""
 
+    transport = Connection
     accepts_per_turn = 16
     _accepts = 100  # what Twisted's own scaling asks for (tcp.Port.doRead)
+    #: Every connection's log prefix (Connection.logstr): set once listening.
+    connections_logstr = "ficsfen"
+
+    def startListening(self) -> None:
+        super().startListening()
+        self.connections_logstr = f"{reflect.qual(type(self.factory))},{self._realPortNumber}"
 
     @property  # type: ignore[override]
     def numberAccepts(self) -> int:

@@ -33,6 +33,7 @@ from ficsfen.server import timeseal
 from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
+from ficsfen.server.listening import Connection
 from ficsfen.server.session import Session, encode_text
 from ficsfen.server.timeouts import Timeouts
 
@@ -83,9 +84,9 @@ _KEEPALIVE_OPTIONS = tuple(
     if hasattr(socket, name))
 
 
-# Plain TCP server connections (exactly that class: a subclass or a wrapper
+# Plain TCP server connections (exactly those classes: another subclass or a wrapper
 # such as TLS may do more in write), whose socket we may write to at once.
-_DIRECT_TRANSPORTS = frozenset({tcp.Server})
+_DIRECT_TRANSPORTS = frozenset({tcp.Server, Connection})
 
 # What the login dialogue asks for, by FicsProtocol.state (FICS's own words:
 # clients and scripts wait for them, so they are never translated).
@@ -135,6 +136,51 @@ def _send_now(transport: Any, data: bytes, producer: Any = None) -> bool:
     if sent < len(data):
         transport.write(data[sent:])
     return True
+
+
+class _Side:
+    """One side of a telnet option's state, as Twisted's ``_OptionState._Perspective`` has it.
+
+    With ``__slots__``: Twisted's keeps its attributes in a table of each
+    instance's own, and a connection at the password prompt has two of them
+    for ECHO (see :class:`_OptionState`).
+    """
+
+    __slots__ = ("state", "negotiating", "onResult")
+
+    def __init__(self) -> None:
+        self.state = "no"
+        self.negotiating = False
+        self.onResult: Any = None
+
+    def __str__(self) -> str:
+        return self.state + ("*" * self.negotiating)
+
+
+class _OptionState:
+    """A telnet option's state on both sides: Twisted's ``Telnet._OptionState``, in slots."""
+
+    __slots__ = ("us", "him")
+
+    def __init__(self) -> None:
+        self.us = _Side()
+        self.him = _Side()
+
+    def __repr__(self) -> str:
+        return f"<_OptionState us={self.us} him={self.him}>"
+
+
+class _NobodyWaits:
+    """Where Twisted's option negotiation reports an answer that nobody waits for."""
+
+    def callback(self, result: object) -> None:
+        pass
+
+    def errback(self, failure: object = None) -> None:
+        pass
+
+
+_NOBODY_WAITS = _NobodyWaits()
 
 
 class FicsTelnetTransport(TelnetTransport):
@@ -189,6 +235,7 @@ class FicsTelnetTransport(TelnetTransport):
     _telnet_logged = False
     _commands: TokenBucket | None = None  # commands_per_second (lines), or None
     _commands_logged = False
+    _buckets_due = False  # the buckets above are made with the first input (_make_buckets)
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
     _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
     _load_at = 0.0  # clock time of _load
@@ -229,13 +276,31 @@ class FicsTelnetTransport(TelnetTransport):
             self.protocolFactory = protocolFactory
             self.protocolArgs = args
 
+    def offer(self, option: bytes, on: bool) -> None:
+        """``WILL`` (``on``) or ``WONT`` ``option``, negotiated as Twisted's ``will``/``wont`` do.
+
+        But with no Deferred: nobody here waits for the client's answer, and
+        a client that never answers (one sitting at the password prompt) kept
+        the Deferred and its callbacks until it left.  Does nothing while
+        the option is being negotiated, or is already as asked.
+        """
+        state = self.getOptionState(option)
+        if state.us.negotiating or state.him.negotiating or (state.us.state == "yes") == on:
+            return
+        state.us.negotiating = True
+        state.us.onResult = _NOBODY_WAITS
+        if on:
+            self._will(option)
+        else:
+            self._wont(option)
+
     def getOptionState(self, opt: bytes) -> Any:
         # Twisted's makes a state to throw away at every call (setdefault).
         state = self.options.get(opt)
         if state is None:
             if type(self.options) is not dict:
                 self.options = {}
-            state = self.options[opt] = self._OptionState()  # type: ignore[index]
+            state = self.options[opt] = _OptionState()  # type: ignore[index]
         return state
 
     def commandReceived(self, command: bytes, argument: bytes) -> None:
@@ -255,16 +320,10 @@ class FicsTelnetTransport(TelnetTransport):
             self._output_cap = config.output_buffer
             self._budget = config.input_budget
             self._lines_per_turn = self._lines_left = config.lines_per_turn
-            now = self._clock.seconds()  # one float for the buckets' start, not one each
-            if config.input_rate:
-                self._rate = TokenBucket(config.input_rate, config.input_burst, now)
-            if config.telnet_rate:
-                self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, now)
-            if config.commands_per_second:
-                self._commands = TokenBucket(config.commands_per_second, config.command_burst, now)
+            self._buckets_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
             if config.heavy_percent:
                 self._scheduler = self.factory.scheduler
-                self._newcomer_until = now + config.newcomer_seconds
+                self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
             self._sb_limit = config.subnegotiation_limit
             self._sb_timeout = config.subnegotiation_timeout
         else:  # pragma: no cover - FicsFactory always sets it
@@ -314,9 +373,24 @@ class FicsTelnetTransport(TelnetTransport):
 
     # -- input ---------------------------------------------------------------
 
+    def _make_buckets(self) -> None:
+        """The rate limits' token buckets, made with the first input: a connection
+        that never sends anything (most of an attack's) never has them."""
+        self._buckets_due = False
+        config = self.factory.server.config
+        now = self._clock.seconds()  # one float for the buckets' start, not one each
+        if config.input_rate:
+            self._rate = TokenBucket(config.input_rate, config.input_burst, now)
+        if config.telnet_rate:
+            self._telnet = TokenBucket(config.telnet_rate, config.telnet_burst, now)
+        if config.commands_per_second:
+            self._commands = TokenBucket(config.commands_per_second, config.command_burst, now)
+
     def dataReceived(self, data: bytes) -> None:
         if not data:
             return
+        if self._buckets_due:
+            self._make_buckets()
         if self.holding or self._pending or self._lines_pending:
             # A read already under way when reading was paused: it waits its turn.
             self._pending = self._pending[self._offset:] + data
@@ -773,6 +847,10 @@ class FicsProtocol(TelnetProtocol):
     #: What each raw input line goes through (_RAW_LINE_HANDLERS): the first one is
     #: looked at for a timeseal hello, then every line is plain or decoded.
     _raw_lines = "first"
+    #: The factory's login timeouts (at the prompt) and idle timeouts (logged in):
+    #: one timer each for all connections (ficsfen.server.timeouts).
+    _logins: Timeouts[FicsProtocol] | None = None
+    _idle: Timeouts[FicsProtocol] | None = None
 
     def __init__(self, server: Any) -> None:
         self.server = server
@@ -785,10 +863,8 @@ class FicsProtocol(TelnetProtocol):
         self._delay: Any = None  # the wait after a wrong password (DelayedCall)
         self._buffer = b""
         self._discarding = False
-        self._timer: Any = None  # the idle timeout once logged in (the login timeout: FicsFactory.logins)
         self._counted = False
         self._echo_off = False
-        self._last_input = 0.0  # clock time of the last command line (idle timeout)
         self._dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
         #: A timeseal client's timing, once its first line said so.
         self._seal: timeseal.MoveTimer | None = None
@@ -856,8 +932,9 @@ class FicsProtocol(TelnetProtocol):
             guest=self.config.guest_login))
         self._reprompt(fresh_line=True)
         factory = self.transport.factory
-        if factory is not None:  # the login timeout: one timer for all connections at the prompt
-            factory.logins.start(self)
+        if factory is not None:
+            self._logins, self._idle = factory.logins, factory.idle
+            self._logins.start(self)
 
     def _keepalive_timings(self, connection: Any) -> None:
         """Shorter keepalive timings than the system's (2 hours idle on Linux), where it has them."""
@@ -914,12 +991,11 @@ class FicsProtocol(TelnetProtocol):
         self._delay = None
 
     def _cancel_timer(self) -> None:
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
-        self._timer = None
-        transport = self.transport
-        if transport is not None and transport.factory is not None:
-            transport.factory.logins.stop(self)
+        """No login or idle timeout for this connection any more."""
+        if self._logins is not None:
+            self._logins.stop(self)
+        if self._idle is not None:
+            self._idle.stop(self)
 
     def _login_timeout(self) -> None:
         self.say(msg("\n**** Login timeout: you took more than {seconds} seconds. ****",
@@ -928,14 +1004,6 @@ class FicsProtocol(TelnetProtocol):
         self.close()
 
     def _idle_timeout(self) -> None:
-        self._timer = None
-        # The timer is not pushed back on every line (a DelayedCall.reset per
-        # command costs more than the command): when it fires after activity,
-        # it is armed again for the rest of the idle time.
-        left = self._last_input + self.config.idle_timeout - self.server.clock.seconds()
-        if left > 0 and self.session is not None:
-            self._timer = self.server.clock.callLater(left, self._idle_timeout)
-            return
         if self.session is not None:
             minutes = f"{self.config.idle_timeout / 60:g}"
             note = msg("**** Auto-logout because you were idle more than {minutes} minutes. ****",
@@ -968,8 +1036,8 @@ class FicsProtocol(TelnetProtocol):
         if (self.state == "command" and data[-1:] == b"\n" and not self._buffer
                 and not self._discarding and len(data) <= limit
                 and data.find(b"\n") == len(data) - 1):
-            if data[0] != _DOLLAR or data[1] != _DOLLAR:  # "$$" is not activity
-                self._last_input = self.server.clock.seconds()
+            if (data[0] != _DOLLAR or data[1] != _DOLLAR) and self._idle is not None:
+                self._idle.start(self)  # activity ("$$" is not): the idle time starts again
             self.server.execute(self.session, decode_line(data[:-1]))
             return
         self._receive(data, limit)
@@ -1069,7 +1137,7 @@ class FicsProtocol(TelnetProtocol):
             text = text.translate(_CONTROLS)
         if self.state == "command":  # what line_command does, one call less
             if not text.startswith("$$"):
-                self._last_input = self.server.clock.seconds()
+                self._arm_idle()
             self.server.execute(self.session, text)
         else:
             self.lineReceived(text)
@@ -1312,13 +1380,13 @@ class FicsProtocol(TelnetProtocol):
         self._arm_idle()
 
     def _arm_idle(self) -> None:
-        self._last_input = self.server.clock.seconds()
-        if self.config.idle_timeout and (self._timer is None or not self._timer.active()):
-            self._timer = self.server.clock.callLater(self.config.idle_timeout, self._idle_timeout)
+        """The idle time starts (again) now: at login, and at every command line but "$$" ones."""
+        if self._idle is not None:
+            self._idle.start(self)
 
     def line_command(self, line: str) -> None:
         if not line.startswith("$$"):  # "$$" lines do not count as activity
-            self._last_input = self.server.clock.seconds()
+            self._arm_idle()
         self.server.execute(self.session, line)
 
     # -- telnet options ----------------------------------------------------
@@ -1333,12 +1401,12 @@ class FicsProtocol(TelnetProtocol):
         transport = self.transport
         if not on:
             self._echo_off = True
-            transport.will(ECHO).addErrback(_refused)
+            transport.offer(ECHO, True)
         elif self._echo_off:
             self._echo_off = False
             state = transport.getOptionState(ECHO).us
             if state.state == "yes" and not state.negotiating:
-                transport.wont(ECHO).addErrback(_refused)
+                transport.offer(ECHO, False)
 
     def enableLocal(self, option: bytes) -> bool:
         return option == SGA or (option == ECHO and self._echo_off)
@@ -1348,10 +1416,6 @@ class FicsProtocol(TelnetProtocol):
 
     def enableRemote(self, option: bytes) -> bool:
         return False
-
-
-def _refused(failure: Any) -> None:
-    """A telnet option the client refused, or a connection closed mid-negotiation: nothing to do."""
 
 
 def _duration(seconds: int) -> Message:
@@ -1387,7 +1451,7 @@ _REFUSALS = {
 
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
-_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer, Timeouts[FicsProtocol]]]" = (
+_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer, Timeouts[FicsProtocol], Timeouts[FicsProtocol]]]" = (
     weakref.WeakKeyDictionary())
 
 
@@ -1428,9 +1492,11 @@ class FicsFactory(ServerFactory):
                               budget=config.heavy_turn_ms / 1000),
                 MemoryTrimmer(server.clock, after=config.trim_after, again=config.trim_again,
                               tidy=server.tidy),
-                Timeouts(server.clock, config.login_timeout, FicsProtocol._login_timeout))
-        #: ``logins``: the connections at the login or password prompt, timed out together.
-        self.scheduler, self.trimmer, self.logins = shared
+                Timeouts(server.clock, config.login_timeout, FicsProtocol._login_timeout),
+                Timeouts(server.clock, config.idle_timeout, FicsProtocol._idle_timeout))
+        #: ``logins``: the connections at the login or password prompt, timed out together;
+        #: ``idle``: the logged-in ones, each restarted by its command lines.
+        self.scheduler, self.trimmer, self.logins, self.idle = shared
         self._protocol_args = (server,)
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:
