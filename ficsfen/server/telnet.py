@@ -1451,8 +1451,8 @@ _REFUSALS = {
 
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
-_SHARED: "weakref.WeakKeyDictionary[Any, tuple[TurnScheduler, MemoryTrimmer, Timeouts[FicsProtocol], Timeouts[FicsProtocol]]]" = (
-    weakref.WeakKeyDictionary())
+_Shared = tuple[TurnScheduler, MemoryTrimmer, Timeouts["FicsProtocol"], Timeouts["FicsProtocol"]]
+_SHARED: "weakref.WeakKeyDictionary[Any, _Shared]" = weakref.WeakKeyDictionary()
 
 
 #: What FicsProtocol._raw_lines says each raw input line goes through.
