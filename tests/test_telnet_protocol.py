@@ -263,7 +263,7 @@ def test_any_bytes_leave_the_session_working(data):
     if not client.connected:  # the bytes held a line such as "q" (quit)
         assert "Logging you out." in text
         return
-    if client.protocol.state.startswith("subnegotiation"):
+    if client.protocol.wrappedProtocol.codec.state.startswith("subnegotiation"):
         # An IAC SB never ended takes what follows until subnegotiation_timeout.
         server.clock.advance(server.config.subnegotiation_timeout + 1)
     client.send("fen")

@@ -1,0 +1,467 @@
+"""The input governor: how much of one client's input is read, and when.
+
+:class:`InputGovernor` sits between a TCP connection and the protocol
+above it (:class:`GovernedProtocol`), as a ``ProtocolWrapper`` does: it is
+the protocol of the TCP connection and the transport of the protocol above.
+It is also the connection's streaming producer, so that one client cannot
+take the server's memory or time:
+
+- when Twisted's write buffer passes its high-water mark (the client is
+  not reading), Twisted calls :meth:`InputGovernor.pauseProducing`: reading
+  stops and input lines wait (:attr:`InputGovernor.holding`) until the
+  buffer has drained; output written meanwhile is counted, and past
+  ``[limits] output_buffer`` bytes the connection is aborted;
+- at most ``input_budget`` bytes are parsed, and at most ``lines_per_turn``
+  lines handed up, per reactor turn; the rest waits for the next turn with
+  reading paused, so other connections are served in between;
+- at most ``input_rate`` bytes a second are parsed (bursts of
+  ``input_burst``), and ``commands_per_second`` lines run (bursts of
+  ``command_burst``): past that, reading pauses until the rate allows more
+  (logged once per connection), so a flood is slowed by TCP itself;
+- protocol commands (telnet IAC sequences) have a budget of their own,
+  ``telnet_rate`` bytes a second in bursts of ``telnet_burst``: the
+  protocol above says which bytes are typed text
+  (:meth:`GovernedProtocol.plain_prefix`) and how many it parsed were
+  commands;
+- connections whose input cost the most CPU lately, and newcomers, take
+  turns in the server's :class:`ficsfen.server.limits.TurnScheduler`.
+
+The token buckets are made with the first input: a connection that never
+sends anything (most of an attack's) never has them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol as TypingProtocol
+
+from twisted.internet.interfaces import IPushProducer
+from twisted.internet.protocol import Protocol
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from ficsfen.server.limits import TokenBucket, TurnScheduler
+
+__all__ = ["GovernedProtocol", "InputGovernor"]
+
+
+class GovernedProtocol(TypingProtocol):
+    """The protocol above an :class:`InputGovernor` (what it parses and hands up)."""
+
+    peer: str
+    #: Who is connected, for the output cap's log line ("-" before a name is known).
+    who: str
+
+    def makeConnection(self, transport: Any) -> None: ...  # noqa: D102,E704,N802
+
+    def connectionLost(self, reason: Any) -> None: ...  # noqa: D102,E704,N802
+
+    def plain_prefix(self, data: bytes, start: int, end: int) -> int:
+        """How many bytes of ``data[start:end]`` are typed text before a protocol command."""
+
+    def parse(self, data: bytes, now: float) -> tuple[int, int]:
+        """Parse ``data``, handing input up through :meth:`InputGovernor.deliver`, until
+        :attr:`InputGovernor.stalled`; returns (bytes consumed, command bytes among them)."""
+
+    def lines_received(self, data: bytes) -> None:
+        """Input lines (LF-ended) the governor lets through; ``b""``: go on with lines kept."""
+
+
+@implementer(IPushProducer)
+class InputGovernor(Protocol):
+    """The TCP-side protocol of one connection, and the transport of ``wrapped``."""
+
+    log = Logger()
+    #: True while the client is not reading its output: input lines wait.
+    holding = False
+    _overflowed = False  # closed for unsent output: writes are dropped
+    _unsent = 0  # bytes written since the output was paused
+    _producing = False  # registered as the connection's producer
+    _reading = True  # whether the connection is read from (as far as we asked)
+    _pending = b""  # input not parsed yet (beyond a turn's budget, or while holding)
+    _offset = 0  # where the unparsed part of _pending starts
+    #: Input parsed into lines beyond the turn's ``lines_per_turn``: the next turn's first.
+    _lines_pending = b""
+    _lines_left = 4  # lines this turn may still hand up
+    _lines_per_turn = 4
+    #: input_rate, telnet_rate (command bytes), commands_per_second (lines): None for no limit.
+    rate: TokenBucket | None = None
+    telnet_rate: TokenBucket | None = None
+    command_rate: TokenBucket | None = None
+    _telnet_taken = 0  # telnet tokens taken for the piece about to be parsed
+    _telnet_logged = False
+    _commands_logged = False
+    _rate_logged = False
+    _buckets_due = False  # the buckets above are made with the first input
+    _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
+    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = 0.0  # clock time of _load
+    #: In the turn scheduler's queue.
+    waiting_turn = False
+    _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
+    _closing = False  # loseConnection was called
+    _drain_call: Any = None
+    _output_cap = 1 << 20
+    _budget = 4096
+
+    def __init__(self, factory: Any, wrapped: GovernedProtocol) -> None:
+        #: What built it: ``server`` (config, clock), ``scheduler``, ``trimmer``.
+        self.factory = factory
+        self.wrappedProtocol = wrapped
+
+    # -- connection --------------------------------------------------------------
+
+    def connectionMade(self) -> None:
+        factory = self.factory
+        config = factory.server.config
+        self._clock = factory.server.clock
+        self._output_cap = config.output_buffer
+        self._budget = config.input_budget
+        self._lines_per_turn = self._lines_left = config.lines_per_turn
+        self._buckets_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
+        if config.heavy_percent:
+            self._scheduler = factory.scheduler
+            self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
+        self.transport.registerProducer(self, True)
+        self._producing = True
+        self.wrappedProtocol.makeConnection(self)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self._stop_input()
+        self._producing = False
+        self.wrappedProtocol.connectionLost(reason)
+        self.factory.trimmer.closed()
+
+    def loseConnection(self) -> None:
+        """Close once the output is written; no more input is read or handed up."""
+        # Twisted never ends a connection whose streaming producer is paused when
+        # its buffer drains (it resumes the producer instead): unregister first.
+        self._closing = True
+        self._stop_input()
+        if self._producing:
+            self._producing = False
+            self.transport.unregisterProducer()
+        self.transport.loseConnection()
+
+    def getPeer(self) -> Any:  # noqa: N802 - ITransport's name
+        return self.transport.getPeer()
+
+    def getHost(self) -> Any:  # noqa: N802 - ITransport's name
+        return self.transport.getHost()
+
+    # -- IPushProducer: Twisted's view of the connection's write buffer -------------
+
+    def pauseProducing(self) -> None:
+        """The client is not reading (Twisted's buffer is full): stop taking its input."""
+        if self.holding:  # Twisted says it again at every write while the buffer is full
+            return
+        self.holding = True
+        self._unsent = 0
+        self._update_reading()
+
+    def resumeProducing(self) -> None:
+        """The buffer has drained: the waiting input lines go on, then reading."""
+        if self._overflowed or not self.holding:
+            return
+        self.holding = False
+        self._schedule_drain()
+
+    def stopProducing(self) -> None:
+        self._stop_input()
+
+    # -- output ------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """``data`` as it is; while the client is not reading, up to ``output_buffer`` bytes."""
+        if self.holding:
+            self._write_held(data)
+        else:
+            self.transport.write(data)
+
+    @staticmethod
+    def write_all(governors: list[InputGovernor], data: bytes) -> None:
+        """:meth:`write` the same ``data`` to each of ``governors`` (a board to its observers)."""
+        for governor in governors:
+            if governor.holding:
+                governor._write_held(data)
+            else:
+                governor.transport.write(data)
+
+    def _write_held(self, data: bytes) -> None:
+        """Output for a client that is not reading: kept up to the cap, then the connection goes."""
+        if self._overflowed:
+            return
+        self._unsent += len(data)
+        if self._unsent <= self._output_cap:
+            self.transport.write(data)
+            return
+        self._overflowed = True
+        wrapped = self.wrappedProtocol
+        self.log.info("closed {peer} ({handle}): not reading its output, {size} bytes written "
+                      "since its buffer filled (limits.output_buffer = {cap})",
+                      peer=wrapped.peer if wrapped is not None else "?",
+                      handle=wrapped.who if wrapped is not None else "-",
+                      size=self._unsent, cap=self._output_cap)
+        self._stop_input()
+        self.transport.abortConnection()
+
+    # -- input -------------------------------------------------------------------
+
+    @property
+    def stalled(self) -> bool:
+        """Whether the protocol above must stop parsing for now (output held, or this
+        turn's lines handed up)."""
+        return self.holding or self._lines_left <= 0
+
+    @property
+    def input_waiting(self) -> bool:
+        """Whether input kept back is due in the next reactor turn (not later, by the rate)."""
+        call = self._drain_call
+        return self.waiting_turn or (call is not None and call.getTime() <= self._clock.seconds())
+
+    @property
+    def unparsed(self) -> int:
+        """Bytes received and not parsed yet."""
+        return len(self._pending) - self._offset
+
+    @property
+    def undelivered(self) -> bytes:
+        """Input parsed but not handed up yet (lines beyond a turn's count)."""
+        return self._lines_pending
+
+    @property
+    def pending_input(self) -> bytes:
+        """Input received and not parsed yet."""
+        return self._pending[self._offset:]
+
+    def _make_buckets(self) -> None:
+        self._buckets_due = False
+        config = self.factory.server.config
+        now = self._clock.seconds()  # one float for the buckets' start, not one each
+        if config.input_rate:
+            self.rate = TokenBucket(config.input_rate, config.input_burst, now)
+        if config.telnet_rate:
+            self.telnet_rate = TokenBucket(config.telnet_rate, config.telnet_burst, now)
+        if config.commands_per_second:
+            self.command_rate = TokenBucket(config.commands_per_second, config.command_burst, now)
+
+    def dataReceived(self, data: bytes) -> None:  # noqa: N802 - Twisted's name
+        if not data:
+            return
+        if self._buckets_due:
+            self._make_buckets()
+        if self.holding or self._pending or self._lines_pending:
+            # A read already under way when reading was paused: it waits its turn.
+            self._pending = self._pending[self._offset:] + data
+            self._offset = 0
+            self._update_reading()
+            return
+        scheduler = self._scheduler
+        if scheduler is not None and self._queued():
+            self._pending = data  # a heavy connection or a newcomer: its input waits for its turn
+            self._wait_turn()
+            self._update_reading()
+            return
+        self._lines_left = self._turn_lines()
+        n = self._allowance(data, 0)
+        if n < len(data):  # the rest in later reactor turns
+            self._pending = data
+            self._offset = n
+            data = data[:n]
+        if data:
+            if scheduler is not None:
+                started = scheduler.timer()
+                self._parse(data)
+                self._charge(scheduler.timer() - started)
+            else:
+                self._parse(data)
+        self._turn_over()
+
+    def deliver(self, data: bytes) -> None:
+        """Parsed input up: at most the lines this turn has left, the rest kept for later turns."""
+        left = self._lines_left
+        count = data.count(b"\n")
+        if count > left:
+            cut = -1
+            for _ in range(left):
+                cut = data.index(b"\n", cut + 1)
+            self._lines_pending += data[cut + 1:]
+            data = data[:cut + 1]
+            left = 0
+        else:
+            left -= count
+        self._lines_left = left
+        if data:
+            self.wrappedProtocol.lines_received(data)
+
+    def _parse(self, data: bytes) -> None:
+        """Parse a piece the turn allows; unparsed bytes are kept, command bytes charged."""
+        taken, self._telnet_taken = self._telnet_taken, 0
+        consumed, commands = self.wrappedProtocol.parse(data, self._clock.seconds())
+        telnet = self.telnet_rate
+        if telnet is not None:
+            if commands < taken:
+                telnet.give_back(taken - commands)
+            elif commands > taken:
+                telnet.take(commands - taken, self._clock.seconds())
+        if consumed < len(data):
+            self._pending = data[consumed:] + self._pending[self._offset:]
+            self._offset = 0
+            self._update_reading()
+
+    def _drain(self) -> None:
+        """Input kept back is due: handled now, or after the heavy connections' queue."""
+        self._drain_call = None
+        if self._scheduler is not None and self._queued():
+            self._wait_turn()
+            return
+        self.take_turn()
+
+    def take_turn(self) -> None:
+        """One turn's share of the input kept back (after lines held by the protocol above)."""
+        self.waiting_turn = False
+        wrapped = self.wrappedProtocol
+        if self.holding or wrapped is None:
+            return
+        scheduler = self._scheduler
+        started = scheduler.timer() if scheduler is not None else 0.0
+        wrapped.lines_received(b"")  # lines the protocol kept while holding
+        if not self.holding:
+            self._lines_left = self._turn_lines()
+            if self._lines_pending:
+                lines, self._lines_pending = self._lines_pending, b""
+                self.deliver(lines)
+            pending, start = self._pending, self._offset
+            if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
+                n = self._allowance(pending, start)
+                if n:
+                    end = self._offset = start + n
+                    if end >= len(pending):
+                        self._pending, self._offset = b"", 0
+                    self._parse(pending[start:end])
+        if scheduler is not None:
+            self._charge(scheduler.timer() - started)
+        self._turn_over()
+
+    # -- turns and rates ---------------------------------------------------------------
+
+    def _charge(self, spent: float) -> None:
+        """Add ``spent`` seconds of CPU to what this connection's input cost lately."""
+        now = self._clock.seconds()
+        self._load = self._scheduler.cost(self._load, self._load_at, now) + spent  # type: ignore[union-attr]
+        self._load_at = now
+
+    def charge(self, load: float) -> None:
+        """Say that the connection's input cost ``load`` seconds of CPU just now."""
+        self._load, self._load_at = load, self._clock.seconds()
+
+    def _newcomer(self) -> bool:
+        """Still in its first ``newcomer_seconds``: its cost is not known yet."""
+        return self._clock.seconds() < self._newcomer_until
+
+    def _queued(self) -> bool:
+        """Whether its input waits in the scheduler's queue (heavy, or a newcomer)."""
+        return self._newcomer() or self._scheduler.heavy(self._load, self._load_at)  # type: ignore[union-attr]
+
+    def _wait_turn(self) -> None:
+        if not self.waiting_turn:
+            self.waiting_turn = True
+            scheduler = self._scheduler
+            scheduler.wait(self, scheduler.cost(self._load, self._load_at, self._clock.seconds()),  # type: ignore[union-attr]
+                           newcomer=self._newcomer())
+
+    def _turn_lines(self) -> int:
+        """Lines this turn may hand up: ``lines_per_turn``, within the command rate."""
+        commands = self.command_rate
+        if commands is None:
+            return self._lines_per_turn
+        return commands.take(self._lines_per_turn, self._clock.seconds())
+
+    def _turn_over(self) -> None:
+        """After a turn's input: come back for what waits, read only when nothing does."""
+        if self.command_rate is not None and self._lines_left > 0:
+            self.command_rate.give_back(self._lines_left)  # lines not used this turn
+            self._lines_left = 0
+        if (self._pending or self._lines_pending) and not self.holding:
+            self._schedule_drain()
+        self._update_reading()
+
+    def _allowance(self, data: bytes, start: int) -> int:
+        """How many bytes of ``data[start:]`` to parse in this turn: the budget, the rates."""
+        n = min(len(data) - start, self._budget)
+        rate = self.rate
+        if rate is not None:
+            allowed = rate.take(n, self._clock.seconds())
+            if allowed < n and not self._rate_logged:
+                self._rate_logged = True
+                self._log_rate("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts "
+                               "of {burst}): read at that rate from now on", rate)
+            n = allowed
+        telnet = self.telnet_rate
+        if telnet is not None and n:
+            plain = self.wrappedProtocol.plain_prefix(data, start, start + n)
+            if plain < n:
+                # Commands ahead: every byte after the typed text before them is
+                # counted for now (_parse gives back the typed text among them).
+                taken = self._telnet_taken = telnet.take(n - plain, self._clock.seconds())
+                allowed = plain + taken
+                if rate is not None:
+                    rate.give_back(n - allowed)
+                n = allowed
+        return n
+
+    def _log_rate(self, text: str, bucket: TokenBucket) -> None:
+        """The one log line of a connection that passed a rate limit."""
+        wrapped = self.wrappedProtocol
+        self.log.info(text, peer=wrapped.peer if wrapped is not None else "?",
+                      rate=bucket.rate, burst=bucket.burst)
+
+    def _schedule_drain(self) -> None:
+        if self._drain_call is not None or self.waiting_turn:
+            return
+        delay = 0.0
+        commands = self.command_rate
+        if commands is not None and self._lines_pending:
+            delay = commands.wait(1, self._clock.seconds())
+            if delay and not self._commands_logged:
+                self._commands_logged = True
+                self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
+                               "second, bursts of {burst}): run at that rate from now on", commands)
+        elif self._pending:
+            if self.rate is not None:
+                delay = self._next_piece_wait(self.rate)
+            telnet = self.telnet_rate
+            if telnet is not None and not self.wrappedProtocol.plain_prefix(
+                    self._pending, self._offset, self._offset + 1):
+                held = self._next_piece_wait(telnet)
+                if held and not self._telnet_logged:  # commands wait for their budget
+                    self._telnet_logged = True
+                    self._log_rate("telnet commands from {peer} passed limits.telnet_rate ({rate} "
+                                   "bytes/s, bursts of {burst}): read at that rate from now on", telnet)
+                delay = max(delay, held)
+        self._drain_call = self._clock.callLater(delay, self._drain)
+
+    def _next_piece_wait(self, bucket: TokenBucket) -> float:
+        """Seconds until ``bucket`` allows the next piece of pending input: a quarter
+        second's worth (or all that is left), not a whole budget."""
+        wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(bucket.rate) // 4))
+        return bucket.wait(wanted, self._clock.seconds())
+
+    def _update_reading(self) -> None:
+        """Read from the socket only when nothing waits: no held output, no pending input."""
+        want = not (self.holding or self._pending or self._lines_pending or self._closing)
+        if want != self._reading and self.transport is not None:
+            self._reading = want
+            if want:
+                self.transport.resumeProducing()
+            else:
+                self.transport.pauseProducing()
+
+    def _stop_input(self) -> None:
+        if self._drain_call is not None and self._drain_call.active():
+            self._drain_call.cancel()
+        self._drain_call = None
+        self._pending, self._offset = b"", 0
+        self._lines_pending = b""
+        if self.waiting_turn:
+            self.waiting_turn = False
+            self._scheduler.discard(self)  # type: ignore[union-attr]
