@@ -359,10 +359,10 @@ def test_a_silent_connection_has_no_token_buckets_until_its_first_input():
     server = make_server(commands_per_second=10)
     client = connect(server)
     governor = client.protocol
-    assert governor.rate is None and governor.telnet_rate is None and governor.command_rate is None
+    assert governor.rates is None
     client.output()
     client.send("guest")
-    assert governor.rate is not None and governor.telnet_rate is not None
-    assert governor.command_rate is not None
-    assert governor.rate.rate == server.config.input_rate
-    assert governor.command_rate.rate == 10
+    rates = governor.rates
+    assert rates.rate is not None and rates.telnet is not None and rates.commands is not None
+    assert rates.rate.rate == server.config.input_rate
+    assert rates.commands.rate == 10

@@ -60,7 +60,7 @@ def test_typed_text_is_not_charged_to_the_telnet_budget():
     assert client.output().count(START_FEN) == 2000  # no clock advance: not held by the rate
     client.send_bytes(IAC + WILL + NAWS + b"fen\r\n" * 10)
     assert client.output().count(START_FEN) == 10
-    assert client.protocol.telnet_rate.tokens == pytest.approx(58)  # 64 - two negotiations
+    assert client.protocol.rates.telnet.tokens == pytest.approx(58)  # 64 - two negotiations
 
 
 def test_text_before_telnet_commands_goes_on_when_their_budget_is_spent(log_texts):

@@ -83,15 +83,10 @@ class InputGovernor(Protocol):
     _lines_pending = b""
     _lines_left = 4  # lines this turn may still hand up
     _lines_per_turn = 4
-    #: input_rate, telnet_rate (command bytes), commands_per_second (lines): None for no limit.
-    rate: TokenBucket | None = None
-    telnet_rate: TokenBucket | None = None
-    command_rate: TokenBucket | None = None
-    _telnet_taken = 0  # telnet tokens taken for the piece about to be parsed
-    _telnet_logged = False
-    _commands_logged = False
-    _rate_logged = False
-    _buckets_due = False  # the buckets above are made with the first input
+    #: The rate limits' token buckets, made with the first input (None until then,
+    #: and when no rate is configured).
+    rates: Rates | None = None
+    _rates_due = False  # the rate limits are made with the first input
     _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
     _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
     _load_at = 0.0  # clock time of _load
@@ -117,7 +112,7 @@ class InputGovernor(Protocol):
         self._output_cap = config.output_buffer
         self._budget = config.input_budget
         self._lines_per_turn = self._lines_left = config.lines_per_turn
-        self._buckets_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
+        self._rates_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
         if config.heavy_percent:
             self._scheduler = factory.scheduler
             self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
@@ -233,22 +228,12 @@ class InputGovernor(Protocol):
         """Input received and not parsed yet."""
         return self._pending[self._offset:]
 
-    def _make_buckets(self) -> None:
-        self._buckets_due = False
-        config = self.factory.server.config
-        now = self._clock.seconds()  # one float for the buckets' start, not one each
-        if config.input_rate:
-            self.rate = TokenBucket(config.input_rate, config.input_burst, now)
-        if config.telnet_rate:
-            self.telnet_rate = TokenBucket(config.telnet_rate, config.telnet_burst, now)
-        if config.commands_per_second:
-            self.command_rate = TokenBucket(config.commands_per_second, config.command_burst, now)
-
     def dataReceived(self, data: bytes) -> None:  # noqa: N802 - Twisted's name
         if not data:
             return
-        if self._buckets_due:
-            self._make_buckets()
+        if self._rates_due:
+            self._rates_due = False
+            self.rates = Rates(self.factory.server.config, self._clock.seconds())
         if self.holding or self._pending or self._lines_pending:
             # A read already under way when reading was paused: it waits its turn.
             self._pending = self._pending[self._offset:] + data
@@ -295,14 +280,9 @@ class InputGovernor(Protocol):
 
     def _parse(self, data: bytes) -> None:
         """Parse a piece the turn allows; unparsed bytes are kept, command bytes charged."""
-        taken, self._telnet_taken = self._telnet_taken, 0
         consumed, commands = self.wrappedProtocol.parse(data, self._clock.seconds())
-        telnet = self.telnet_rate
-        if telnet is not None:
-            if commands < taken:
-                telnet.give_back(taken - commands)
-            elif commands > taken:
-                telnet.take(commands - taken, self._clock.seconds())
+        if self.rates is not None:
+            self.rates.settle(commands, self._clock.seconds())
         if consumed < len(data):
             self._pending = data[consumed:] + self._pending[self._offset:]
             self._offset = 0
@@ -371,15 +351,15 @@ class InputGovernor(Protocol):
 
     def _turn_lines(self) -> int:
         """Lines this turn may hand up: ``lines_per_turn``, within the command rate."""
-        commands = self.command_rate
-        if commands is None:
+        rates = self.rates
+        if rates is None:
             return self._lines_per_turn
-        return commands.take(self._lines_per_turn, self._clock.seconds())
+        return rates.lines(self._lines_per_turn, self._clock.seconds())
 
     def _turn_over(self) -> None:
         """After a turn's input: come back for what waits, read only when nothing does."""
-        if self.command_rate is not None and self._lines_left > 0:
-            self.command_rate.give_back(self._lines_left)  # lines not used this turn
+        if self.rates is not None and self._lines_left > 0:
+            self.rates.unused_lines(self._lines_left)
             self._lines_left = 0
         if (self._pending or self._lines_pending) and not self.holding:
             self._schedule_drain()
@@ -388,28 +368,11 @@ class InputGovernor(Protocol):
     def _allowance(self, data: bytes, start: int) -> int:
         """How many bytes of ``data[start:]`` to parse in this turn: the budget, the rates."""
         n = min(len(data) - start, self._budget)
-        rate = self.rate
-        if rate is not None:
-            allowed = rate.take(n, self._clock.seconds())
-            if allowed < n and not self._rate_logged:
-                self._rate_logged = True
-                self._log_rate("input from {peer} passed limits.input_rate ({rate} bytes/s, bursts "
-                               "of {burst}): read at that rate from now on", rate)
-            n = allowed
-        telnet = self.telnet_rate
-        if telnet is not None and n:
-            plain = self.wrappedProtocol.plain_prefix(data, start, start + n)
-            if plain < n:
-                # Commands ahead: every byte after the typed text before them is
-                # counted for now (_parse gives back the typed text among them).
-                taken = self._telnet_taken = telnet.take(n - plain, self._clock.seconds())
-                allowed = plain + taken
-                if rate is not None:
-                    rate.give_back(n - allowed)
-                n = allowed
+        if self.rates is not None:
+            n = self.rates.allow(self, data, start, n, self._clock.seconds())
         return n
 
-    def _log_rate(self, text: str, bucket: TokenBucket) -> None:
+    def log_rate(self, text: str, bucket: TokenBucket) -> None:
         """The one log line of a connection that passed a rate limit."""
         wrapped = self.wrappedProtocol
         self.log.info(text, peer=wrapped.peer if wrapped is not None else "?",
@@ -419,32 +382,10 @@ class InputGovernor(Protocol):
         if self._drain_call is not None or self.waiting_turn:
             return
         delay = 0.0
-        commands = self.command_rate
-        if commands is not None and self._lines_pending:
-            delay = commands.wait(1, self._clock.seconds())
-            if delay and not self._commands_logged:
-                self._commands_logged = True
-                self._log_rate("commands from {peer} passed limits.commands_per_second ({rate} a "
-                               "second, bursts of {burst}): run at that rate from now on", commands)
-        elif self._pending:
-            if self.rate is not None:
-                delay = self._next_piece_wait(self.rate)
-            telnet = self.telnet_rate
-            if telnet is not None and not self.wrappedProtocol.plain_prefix(
-                    self._pending, self._offset, self._offset + 1):
-                held = self._next_piece_wait(telnet)
-                if held and not self._telnet_logged:  # commands wait for their budget
-                    self._telnet_logged = True
-                    self._log_rate("telnet commands from {peer} passed limits.telnet_rate ({rate} "
-                                   "bytes/s, bursts of {burst}): read at that rate from now on", telnet)
-                delay = max(delay, held)
+        if self.rates is not None:
+            delay = self.rates.delay(self, self._pending, self._offset, bool(self._lines_pending),
+                                     self._clock.seconds())
         self._drain_call = self._clock.callLater(delay, self._drain)
-
-    def _next_piece_wait(self, bucket: TokenBucket) -> float:
-        """Seconds until ``bucket`` allows the next piece of pending input: a quarter
-        second's worth (or all that is left), not a whole budget."""
-        wanted = min(self._budget, len(self._pending) - self._offset, max(1, int(bucket.rate) // 4))
-        return bucket.wait(wanted, self._clock.seconds())
 
     def _update_reading(self) -> None:
         """Read from the socket only when nothing waits: no held output, no pending input."""
@@ -465,3 +406,108 @@ class InputGovernor(Protocol):
         if self.waiting_turn:
             self.waiting_turn = False
             self._scheduler.discard(self)  # type: ignore[union-attr]
+
+
+class Rates:
+    """One connection's rate limits: token buckets for its bytes, its command bytes, its lines.
+
+    ``input_rate`` (bytes parsed), ``telnet_rate`` (protocol command bytes
+    among them) and ``commands_per_second`` (lines handed up), each None
+    when not configured.  Each limit is logged once per connection, the
+    first time it holds input back.
+    """
+
+    __slots__ = ("rate", "telnet", "commands", "budget", "_taken", "_logged")
+
+    def __init__(self, config: Any, now: float) -> None:
+        self.rate = TokenBucket(config.input_rate, config.input_burst, now) if config.input_rate else None
+        self.telnet = (TokenBucket(config.telnet_rate, config.telnet_burst, now)
+                       if config.telnet_rate else None)
+        self.commands = (TokenBucket(config.commands_per_second, config.command_burst, now)
+                         if config.commands_per_second else None)
+        self.budget = config.input_budget
+        self._taken = 0  # telnet tokens taken for the piece about to be parsed
+        self._logged = 0  # the limits logged already (bits: _LOGGED)
+
+    def allow(self, governor: InputGovernor, data: bytes, start: int, n: int, now: float) -> int:
+        """How many of the ``n`` bytes at ``data[start:]`` the rates let through now (taken)."""
+        rate = self.rate
+        if rate is not None:
+            allowed = rate.take(n, now)
+            if allowed < n:
+                self._log_once(governor, "input", "input from {peer} passed limits.input_rate ({rate} "
+                               "bytes/s, bursts of {burst}): read at that rate from now on", rate)
+            n = allowed
+        telnet = self.telnet
+        if telnet is not None and n:
+            plain = governor.wrappedProtocol.plain_prefix(data, start, start + n)
+            if plain < n:
+                # Commands ahead: every byte after the typed text before them is
+                # counted for now (settle gives back the typed text among them).
+                taken = self._taken = telnet.take(n - plain, now)
+                allowed = plain + taken
+                if rate is not None:
+                    rate.give_back(n - allowed)
+                n = allowed
+        return n
+
+    def settle(self, used: int, now: float) -> None:
+        """The piece was parsed: ``used`` of its bytes were commands (telnet tokens adjusted)."""
+        taken, self._taken = self._taken, 0
+        telnet = self.telnet
+        if telnet is not None:
+            if used < taken:
+                telnet.give_back(taken - used)
+            elif used > taken:
+                telnet.take(used - taken, now)
+
+    def lines(self, wanted: int, now: float) -> int:
+        """How many of ``wanted`` lines the command rate lets through now (taken)."""
+        commands = self.commands
+        return wanted if commands is None else commands.take(wanted, now)
+
+    def unused_lines(self, count: int) -> None:
+        """Lines taken for a turn and not used: given back."""
+        if self.commands is not None:
+            self.commands.give_back(count)
+
+    def delay(self, governor: InputGovernor, pending: bytes, offset: int, lines_waiting: bool,
+              now: float) -> float:
+        """Seconds until the input kept back may go on: lines at the command rate, else bytes."""
+        commands = self.commands
+        if commands is not None and lines_waiting:
+            delay = commands.wait(1, now)
+            if delay:
+                self._log_once(governor, "commands", "commands from {peer} passed "
+                               "limits.commands_per_second ({rate} a second, bursts of {burst}): "
+                               "run at that rate from now on", commands)
+            return delay
+        delay = 0.0
+        if not pending:
+            return delay
+        if self.rate is not None:
+            delay = self._next_piece_wait(self.rate, pending, offset, now)
+        telnet = self.telnet
+        if telnet is not None and not governor.wrappedProtocol.plain_prefix(pending, offset, offset + 1):
+            held = self._next_piece_wait(telnet, pending, offset, now)
+            if held:  # commands wait for their budget
+                self._log_once(governor, "telnet", "telnet commands from {peer} passed "
+                               "limits.telnet_rate ({rate} bytes/s, bursts of {burst}): read at "
+                               "that rate from now on", telnet)
+            delay = max(delay, held)
+        return delay
+
+    def _next_piece_wait(self, bucket: TokenBucket, pending: bytes, offset: int, now: float) -> float:
+        """Seconds until ``bucket`` allows the next piece of pending input: a quarter
+        second's worth (or all that is left), not a whole budget."""
+        wanted = min(self.budget, len(pending) - offset, max(1, int(bucket.rate) // 4))
+        return bucket.wait(wanted, now)
+
+    def _log_once(self, governor: InputGovernor, limit: str, text: str, bucket: TokenBucket) -> None:
+        bit = _LOGGED[limit]
+        if not self._logged & bit:
+            self._logged |= bit
+            governor.log_rate(text, bucket)
+
+
+_LOGGED = {"input": 1, "telnet": 2, "commands": 4}
