@@ -223,6 +223,8 @@ class TelnetCodec:
         feed again later) and how many of those were telnet commands, not
         typed text.
         """
+        if not data:
+            return 0, 0
         state = self.state
         if state in _SUBNEGOTIATION_STATES and now - self._sb_since > self.sb_timeout:
             self._abandon(f"{self.sb_timeout:g} seconds")
