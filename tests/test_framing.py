@@ -65,13 +65,10 @@ def test_lines_wait_while_the_sink_stalls_and_go_on_with_an_empty_feed():
     assert framer.buffered == b""
 
 
-def test_whole_line_is_exactly_one_line_within_the_limit_with_nothing_buffered():
-    framer = LineFramer(10)
-    assert framer.whole_line(b"fen\n")
-    assert not framer.whole_line(b"fen\nwho\n") and not framer.whole_line(b"fen")
-    assert not framer.whole_line(b"x" * 11 + b"\n")
-    framer.feed(b"f", Sink())
-    assert not framer.whole_line(b"en\n")  # "f" is waiting for its end
+def test_one_whole_line_and_a_line_split_across_reads_give_the_same():
+    assert _frame([b"fen\n"], 10) == _frame([b"f", b"en\n"], 10) == ([b"fen"], b"")
+    assert _frame([b"x" * 10 + b"\n"], 10) == _frame([b"x" * 5, b"x" * 5 + b"\n"], 10)
+    assert _frame([b"x" * 11 + b"\n"], 10) == _frame([b"x" * 11, b"\n"], 10) == ([None], b"")
 
 
 _LINES = st.lists(st.one_of(st.binary(max_size=14).map(lambda b: b.replace(b"\n", b"")),

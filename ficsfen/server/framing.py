@@ -85,21 +85,16 @@ class LineFramer:
         """Hand the complete lines of what was buffered plus ``data`` to ``sink``.
 
         ``data == b""`` goes on with lines kept back while the sink stalled.
+        Exactly one line with nothing buffered (a command typed at the
+        prompt) is handed over without the split: the fast path measured by
+        ``bench/load.py --compare`` (the ``fen`` CPU ratio to
+        ``bench/floor_server.py``).
         """
-        if self.whole_line(data):
+        if (data[-1:] == b"\n" and not self._buffer and not self._discarding
+                and len(data) <= self.limit + 1 and data.find(b"\n") == len(data) - 1):
             sink.line_received(data[:-1])
             return
         self._split(data, sink)
-
-    def whole_line(self, data: bytes) -> bool:
-        """Whether ``data`` is exactly one line within the limit, with nothing buffered.
-
-        The fast path of a command typed at the prompt (``bench/load.py
-        --compare``: the ``fen`` CPU ratio to ``bench/floor_server.py``):
-        one check instead of the split.
-        """
-        return (data[-1:] == b"\n" and not self._buffer and not self._discarding
-                and len(data) <= self.limit + 1 and data.find(b"\n") == len(data) - 1)
 
     def _split(self, data: bytes, sink: LineSink) -> None:
         limit = self.limit

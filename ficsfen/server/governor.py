@@ -20,9 +20,8 @@ take the server's memory or time:
   (logged once per connection), so a flood is slowed by TCP itself;
 - protocol commands (telnet IAC sequences) have a budget of their own,
   ``telnet_rate`` bytes a second in bursts of ``telnet_burst``: the
-  protocol above says which bytes are typed text
-  (:meth:`GovernedProtocol.plain_prefix`) and how many it parsed were
-  commands;
+  protocol's parser says which bytes are typed text
+  (:meth:`Parser.plain_prefix`) and how many it parsed were commands;
 - connections whose input cost the most CPU lately, and newcomers, take
   turns in the server's :class:`ficsfen.server.limits.TurnScheduler`.
 
@@ -41,7 +40,18 @@ from zope.interface import implementer
 
 from ficsfen.server.limits import TokenBucket, TurnScheduler
 
-__all__ = ["GovernedProtocol", "InputGovernor"]
+__all__ = ["GovernedProtocol", "InputGovernor", "Parser", "Rates"]
+
+
+class Parser(TypingProtocol):
+    """The byte parser of a :class:`GovernedProtocol` (e.g. :class:`ficsfen.server.iac.TelnetCodec`)."""
+
+    def plain_prefix(self, data: bytes, start: int, end: int) -> int:
+        """How many bytes of ``data[start:end]`` are typed text before a protocol command."""
+
+    def feed(self, data: bytes, now: float) -> tuple[int, int]:
+        """Parse ``data``, handing input up through :meth:`InputGovernor.deliver`, until
+        :attr:`InputGovernor.stalled`; returns (bytes consumed, command bytes among them)."""
 
 
 class GovernedProtocol(TypingProtocol):
@@ -50,17 +60,12 @@ class GovernedProtocol(TypingProtocol):
     peer: str
     #: Who is connected, for the output cap's log line ("-" before a name is known).
     who: str
+    #: What turns the bytes read into input (with the protocol's commands taken out).
+    codec: Parser
 
     def makeConnection(self, transport: Any) -> None: ...  # noqa: D102,E704,N802
 
     def connectionLost(self, reason: Any) -> None: ...  # noqa: D102,E704,N802
-
-    def plain_prefix(self, data: bytes, start: int, end: int) -> int:
-        """How many bytes of ``data[start:end]`` are typed text before a protocol command."""
-
-    def parse(self, data: bytes, now: float) -> tuple[int, int]:
-        """Parse ``data``, handing input up through :meth:`InputGovernor.deliver`, until
-        :attr:`InputGovernor.stalled`; returns (bytes consumed, command bytes among them)."""
 
     def lines_received(self, data: bytes) -> None:
         """Input lines (LF-ended) the governor lets through; ``b""``: go on with lines kept."""
@@ -280,7 +285,7 @@ class InputGovernor(Protocol):
 
     def _parse(self, data: bytes) -> None:
         """Parse a piece the turn allows; unparsed bytes are kept, command bytes charged."""
-        consumed, commands = self.wrappedProtocol.parse(data, self._clock.seconds())
+        consumed, commands = self.wrappedProtocol.codec.feed(data, self._clock.seconds())
         if self.rates is not None:
             self.rates.settle(commands, self._clock.seconds())
         if consumed < len(data):
@@ -440,7 +445,7 @@ class Rates:
             n = allowed
         telnet = self.telnet
         if telnet is not None and n:
-            plain = governor.wrappedProtocol.plain_prefix(data, start, start + n)
+            plain = governor.wrappedProtocol.codec.plain_prefix(data, start, start + n)
             if plain < n:
                 # Commands ahead: every byte after the typed text before them is
                 # counted for now (settle gives back the typed text among them).
@@ -488,7 +493,8 @@ class Rates:
         if self.rate is not None:
             delay = self._next_piece_wait(self.rate, pending, offset, now)
         telnet = self.telnet
-        if telnet is not None and not governor.wrappedProtocol.plain_prefix(pending, offset, offset + 1):
+        if telnet is not None and not governor.wrappedProtocol.codec.plain_prefix(pending, offset,
+                                                                                offset + 1):
             held = self._next_piece_wait(telnet, pending, offset, now)
             if held:  # commands wait for their budget
                 self._log_once(governor, "telnet", "telnet commands from {peer} passed "

@@ -64,6 +64,7 @@ class TelnetConnection(Protocol):
                  idle: Timeouts[TelnetConnection] | None) -> None:
         self.desk = desk
         self.config = config = desk.config
+        #: IAC sequences and options; the governor's parser of this connection's bytes.
         self.codec = TelnetCodec(self, sb_limit=config.subnegotiation_limit,
                                  sb_timeout=config.subnegotiation_timeout)
         self.framer = LineFramer(config.max_line)
@@ -259,12 +260,6 @@ class TelnetConnection(Protocol):
 
     # -- input (GovernedProtocol, for the governor) --------------------------------------
 
-    def plain_prefix(self, data: bytes, start: int, end: int) -> int:
-        return self.codec.plain_prefix(data, start, end)
-
-    def parse(self, data: bytes, now: float) -> tuple[int, int]:
-        return self.codec.feed(data, now)
-
     def lines_received(self, data: bytes) -> None:
         self.framer.feed(data, self)
 
@@ -311,7 +306,14 @@ class TelnetConnection(Protocol):
                       hello=decode_line(hello.text[:200]))
 
     def _plain_line(self, raw: bytes) -> None:
-        self.text_line(decode_line(raw))
+        session = self.session
+        if session is None:
+            self.text_line(decode_line(raw))
+            return
+        line = decode_line(raw)  # a command: what text_line does, one call less
+        if not line.startswith("$$") and self._idle is not None:
+            self._idle.start(self)
+        self.desk.execute(session, line)
 
     def _sealed_line(self, raw: bytes) -> None:
         """One line of a timeseal connection: decoded, a ping answer kept, else run."""
