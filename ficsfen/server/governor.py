@@ -251,8 +251,13 @@ class InputGovernor(Protocol):
             self._wait_turn()
             self._update_reading()
             return
-        self._lines_left = self._turn_lines()
-        n = self._allowance(data, 0)
+        rates, now = self.rates, self._clock.seconds()
+        if rates is None:
+            self._lines_left = self._lines_per_turn
+            n = min(len(data), self._budget)
+        else:
+            self._lines_left = rates.lines(self._lines_per_turn, now)
+            n = rates.allow(self, data, 0, min(len(data), self._budget), now)
         if n < len(data):  # the rest in later reactor turns
             self._pending = data
             self._offset = n
@@ -285,9 +290,11 @@ class InputGovernor(Protocol):
 
     def _parse(self, data: bytes) -> None:
         """Parse a piece the turn allows; unparsed bytes are kept, command bytes charged."""
-        consumed, commands = self.wrappedProtocol.codec.feed(data, self._clock.seconds())
-        if self.rates is not None:
-            self.rates.settle(commands, self._clock.seconds())
+        now = self._clock.seconds()
+        consumed, commands = self.wrappedProtocol.codec.feed(data, now)
+        rates = self.rates
+        if rates is not None and (commands or rates.taken):
+            rates.settle(commands, now)
         if consumed < len(data):
             self._pending = data[consumed:] + self._pending[self._offset:]
             self._offset = 0
@@ -311,13 +318,17 @@ class InputGovernor(Protocol):
         started = scheduler.timer() if scheduler is not None else 0.0
         wrapped.lines_received(b"")  # lines the protocol kept while holding
         if not self.holding:
-            self._lines_left = self._turn_lines()
+            rates, now = self.rates, self._clock.seconds()
+            self._lines_left = (self._lines_per_turn if rates is None
+                                else rates.lines(self._lines_per_turn, now))
             if self._lines_pending:
                 lines, self._lines_pending = self._lines_pending, b""
                 self.deliver(lines)
             pending, start = self._pending, self._offset
             if start < len(pending) and self._lines_left > 0 and not (self.holding or self._lines_pending):
-                n = self._allowance(pending, start)
+                n = min(len(pending) - start, self._budget)
+                if rates is not None:
+                    n = rates.allow(self, pending, start, n, now)
                 if n:
                     end = self._offset = start + n
                     if end >= len(pending):
@@ -331,9 +342,11 @@ class InputGovernor(Protocol):
 
     def _charge(self, spent: float) -> None:
         """Add ``spent`` seconds of CPU to what this connection's input cost lately."""
-        now = self._clock.seconds()
-        self._load = self._scheduler.cost(self._load, self._load_at, now) + spent  # type: ignore[union-attr]
-        self._load_at = now
+        scheduler = self._scheduler
+        if scheduler is not None:
+            now = self._clock.seconds()
+            self._load = scheduler.cost(self._load, self._load_at, now) + spent
+            self._load_at = now
 
     def charge(self, load: float) -> None:
         """Say that the connection's input cost ``load`` seconds of CPU just now."""
@@ -345,37 +358,25 @@ class InputGovernor(Protocol):
 
     def _queued(self) -> bool:
         """Whether its input waits in the scheduler's queue (heavy, or a newcomer)."""
-        return self._newcomer() or self._scheduler.heavy(self._load, self._load_at)  # type: ignore[union-attr]
+        scheduler = self._scheduler
+        return scheduler is not None and (self._newcomer() or scheduler.heavy(self._load, self._load_at))
 
     def _wait_turn(self) -> None:
-        if not self.waiting_turn:
+        scheduler = self._scheduler
+        if scheduler is not None and not self.waiting_turn:
             self.waiting_turn = True
-            scheduler = self._scheduler
-            scheduler.wait(self, scheduler.cost(self._load, self._load_at, self._clock.seconds()),  # type: ignore[union-attr]
+            scheduler.wait(self, scheduler.cost(self._load, self._load_at, self._clock.seconds()),
                            newcomer=self._newcomer())
-
-    def _turn_lines(self) -> int:
-        """Lines this turn may hand up: ``lines_per_turn``, within the command rate."""
-        rates = self.rates
-        if rates is None:
-            return self._lines_per_turn
-        return rates.lines(self._lines_per_turn, self._clock.seconds())
 
     def _turn_over(self) -> None:
         """After a turn's input: come back for what waits, read only when nothing does."""
-        if self.rates is not None and self._lines_left > 0:
-            self.rates.unused_lines(self._lines_left)
+        commands = self.rates.commands if self.rates is not None else None
+        if commands is not None and self._lines_left > 0:
+            commands.give_back(self._lines_left)  # lines not used this turn
             self._lines_left = 0
         if (self._pending or self._lines_pending) and not self.holding:
             self._schedule_drain()
         self._update_reading()
-
-    def _allowance(self, data: bytes, start: int) -> int:
-        """How many bytes of ``data[start:]`` to parse in this turn: the budget, the rates."""
-        n = min(len(data) - start, self._budget)
-        if self.rates is not None:
-            n = self.rates.allow(self, data, start, n, self._clock.seconds())
-        return n
 
     def log_rate(self, text: str, bucket: TokenBucket) -> None:
         """The one log line of a connection that passed a rate limit."""
@@ -408,9 +409,9 @@ class InputGovernor(Protocol):
         self._drain_call = None
         self._pending, self._offset = b"", 0
         self._lines_pending = b""
-        if self.waiting_turn:
+        if self.waiting_turn and self._scheduler is not None:
             self.waiting_turn = False
-            self._scheduler.discard(self)  # type: ignore[union-attr]
+            self._scheduler.discard(self)
 
 
 class Rates:
@@ -422,7 +423,7 @@ class Rates:
     first time it holds input back.
     """
 
-    __slots__ = ("rate", "telnet", "commands", "budget", "_taken", "_logged")
+    __slots__ = ("rate", "telnet", "commands", "budget", "taken", "_logged")
 
     def __init__(self, config: Any, now: float) -> None:
         self.rate = TokenBucket(config.input_rate, config.input_burst, now) if config.input_rate else None
@@ -431,7 +432,8 @@ class Rates:
         self.commands = (TokenBucket(config.commands_per_second, config.command_burst, now)
                          if config.commands_per_second else None)
         self.budget = config.input_budget
-        self._taken = 0  # telnet tokens taken for the piece about to be parsed
+        #: Telnet tokens taken for the piece about to be parsed (settled after it).
+        self.taken = 0
         self._logged = 0  # the limits logged already (bits: _LOGGED)
 
     def allow(self, governor: InputGovernor, data: bytes, start: int, n: int, now: float) -> int:
@@ -449,7 +451,7 @@ class Rates:
             if plain < n:
                 # Commands ahead: every byte after the typed text before them is
                 # counted for now (settle gives back the typed text among them).
-                taken = self._taken = telnet.take(n - plain, now)
+                taken = self.taken = telnet.take(n - plain, now)
                 allowed = plain + taken
                 if rate is not None:
                     rate.give_back(n - allowed)
@@ -458,7 +460,7 @@ class Rates:
 
     def settle(self, used: int, now: float) -> None:
         """The piece was parsed: ``used`` of its bytes were commands (telnet tokens adjusted)."""
-        taken, self._taken = self._taken, 0
+        taken, self.taken = self.taken, 0
         telnet = self.telnet
         if telnet is not None:
             if used < taken:
@@ -470,11 +472,6 @@ class Rates:
         """How many of ``wanted`` lines the command rate lets through now (taken)."""
         commands = self.commands
         return wanted if commands is None else commands.take(wanted, now)
-
-    def unused_lines(self, count: int) -> None:
-        """Lines taken for a turn and not used: given back."""
-        if self.commands is not None:
-            self.commands.give_back(count)
 
     def delay(self, governor: InputGovernor, pending: bytes, offset: int, lines_waiting: bool,
               now: float) -> float:

@@ -26,7 +26,7 @@ What it reads:
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import Callable, Protocol
 
 from twisted.conch.telnet import (
     AO, AYT, BRK, DM, DO, DONT, EC, EL, EOR, GA, IAC, IP, NOP, SB, SE, WILL, WONT,
@@ -108,6 +108,7 @@ class OptionState:
 
 
 _NO_OPTIONS: dict[bytes, OptionState] = {}
+_NO_SUBNEGOTIATION: list[bytes] = []  # outside subnegotiations (never appended to)
 
 
 class TelnetCodec:
@@ -128,7 +129,7 @@ class TelnetCodec:
         self.host = host
         self.state = "data"
         self._command = b""
-        self._sb: list[bytes] | None = None  # the subnegotiation being read
+        self._sb = _NO_SUBNEGOTIATION  # the subnegotiation being read
         self._sb_room = 0  # bytes the current subnegotiation may still take
         self._sb_since = 0.0  # clock time of its IAC SB
         self.sb_limit = sb_limit
@@ -319,25 +320,25 @@ class TelnetCodec:
                 sb = self._sb
                 if b == IAC:
                     self.state = "subnegotiation-escaped"
-                elif len(sb) < min(MAX_SUBNEGOTIATION, self._sb_room):  # type: ignore[arg-type]
-                    sb.append(b)  # type: ignore[union-attr]
+                elif len(sb) < min(MAX_SUBNEGOTIATION, self._sb_room):
+                    sb.append(b)
                 else:  # runaway subnegotiation: drop it up to its IAC SE, keep the connection
-                    self._sb_room -= len(sb)  # type: ignore[arg-type]
+                    self._sb_room -= len(sb)
                     self.state = "subnegotiation-discard"
-                    self._sb = None
+                    self._sb = _NO_SUBNEGOTIATION
                     i -= 1  # counted in the discarded part
             elif state == "subnegotiation-escaped":
                 if b == SE:
                     self.state = "data"
-                    payload = b"".join(self._sb)  # type: ignore[arg-type]
-                    self._sb = None
+                    payload = b"".join(self._sb)
+                    self._sb = _NO_SUBNEGOTIATION
                     stalled = self._flush(app)
                     if payload:  # IAC SB IAC SE names no option: nothing to handle
                         self._safely(self.subnegotiation_received, payload)
                         stalled = stalled or host.telnet_stalled()
                 else:
                     self.state = "subnegotiation"
-                    self._sb.append(b)  # type: ignore[union-attr]
+                    self._sb.append(b)
             elif state == "subnegotiation-discard":
                 # Its bytes are option data, never typed input: skip to the next IAC,
                 # unless the subnegotiation has taken all it may.
@@ -371,12 +372,12 @@ class TelnetCodec:
     def _abandon(self, bound: str) -> None:
         """An ``IAC SB`` never ended: drop it and read what follows as input again."""
         self.state = "data"
-        self._sb = None
+        self._sb = _NO_SUBNEGOTIATION
         self.log.info("telnet subnegotiation from {peer} not ended within {bound}: dropped, "
                       "reading input again", peer=self.host.peer, bound=bound)
 
-    def _safely(self, handler: object, *args: object) -> None:
+    def _safely(self, handler: Callable[..., object], *args: object) -> None:
         try:
-            handler(*args)  # type: ignore[operator]
+            handler(*args)
         except Exception:
             self.log.failure("telnet option handling failed; ignored")

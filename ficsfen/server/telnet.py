@@ -133,7 +133,8 @@ class TelnetConnection(Protocol):
             "If you are not a registered player, enter the login name \"{guest}\".\n"
             "Once logged in, type \"help fen\" to learn about FEN.",
             guest=self.config.guest_login))
-        self.dialogue.prompt(fresh_line=True)  # type: ignore[union-attr]
+        if self.dialogue is not None:
+            self.dialogue.prompt(fresh_line=True)
         if self._logins is not None:
             self._logins.start(self)
 
@@ -141,7 +142,8 @@ class TelnetConnection(Protocol):
         self.say(message)
         self.transport.loseConnection()
         self.closed = True
-        self.dialogue.stop()  # type: ignore[union-attr]
+        if self.dialogue is not None:
+            self.dialogue.stop()
 
     def connectionLost(self, reason: Any = None) -> None:  # noqa: N802 - Twisted's name
         self._cancel_timers()
@@ -326,10 +328,12 @@ class TelnetConnection(Protocol):
                 self._complain(e.message)
             return
         seal = self.seal
-        if typed == timeseal.PING_REPLY:
-            seal.replied(timeseal.stamp_of(digits))  # type: ignore[union-attr]
+        if seal is None:  # pragma: no cover - only sealed lines come here
             return
-        seal.digits = digits  # type: ignore[union-attr]
+        if typed == timeseal.PING_REPLY:
+            seal.replied(timeseal.stamp_of(digits))
+            return
+        seal.digits = digits
         # What decode_line does: a timeseal line's text is ASCII (7 bits a byte).
         self.text_line(remove_controls(typed.decode()))
 
