@@ -60,6 +60,14 @@ class PgnError(LocalizedError, ValueError):
             self.message = msg("Game {game}: {reason}", game=game, reason=reason)
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # keyword-only fields: pickled (e.g. from a worker process) by a function that takes them
+        return (_pgn_error, (self.reason, self.game, self.ply, self.move_text))
+
+
+def _pgn_error(reason: Message, game: int, ply: int, move_text: str | None) -> PgnError:
+    return PgnError(reason, game=game, ply=ply, move_text=move_text)
+
 
 @dataclass
 class PgnGame:
