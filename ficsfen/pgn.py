@@ -22,6 +22,7 @@ import chess
 from ficsfen.fen import STARTING_FEN, FenError, parse
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.pgnlex import ScanCount, Source, lines_of, tokens
+from ficsfen.quickpush import play
 from ficsfen.tracker import FenBuilder, IllegalMoveError, MoveError, VariantFenBuilder, resolve
 from ficsfen.variants import UnknownVariantError, Variant, parse_variant, variant_named
 
@@ -117,19 +118,34 @@ class PgnGame:
         yield fen
         board = position.board()
         placement, turn = fen.split(" ", 2)[:2]
-        # as the tracker plays a move
-        step = (FenBuilder(placement) if variant is None
-                else VariantFenBuilder(placement, variant, turn == "w")).push
         ply = 0
+        text = ""
         try:
-            for ply, text in enumerate(self.moves, 1):
-                try:
-                    move = resolve(board, text)
-                except MoveError:
-                    if text not in NULL_MOVES:
-                        raise
-                    move = _null_move(board, text)
-                yield step(board, move)
+            if variant is None:  # as the tracker plays a move, without its undo record
+                builder = FenBuilder(placement)
+                apply, fen_after = builder.apply, builder.fen
+                for ply, text in enumerate(self.moves, 1):
+                    try:
+                        move = resolve(board, text)
+                    except MoveError:
+                        if text not in NULL_MOVES:
+                            raise
+                        board.push(_null_move(board, text))
+                        yield fen_after(board)
+                        continue
+                    apply(move)
+                    play(board, move)
+                    yield fen_after(board)
+            else:
+                step = VariantFenBuilder(placement, variant, turn == "w").push
+                for ply, text in enumerate(self.moves, 1):
+                    try:
+                        move = resolve(board, text)
+                    except MoveError:
+                        if text not in NULL_MOVES:
+                            raise
+                        move = _null_move(board, text)
+                    yield step(board, move)
         except MoveError as exc:
             raise PgnError(exc.message, game=self.number, ply=ply, move_text=text) from exc
         if self.syntax_error is not None:
