@@ -12,12 +12,14 @@ back in input order.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import deque
 from collections.abc import Iterable, Iterator
-from multiprocessing.pool import AsyncResult
+from typing import TYPE_CHECKING
 
 from ficsfen.pgn import PgnError, PgnGame
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 __all__ = ["CHUNK_PLIES", "fens_text", "replayed"]
 
@@ -68,6 +70,8 @@ def replayed(games: Iterable[PgnGame], *, jobs: int = 1,
             except PgnError as exc:
                 yield game, exc
         return
+    import multiprocessing  # only here: it takes a while to import
+
     window = 2 * jobs + 1
     with multiprocessing.get_context().Pool(jobs) as pool:
         pending: deque[tuple[list[PgnGame], AsyncResult[list[str | PgnError]]]] = deque()
@@ -79,5 +83,6 @@ def replayed(games: Iterable[PgnGame], *, jobs: int = 1,
             yield from _ready(*pending.popleft())
 
 
-def _ready(chunk: list[PgnGame], result: AsyncResult[list[str | PgnError]]) -> Iterator[tuple[PgnGame, str | PgnError]]:
+def _ready(chunk: list[PgnGame],
+           result: AsyncResult[list[str | PgnError]]) -> Iterator[tuple[PgnGame, str | PgnError]]:
     yield from zip(chunk, result.get())
