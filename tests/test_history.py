@@ -336,26 +336,29 @@ def test_password_usage_and_without_a_data_file(games):
         "This server keeps no data file: passwords cannot be changed here.")
 
 
-def test_password_check_runs_in_the_reactor_thread_pool(games):
-    """On a real reactor the slow check and hash leave the reactor thread."""
+def test_password_check_runs_in_the_password_pool(games):
+    """On a real reactor the slow check and hash leave the reactor thread: they run in
+    the server's password pool, as login checks do."""
     import threading
 
+    from ficsfen.server.background import BackgroundPool
     from ficsfen.server.commands import history
 
     seen = []
     original = history._new_hash
 
     def spy(*args):
-        seen.append(threading.current_thread() is threading.main_thread())
+        seen.append(threading.current_thread().name)
         return original(*args)
 
     reactor = games.reactor
     server = server_on(games)
-    server.table.exact("password").clock = reactor  # the server's own clock is a test Clock
-    reactor.getThreadPool().start()  # reactor.run() would start it
+    alice = login(server, "alice", PASSWORD)
+    # The server's own clock is a test Clock (hashes inline): give it a real pool.
+    pool = server._password_pool = BackgroundPool(reactor, threads=1, nice=0,
+                                                  name="test-passwords")
     history._new_hash = spy
     try:
-        alice = login(server, "alice", PASSWORD)
         alice.command("password s3cret n3wer")
         deadline = time.monotonic() + 30
         while "Password changed." not in alice.transport.value().decode() and \
@@ -364,8 +367,8 @@ def test_password_check_runs_in_the_reactor_thread_pool(games):
             reactor.doIteration(0.05)
     finally:
         history._new_hash = original
-        reactor.getThreadPool().stop()
-    assert seen == [False]
+        pool.stop()
+    assert len(seen) == 1 and "test-passwords" in seen[0]
     assert "Password changed." in alice.output()
 
 
