@@ -181,12 +181,15 @@ class OfferLimiter:
 
     def sweep(self) -> None:
         """Drop the senders with no counted offer in the last minute (logged out or not):
-        a spammer's count outlives its logout by a minute, not for ever."""
+        a spammer's count outlives its logout by a minute, not for ever; and the
+        addresses :attr:`per_address` no longer needs."""
         since = self.now() - self.WINDOW
         for key in [k for k, sent in self._sent.items() if not sent or sent[-1] <= since]:
             del self._sent[key]
             self._refusing.discard(key)
         compact(self._sent)
+        if self.per_address is not None:
+            self.per_address.sweep()
 
     def forget(self, sender: str) -> None:
         """Drop what is known of ``sender`` once a minute has passed (logout)."""

@@ -59,9 +59,9 @@ from ficsfen.server.journal import StoreJournal, restore_game
 from ficsfen.server.limits import AddressLimits, AddressRate, LoginThrottle, compact
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
+from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Session, encode_text
-from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.talk import Talk, TalkLimiter
 from ficsfen.server.variant_games import FICS_TYPES, holdings_line, received_line, start_fen
 from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
@@ -264,10 +264,8 @@ class FicsServer:
         self.address_limits.sweep()
         self.offer_limiter.sweep()
         self.talk.limiter.sweep()
-        for rate in (self.offer_limiter.per_address, self.talk.limiter.per_address,
-                     self.seeks.limiter):
-            if rate is not None:
-                rate.sweep()
+        if self.seeks.limiter is not None:
+            self.seeks.limiter.sweep()
         compact(self._sessions)
 
     def listing_changed(self) -> None:
