@@ -10,6 +10,7 @@ rate has refilled its bucket.
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -17,7 +18,7 @@ from twisted.internet.task import Clock
 from twisted.logger import formatEvent, globalLogPublisher
 
 from ficsfen.server.limits import AddressRate
-from ficsfen.server.testing import connect, make_server
+from ficsfen.server.testing import ServerProcess, connect, make_server
 
 SPAMMER = "198.51.100.7"
 
@@ -116,6 +117,26 @@ def test_a_seek_unseek_loop_announces_no_more_than_the_rate():
     clock.advance(5)  # one more seek a five seconds
     assert "Your seek has been posted" in spammer.command("seek 5 0")
     assert "spammer (++++) seeking 5 0" in watcher.output()
+
+
+def test_a_seek_unseek_loop_on_loopback_announces_the_burst_and_little_more():
+    """End to end: every client here comes from 127.0.0.1, counted like any address."""
+    with ServerProcess("--data", "none") as server:
+        with server.connect() as watcher, server.connect() as spammer:
+            watcher.login()
+            spammer_name = spammer.login()
+            started = time.monotonic()
+            refused = 0
+            for _ in range(200):
+                refused += "from your address" in spammer.command("seek 5 0")
+                spammer.command("unseek")
+            elapsed = time.monotonic() - started
+            watcher.send("sought all")
+            text = watcher.read_until("displayed.")
+            announced = text.count(f"{spammer_name} (++++) seeking 5 0")
+            # 12 at once, then one every 5 s of the loop's own duration
+            assert 12 <= announced <= 12 + elapsed / 5 + 1
+            assert refused == 200 - announced
 
 
 def test_every_guest_of_an_address_shares_its_seeks():
