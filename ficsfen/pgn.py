@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import chess
 
