@@ -6,7 +6,8 @@
   :mod:`sqlite3` in WAL mode with a writer thread and group commit
   (:mod:`.writer`), schema versions and migrations in :mod:`.schema`;
 - the values it keeps and returns (:mod:`.records`), and its errors
-  (:mod:`.errors`), each a localized :class:`StoreError` naming the file.
+  (:mod:`.errors`), each a localized :class:`StoreError` naming the file;
+- the one-server-per-file lock (:mod:`.lock`), keyed by the file itself.
 
 ``docs/store.md`` describes the layout, the schema and the durability rule.
 """
@@ -22,6 +23,7 @@ from ficsfen.server.store.errors import (
     StoreError,
     StoreLockedError,
     StoreOpenError,
+    StoreOtherNameError,
     StoreReadOnlyError,
     StoreVersionError,
     StoreWriteError,
@@ -70,6 +72,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreOpenError",
+    "StoreOtherNameError",
     "StoreReadOnlyError",
     "StoreVersionError",
     "StoreWriteError",

@@ -17,10 +17,12 @@ committed pages are in the operating system's cache, but a power cut may
 lose the last commits.  Group commit pays the fsync once per group, not
 once per move (``bench/store_writes.py`` measures both).
 
-**One server per file.**  :meth:`SQLiteStore.open` takes an exclusive
-``flock`` on ``FILE.lock`` next to the data file and writes its process id
-in it.  The kernel releases the lock when the process ends, however it
-ends (kill -9 included), so a stale lock never blocks a restart.
+**One server per file.**  :meth:`SQLiteStore.open` takes the server's
+lock (:mod:`.lock`): an exclusive ``flock`` on the data file itself, so a
+second server is refused by any path to it (a symbolic or hard link, a bind
+mount), and one on ``FILE.lock`` beside its real path, where the holder's
+process id is written.  The kernel releases both when the process ends,
+however it ends (kill -9 included), so a stale lock never blocks a restart.
 SQLite's own ``locking_mode=EXCLUSIVE`` was not used: it would also shut
 out our own read connection, and the operator tools (``exclusive=False``)
 that change accounts while the server runs.
@@ -29,11 +31,11 @@ that change accounts while the server runs.
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, fail
 from zope.interface import implementer
 
+from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
 from ficsfen.server.store.errors import (
     AccountExistsError,
@@ -49,12 +52,14 @@ from ficsfen.server.store.errors import (
     StoreClosedError,
     StoreCorruptError,
     StoreError,
-    StoreLockedError,
     StoreOpenError,
+    StoreOtherNameError,
     StoreReadOnlyError,
+    StoreVersionError,
     StoreWriteError,
 )
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.records import (
     HISTORY_NUMBERS,
     HISTORY_SIZE,
@@ -68,13 +73,11 @@ from ficsfen.server.store.records import (
     MoveRecord,
     StoredGame,
 )
-from ficsfen.server.store.schema import migrate
+from ficsfen.server.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrate, user_version
 from ficsfen.server.store.writer import Checkpointer, Writer
 
 __all__ = ["LOCK_SUFFIX", "SYNCHRONOUS", "SQLiteStore", "lock_path"]
 
-#: The lock file is the data file's name plus this.
-LOCK_SUFFIX = ".lock"
 #: Accepted values of ``synchronous`` (``[storage] synchronous``).
 SYNCHRONOUS = ("full", "normal")
 # Milliseconds a connection waits for another process's write (an operator
@@ -117,24 +120,22 @@ _CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _READONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
-def lock_path(path: Path) -> Path:
-    """The lock file of data file ``path``."""
-    return path.with_name(path.name + LOCK_SUFFIX)
-
-
 @implementer(IStore)
 class SQLiteStore:
     """The :class:`IStore` on an SQLite file; make one with :meth:`open`."""
 
     def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
-                 write: sqlite3.Connection, lock_fd: int | None, next_game_id: int,
+                 write: sqlite3.Connection, lock: ServerLock | None, next_game_id: int,
                  checkpointer: Checkpointer | None = None,
-                 commit_interval: float = 0.0) -> None:
+                 commit_interval: float = 0.0, notices: Sequence[Message] = ()) -> None:
         self.path = path
-        self.exclusive = lock_fd is not None
+        self.exclusive = lock is not None
+        #: What the operator should know about the file, found while opening it
+        #: (an empty file, a file with several names); ``ficsfen serve`` logs them.
+        self.notices: list[Message] = list(notices)
         self._reactor = reactor
         self._read: sqlite3.Connection | None = read
-        self._lock_fd = lock_fd
+        self._lock = lock
         self._next_game_id = next_game_id
         # The move log (schema version 3): the id of the next row, the id
         # below which it was last cut, the next id when a cut was last looked
@@ -163,29 +164,48 @@ class SQLiteStore:
 
     @classmethod
     def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
-             synchronous: str = "full", commit_interval: float = 0.0) -> "SQLiteStore":
+             synchronous: str = "full", commit_interval: float = 0.0,
+             read_only: bool = False) -> "SQLiteStore":
         """Open (creating it and its folder if need be) and migrate the data file.
 
         ``reactor`` provides ``callLater`` and ``callFromThread``.  The
         server opens with ``exclusive=True``: a second server on the same
-        file is refused.  Operator tools that run beside a server (adding
-        an account, exporting games) open with ``exclusive=False``: no
-        lock, and no game writes (they would clash with the server's).
+        file (by any path: the lock is the file's, see :mod:`.lock`) is
+        refused.  Operator tools that run beside a server (adding an
+        account, exporting games) open with ``exclusive=False``: no lock,
+        and no game writes (they would clash with the server's).  Tools
+        that only read (listing accounts, exporting games) open with
+        ``read_only=True`` (implies ``exclusive=False``): the file must
+        exist and be at the current schema version; nothing is created or
+        written, so a file on a read-only file system can be read (see
+        :func:`_connect_read_only`); every write's Deferred fails.
+        Symbolic links are resolved: SQLite's ``-wal`` and ``-shm`` files
+        sit beside the real file, whatever path led to it.
         Synchronous: this runs once at start, before the server listens.
         ``commit_interval`` (seconds) spaces the writer's commits under load
         (``[storage] commit_interval_ms``, see ``writer.py``).
 
         :raises StoreOpenError: a subclass naming the file and the cause:
             :class:`StoreLockedError`, :class:`StoreCorruptError`,
-            :class:`StoreReadOnlyError`, :class:`StoreVersionError`.
+            :class:`StoreReadOnlyError`, :class:`StoreVersionError`,
+            :class:`StoreOtherNameError` (a tool given a hard link to a
+            running server's file).
         """
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, not {synchronous!r}")
         path = Path(os.path.abspath(os.path.expanduser(path)))
+        if not exclusive or read_only:
+            elsewhere = server_by_another_name(path)
+            if elsewhere is not None:
+                raise StoreOtherNameError(path, elsewhere)
+        if read_only:
+            return cls._open_read_only(path, reactor=reactor)
         _prepare_folder(path)
-        lock_fd = _lock(path) if exclusive else None
+        real = Path(os.path.realpath(path))
+        notices = _notices(path, real)
+        lock = ServerLock.take(path) if exclusive else None
         try:
-            write = _connect(path, check_same_thread=False)
+            write = _connect(real, path, check_same_thread=False)
             opened = [write]
             try:
                 _check(write, path)
@@ -202,9 +222,9 @@ class SQLiteStore:
                     # see writer.py: checkpoints off the commit path
                     write.execute("PRAGMA wal_autocheckpoint = 0")
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
-                    opened.append(_connect(path, check_same_thread=False))
+                    opened.append(_connect(real, path, check_same_thread=False))
                     checkpointer = Checkpointer(opened[-1], path=path)
-                read = _connect(path, check_same_thread=True)
+                read = _connect(real, path, check_same_thread=True)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
@@ -216,12 +236,40 @@ class SQLiteStore:
                     conn.close()
                 raise
         except BaseException:
-            if lock_fd is not None:
-                os.close(lock_fd)
+            if lock is not None:
+                lock.release()
             raise
-        return cls(path, reactor=reactor, read=read, write=write, lock_fd=lock_fd,
+        return cls(path, reactor=reactor, read=read, write=write, lock=lock,
                    next_game_id=next_id, checkpointer=checkpointer,
-                   commit_interval=commit_interval)
+                   commit_interval=commit_interval, notices=notices)
+
+    @classmethod
+    def _open_read_only(cls, path: Path, *, reactor: Any) -> "SQLiteStore":
+        real = Path(os.path.realpath(path))
+        if real.is_dir():
+            raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
+        if not real.exists():
+            raise StoreOpenError.because(path, os.strerror(errno.ENOENT))
+        write = _connect_read_only(real, path, check_same_thread=False)
+        try:
+            read = _connect_read_only(real, path, check_same_thread=True)
+        except BaseException:
+            write.close()
+            raise
+        try:
+            _check_read_only(read, path)
+            read.row_factory = sqlite3.Row
+            next_id = read.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+        except sqlite3.Error as e:
+            read.close()
+            write.close()
+            raise _open_error(path, e) from None
+        except BaseException:
+            read.close()
+            write.close()
+            raise
+        return cls(path, reactor=reactor, read=read, write=write, lock=None,
+                   next_game_id=next_id)
 
     # -- life ------------------------------------------------------------------
 
@@ -237,9 +285,9 @@ class SQLiteStore:
         return done
 
     def _release_lock(self, result: Any) -> Any:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the descriptor drops the flock
-            self._lock_fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
         return result
 
     def _reader(self) -> sqlite3.Connection:
@@ -580,59 +628,93 @@ def _prepare_folder(path: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         if e.errno in _READONLY_ERRNOS:
-            raise StoreReadOnlyError(folder, e.strerror or str(e), folder=True) from None
+            raise StoreReadOnlyError(folder, e.strerror or str(e), folder=True,
+                                     code=_cause(e.errno, folder)) from None
         raise StoreOpenError.because(path, e.strerror or str(e)) from None
     if path.is_dir():
         raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
-    # SQLite creates FILE-wal and FILE-shm beside the file, and we the lock file.
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreReadOnlyError(folder, os.strerror(errno.EACCES), folder=True)
+    # SQLite creates FILE-wal and FILE-shm beside the (real) file, and we the lock file.
+    real_folder = Path(os.path.realpath(path)).parent
+    for where in dict.fromkeys((folder, real_folder)):
+        if not os.access(where, os.W_OK | os.X_OK):
+            code = _cause(errno.EACCES, where)
+            raise StoreReadOnlyError(where, os.strerror(code), folder=True, code=code)
     if path.exists():
         try:
             os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
         except OSError as e:
             if e.errno in _READONLY_ERRNOS:
-                raise StoreReadOnlyError(path, e.strerror or str(e)) from None
+                raise StoreReadOnlyError(path, e.strerror or str(e),
+                                         code=_cause(e.errno, path)) from None
             raise StoreOpenError.because(path, e.strerror or str(e)) from None
 
 
-def _lock(path: Path) -> int:
-    """Take the server's lock on ``path``; returns the descriptor that holds it."""
-    where = lock_path(path)
-    try:
-        fd = os.open(where, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as e:
-        if e.errno in _READONLY_ERRNOS:
-            raise StoreReadOnlyError(path.parent, e.strerror or str(e), folder=True) from None
-        raise StoreOpenError.because(where, e.strerror or str(e)) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
-        holder = _holder(fd)
-        os.close(fd)
-        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise StoreLockedError(path, holder) from None
-        raise StoreOpenError.because(where, e.strerror or str(e)) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-    return fd
+def _cause(code: int, where: Path) -> int:
+    """``EROFS`` when ``where`` (or the folder it would be made in) is on a read-only mount.
 
-
-def _holder(fd: int) -> int | None:
-    """The process id the lock's holder wrote, if readable."""
+    ``os.access`` and ``mkdir`` may say "permission denied" for a folder of a
+    read-only file system; the mount's flags tell the two apart.
+    """
+    if code == errno.EROFS:
+        return code
+    probe = where
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        if os.statvfs(probe).f_flag & os.ST_RDONLY:
+            return errno.EROFS
     except OSError:
-        return None
-    return int(text) if text.isdigit() else None
+        pass
+    return code
 
 
-def _connect(path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
+def _notices(path: Path, real: Path) -> list[Message]:
+    """What to tell the operator about the data file before using it."""
     try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
+        st = os.stat(real)
+    except OSError:
+        return []  # created now: nothing to say
+    notices = []
+    if st.st_size == 0:
+        notices.append(msg("{file}: the data file is empty: starting a new store in it.",
+                           file=str(path)))
+    if st.st_nlink > 1:
+        notices.append(msg(
+            "{file}: the data file has {count} names (hard links); open it by this one only. "
+            "SQLite names its journal after the name used, so moves committed just before a "
+            "crash are only found again through the same name.", file=str(path),
+            count=st.st_nlink))
+    return notices
+
+
+def _connect(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(real, isolation_level=None, check_same_thread=check_same_thread)
     except sqlite3.Error as e:
         raise _open_error(path, e) from None
     conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _connect_read_only(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
+    """A connection that cannot write ``real`` (``mode=ro``).
+
+    On a read-only file system SQLite cannot make the ``-shm`` file a WAL
+    reader needs; there, when no ``-wal`` file is beside the data file (no
+    server left commits in it), the file is opened ``immutable``: read as
+    it is on disk, without locks or journal.
+    """
+    uri = "file:" + urllib.parse.quote(str(real))
+    options = "?mode=ro"
+    wal = real.with_name(real.name + "-wal")
+    if _cause(errno.EACCES, real) == errno.EROFS and not (wal.exists() and wal.stat().st_size):
+        options += "&immutable=1"
+    try:
+        conn = sqlite3.connect(uri + options, uri=True, isolation_level=None,
+                               check_same_thread=check_same_thread)
+        conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+    except sqlite3.Error as e:
+        raise _open_error(path, e) from None
     return conn
 
 
@@ -647,11 +729,27 @@ def _check(conn: sqlite3.Connection, path: Path) -> None:
         raise StoreOpenError.because(path, f"journal mode {mode!r} instead of 'wal'")
 
 
+def _check_read_only(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse what a read-only reader cannot use: no data yet, or another schema version."""
+    found = user_version(conn)
+    if found == 0 and not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise StoreOpenError(msg("{file}: the data file is empty (no server has started on "
+                                 "it yet).", file=str(path)), path)
+    if conn.execute("PRAGMA application_id").fetchone()[0] not in (0, APPLICATION_ID):
+        raise StoreCorruptError(path, "an SQLite database of another program")
+    if found != SCHEMA_VERSION:
+        if found > SCHEMA_VERSION:
+            raise StoreVersionError(path, found, SCHEMA_VERSION)
+        raise StoreOpenError(msg("{file}: written by an older ficsfen (data schema version "
+                                 "{found}); start the server on it once to bring it up to "
+                                 "date, then read it again.", file=str(path), found=found), path)
+
+
 def _open_error(path: Path, error: sqlite3.Error) -> StoreError:
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF
     reason = str(error)
     if code in _CORRUPT_CODES:
         return StoreCorruptError(path, reason)
     if code == sqlite3.SQLITE_READONLY:
-        return StoreReadOnlyError(path, reason)
+        return StoreReadOnlyError(path, reason, code=_cause(errno.EACCES, path))
     return StoreOpenError.because(path, reason)
