@@ -8,10 +8,13 @@ are real ``ficsfen`` processes run inside it.
 from __future__ import annotations
 
 import os
+import sqlite3
 import shlex
 import shutil
 import subprocess
 import sys
+
+import pytest
 
 from conftest import REPO, missing
 from ficsfen.server.config import hash_password
@@ -87,3 +90,43 @@ def test_serve_names_a_read_only_file_system_and_the_tools_still_read(tmp_path):
         "lecture seule\u202f;"), fr_err
     assert sorted(p.name for p in folder.iterdir()) == ["data.sqlite3", "data.sqlite3.lock"]
 
+
+
+def test_a_read_only_opening_reads_writes_nothing_and_leaves_no_journal(tmp_path):
+    from ficsfen.server.store import StoreOpenError, StoreWriteError
+
+    reactor = private_reactor()
+    data = tmp_path / "data.sqlite3"
+    store = SQLiteStore.open(data, reactor=reactor)
+    wait_for(reactor, store.add_account("Alice", "hash"))
+    wait_for(reactor, store.close())
+    reader = SQLiteStore.open(data, reactor=reactor, read_only=True)
+    try:
+        assert [a.name for a in reader.accounts()] == ["Alice"] and not reader.exclusive
+        with pytest.raises(StoreWriteError) as info:
+            wait_for(reactor, reader.add_account("Bob", "hash"))
+        assert "readonly database" in info.value.reason
+    finally:
+        wait_for(reactor, reader.close())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.sqlite3", "data.sqlite3.lock"]
+
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    older = tmp_path / "older.sqlite3"
+    conn = sqlite3.connect(older)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("CREATE TABLE accounts (key TEXT PRIMARY KEY)")
+    conn.close()
+    for path, english, french in (
+            (empty, f"{empty}: the data file is empty (no server has started on it yet).",
+             f"{empty}\u202f: le fichier de données est vide"),
+            (older, f"{older}: written by an older ficsfen (data schema version 1); start the "
+                    "server on it once to bring it up to date, then read it again.",
+             f"{older}\u202f: écrit par une version plus ancienne de ficsfen"),
+            (tmp_path / "absent.sqlite3", f"{tmp_path / 'absent.sqlite3'}: cannot open the data "
+                                          "file: No such file or directory", "")):
+        with pytest.raises(StoreOpenError) as info:
+            SQLiteStore.open(path, reactor=reactor, read_only=True)
+        assert info.value.render("en") == english
+        assert info.value.render("fr").startswith(french)
+    assert empty.stat().st_size == 0  # not made a store of

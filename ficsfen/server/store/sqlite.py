@@ -176,9 +176,11 @@ class SQLiteStore:
         and no game writes (they would clash with the server's).  Tools
         that only read (listing accounts, exporting games) open with
         ``read_only=True`` (implies ``exclusive=False``): the file must
-        exist and be at the current schema version; nothing is created or
-        written, so a file on a read-only file system can be read (see
-        :func:`_connect_read_only`); every write's Deferred fails.
+        exist and be at the current schema version; nothing is created,
+        migrated or written, so a file on a read-only file system, or one
+        this user may not write, can be read (see
+        :func:`_connect_read_only`); every write's Deferred fails with
+        :class:`StoreWriteError`.
         Symbolic links are resolved: SQLite's ``-wal`` and ``-shm`` files
         sit beside the real file, whatever path led to it.
         Synchronous: this runs once at start, before the server listens.
@@ -697,21 +699,30 @@ def _connect(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Conn
 
 
 def _connect_read_only(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
-    """A connection that cannot write ``real`` (``mode=ro``).
+    """A connection that does not write ``real``.
 
-    On a read-only file system SQLite cannot make the ``-shm`` file a WAL
-    reader needs; there, when no ``-wal`` file is beside the data file (no
-    server left commits in it), the file is opened ``immutable``: read as
-    it is on disk, without locks or journal.
+    Where the file and its folder can be written, an ordinary connection
+    with ``query_only`` on: as the last one to close it still tidies the
+    ``-wal`` and ``-shm`` files away, as any reader does.  Otherwise
+    ``mode=ro``; on a read-only file system SQLite cannot make the ``-shm``
+    file a WAL reader needs, so there, when no ``-wal`` file is beside the
+    data file (no server left commits in it), the file is opened
+    ``immutable``: read as it is on disk, without locks or journal.
     """
-    uri = "file:" + urllib.parse.quote(str(real))
-    options = "?mode=ro"
-    wal = real.with_name(real.name + "-wal")
-    if _cause(errno.EACCES, real) == errno.EROFS and not (wal.exists() and wal.stat().st_size):
-        options += "&immutable=1"
+    writable = os.access(real, os.W_OK) and os.access(real.parent, os.W_OK | os.X_OK)
     try:
-        conn = sqlite3.connect(uri + options, uri=True, isolation_level=None,
-                               check_same_thread=check_same_thread)
+        if writable:
+            conn = sqlite3.connect(real, isolation_level=None,
+                                   check_same_thread=check_same_thread)
+            conn.execute("PRAGMA query_only = ON")
+        else:
+            options = "?mode=ro"
+            wal = real.with_name(real.name + "-wal")
+            if (_cause(errno.EACCES, real) == errno.EROFS
+                    and not (wal.exists() and wal.stat().st_size)):
+                options += "&immutable=1"
+            conn = sqlite3.connect("file:" + urllib.parse.quote(str(real)) + options, uri=True,
+                                   isolation_level=None, check_same_thread=check_same_thread)
         conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
     except sqlite3.Error as e:
         raise _open_error(path, e) from None
