@@ -7,7 +7,8 @@
   (:mod:`.writer`), schema versions and migrations in :mod:`.schema`;
 - the values it keeps and returns (:mod:`.records`), and its errors
   (:mod:`.errors`), each a localized :class:`StoreError` naming the file;
-- the one-server-per-file lock (:mod:`.lock`), keyed by the file itself.
+- the one-server-per-file lock (:mod:`.lock`), keyed by the file itself, and
+  the steps of opening the file (:mod:`.opening`).
 
 ``docs/store.md`` describes the layout, the schema and the durability rule.
 """

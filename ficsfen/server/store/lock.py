@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 from ficsfen.server.store.errors import StoreLockedError, StoreOpenError, StoreReadOnlyError
+from ficsfen.server.store.opening import read_only_cause
 
 __all__ = ["LOCK_SUFFIX", "ServerLock", "holder", "lock_path", "server_by_another_name"]
 
@@ -127,10 +128,11 @@ def _open(where: Path, path: Path, *, folder: bool = False) -> int:
     except OSError as e:
         if e.errno in _READONLY_ERRNOS:
             reason = e.strerror or str(e)
+            code = read_only_cause(e.errno, Path(where))
             if folder:
                 raise StoreReadOnlyError(Path(where).parent, reason, folder=True,
-                                         errno=e.errno) from None
-            raise StoreReadOnlyError(path, reason, errno=e.errno) from None
+                                         code=code) from None
+            raise StoreReadOnlyError(path, reason, code=code) from None
         raise StoreOpenError.because(where, e.strerror or str(e)) from None
 
 

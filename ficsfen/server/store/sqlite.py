@@ -35,7 +35,6 @@ import json
 import os
 import sqlite3
 import time
-import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,19 +42,15 @@ from typing import Any
 from twisted.internet.defer import Deferred, fail
 from zope.interface import implementer
 
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import Message
 from ficsfen.names import fold
 from ficsfen.server.store.errors import (
     AccountExistsError,
     NoSuchAccountError,
     NoSuchGameError,
     StoreClosedError,
-    StoreCorruptError,
-    StoreError,
     StoreOpenError,
     StoreOtherNameError,
-    StoreReadOnlyError,
-    StoreVersionError,
     StoreWriteError,
 )
 from ficsfen.server.store.interfaces import IStore
@@ -73,16 +68,21 @@ from ficsfen.server.store.records import (
     MoveRecord,
     StoredGame,
 )
-from ficsfen.server.store.schema import APPLICATION_ID, SCHEMA_VERSION, migrate, user_version
+from ficsfen.server.store.opening import (
+    check,
+    check_read_only,
+    connect,
+    connect_read_only,
+    notices_for,
+    open_error,
+    prepare_folder,
+)
 from ficsfen.server.store.writer import Checkpointer, Writer
 
 __all__ = ["LOCK_SUFFIX", "SYNCHRONOUS", "SQLiteStore", "lock_path"]
 
 #: Accepted values of ``synchronous`` (``[storage] synchronous``).
 SYNCHRONOUS = ("full", "normal")
-# Milliseconds a connection waits for another process's write (an operator
-# tool changing an account) before giving up.
-_BUSY_TIMEOUT_MS = 5000
 # Bytes the write-ahead log file is cut back to when it starts again from its
 # beginning (it only grows past this when a checkpoint falls behind).
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
@@ -115,9 +115,6 @@ _GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fe
                  "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
                  "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
 
-# SQLite's primary result codes that mean "this is not a (sound) database".
-_CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
-_READONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
 @implementer(IStore)
@@ -179,7 +176,7 @@ class SQLiteStore:
         exist and be at the current schema version; nothing is created,
         migrated or written, so a file on a read-only file system, or one
         this user may not write, can be read (see
-        :func:`_connect_read_only`); every write's Deferred fails with
+        :func:`connect_read_only`); every write's Deferred fails with
         :class:`StoreWriteError`.
         Symbolic links are resolved: SQLite's ``-wal`` and ``-shm`` files
         sit beside the real file, whatever path led to it.
@@ -202,15 +199,15 @@ class SQLiteStore:
                 raise StoreOtherNameError(path, elsewhere)
         if read_only:
             return cls._open_read_only(path, reactor=reactor)
-        _prepare_folder(path)
+        prepare_folder(path)
         real = Path(os.path.realpath(path))
-        notices = _notices(path, real)
+        notices = notices_for(path, real)
         lock = ServerLock.take(path) if exclusive else None
         try:
-            write = _connect(real, path, check_same_thread=False)
+            write = connect(real, path, check_same_thread=False)
             opened = [write]
             try:
-                _check(write, path)
+                check(write, path)
                 write.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 write.execute("PRAGMA foreign_keys = ON")
                 # A multi-row INSERT in a transaction keeps a statement journal
@@ -224,15 +221,15 @@ class SQLiteStore:
                     # see writer.py: checkpoints off the commit path
                     write.execute("PRAGMA wal_autocheckpoint = 0")
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
-                    opened.append(_connect(real, path, check_same_thread=False))
+                    opened.append(connect(real, path, check_same_thread=False))
                     checkpointer = Checkpointer(opened[-1], path=path)
-                read = _connect(real, path, check_same_thread=True)
+                read = connect(real, path, check_same_thread=True)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
                 for conn in opened:
                     conn.close()
-                raise _open_error(path, e) from None
+                raise open_error(path, e) from None
             except BaseException:
                 for conn in opened:
                     conn.close()
@@ -252,20 +249,20 @@ class SQLiteStore:
             raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
         if not real.exists():
             raise StoreOpenError.because(path, os.strerror(errno.ENOENT))
-        write = _connect_read_only(real, path, check_same_thread=False)
+        write = connect_read_only(real, path, check_same_thread=False)
         try:
-            read = _connect_read_only(real, path, check_same_thread=True)
+            read = connect_read_only(real, path, check_same_thread=True)
         except BaseException:
             write.close()
             raise
         try:
-            _check_read_only(read, path)
+            check_read_only(read, path)
             read.row_factory = sqlite3.Row
             next_id = read.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
         except sqlite3.Error as e:
             read.close()
             write.close()
-            raise _open_error(path, e) from None
+            raise open_error(path, e) from None
         except BaseException:
             read.close()
             write.close()
@@ -619,148 +616,3 @@ def _record(row: tuple[Any, ...]) -> GameRecord:
                                   adjourn_ply)
     end = None if result is None else GameEnd(result, end_reason, end_code, ended)
     return GameRecord(game_id, start, GameStatus(status), adjournment, end)
-
-
-# -- opening ------------------------------------------------------------------------
-
-
-def _prepare_folder(path: Path) -> None:
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        if e.errno in _READONLY_ERRNOS:
-            raise StoreReadOnlyError(folder, e.strerror or str(e), folder=True,
-                                     code=_cause(e.errno, folder)) from None
-        raise StoreOpenError.because(path, e.strerror or str(e)) from None
-    if path.is_dir():
-        raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
-    # SQLite creates FILE-wal and FILE-shm beside the (real) file, and we the lock file.
-    real_folder = Path(os.path.realpath(path)).parent
-    for where in dict.fromkeys((folder, real_folder)):
-        if not os.access(where, os.W_OK | os.X_OK):
-            code = _cause(errno.EACCES, where)
-            raise StoreReadOnlyError(where, os.strerror(code), folder=True, code=code)
-    if path.exists():
-        try:
-            os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
-        except OSError as e:
-            if e.errno in _READONLY_ERRNOS:
-                raise StoreReadOnlyError(path, e.strerror or str(e),
-                                         code=_cause(e.errno, path)) from None
-            raise StoreOpenError.because(path, e.strerror or str(e)) from None
-
-
-def _cause(code: int, where: Path) -> int:
-    """``EROFS`` when ``where`` (or the folder it would be made in) is on a read-only mount.
-
-    ``os.access`` and ``mkdir`` may say "permission denied" for a folder of a
-    read-only file system; the mount's flags tell the two apart.
-    """
-    if code == errno.EROFS:
-        return code
-    probe = where
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    try:
-        if os.statvfs(probe).f_flag & os.ST_RDONLY:
-            return errno.EROFS
-    except OSError:
-        pass
-    return code
-
-
-def _notices(path: Path, real: Path) -> list[Message]:
-    """What to tell the operator about the data file before using it."""
-    try:
-        st = os.stat(real)
-    except OSError:
-        return []  # created now: nothing to say
-    notices = []
-    if st.st_size == 0:
-        notices.append(msg("{file}: the data file is empty: starting a new store in it.",
-                           file=str(path)))
-    if st.st_nlink > 1:
-        notices.append(msg(
-            "{file}: the data file has {count} names (hard links); open it by this one only. "
-            "SQLite names its journal after the name used, so moves committed just before a "
-            "crash are only found again through the same name.", file=str(path),
-            count=st.st_nlink))
-    return notices
-
-
-def _connect(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
-    try:
-        conn = sqlite3.connect(real, isolation_level=None, check_same_thread=check_same_thread)
-    except sqlite3.Error as e:
-        raise _open_error(path, e) from None
-    conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-    return conn
-
-
-def _connect_read_only(real: Path, path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
-    """A connection that does not write ``real``.
-
-    Where the file and its folder can be written, an ordinary connection
-    with ``query_only`` on: as the last one to close it still tidies the
-    ``-wal`` and ``-shm`` files away, as any reader does.  Otherwise
-    ``mode=ro``; on a read-only file system SQLite cannot make the ``-shm``
-    file a WAL reader needs, so there, when no ``-wal`` file is beside the
-    data file (no server left commits in it), the file is opened
-    ``immutable``: read as it is on disk, without locks or journal.
-    """
-    writable = os.access(real, os.W_OK) and os.access(real.parent, os.W_OK | os.X_OK)
-    try:
-        if writable:
-            conn = sqlite3.connect(real, isolation_level=None,
-                                   check_same_thread=check_same_thread)
-            conn.execute("PRAGMA query_only = ON")
-        else:
-            options = "?mode=ro"
-            wal = real.with_name(real.name + "-wal")
-            if (_cause(errno.EACCES, real) == errno.EROFS
-                    and not (wal.exists() and wal.stat().st_size)):
-                options += "&immutable=1"
-            conn = sqlite3.connect("file:" + urllib.parse.quote(str(real)) + options, uri=True,
-                                   isolation_level=None, check_same_thread=check_same_thread)
-        conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-    except sqlite3.Error as e:
-        raise _open_error(path, e) from None
-    return conn
-
-
-def _check(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that is not a sound database, then migrate it and turn on WAL."""
-    problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-    if problems != ["ok"]:
-        raise StoreCorruptError(path, "; ".join(problems[:3]))
-    migrate(conn, path)
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if mode != "wal":  # pragma: no cover - only on file systems without shared memory
-        raise StoreOpenError.because(path, f"journal mode {mode!r} instead of 'wal'")
-
-
-def _check_read_only(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse what a read-only reader cannot use: no data yet, or another schema version."""
-    found = user_version(conn)
-    if found == 0 and not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-        raise StoreOpenError(msg("{file}: the data file is empty (no server has started on "
-                                 "it yet).", file=str(path)), path)
-    if conn.execute("PRAGMA application_id").fetchone()[0] not in (0, APPLICATION_ID):
-        raise StoreCorruptError(path, "an SQLite database of another program")
-    if found != SCHEMA_VERSION:
-        if found > SCHEMA_VERSION:
-            raise StoreVersionError(path, found, SCHEMA_VERSION)
-        raise StoreOpenError(msg("{file}: written by an older ficsfen (data schema version "
-                                 "{found}); start the server on it once to bring it up to "
-                                 "date, then read it again.", file=str(path), found=found), path)
-
-
-def _open_error(path: Path, error: sqlite3.Error) -> StoreError:
-    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    reason = str(error)
-    if code in _CORRUPT_CODES:
-        return StoreCorruptError(path, reason)
-    if code == sqlite3.SQLITE_READONLY:
-        return StoreReadOnlyError(path, reason, code=_cause(errno.EACCES, path))
-    return StoreOpenError.because(path, reason)
