@@ -10,18 +10,21 @@ and other move numbers are skipped; a stray ``]`` or ``}`` is ignored.
 Why it is linear, whatever the bytes: each line is cut by one regular
 expression, :data:`_LEX`, matched again and again from where the last match
 ended.  Every quantifier in it is possessive (``*+``, ``++``, ``?+``), so the
-matcher never goes back to try a shorter run, and its alternatives start
-with disjoint characters, each of which, once its first character matched,
-cannot fail (everything after that character is a possessive run or
-optional).  A match therefore examines the characters it consumes, one
-more (the one that ends a run) and a fixed number of first characters.
-Two things are examined twice, never more: an unclosed ``<`` (its scan
-stops at the next ``<`` or the end of the line, then the word from it is
-read) and a brace comment never closed (its lines are searched for ``}``,
-and read as tokens once the end shows the brace is never closed: as the
-standard reader does, the rest of the text is then read as movetext, with
-every ``{`` known to be unclosed).  :class:`ScanCount` adds up what each
-step examines so tests can hold the total to a linear bound.
+matcher never goes back to try a shorter run.  A match is a run of skipped
+items then one token.  The token's alternatives start with disjoint
+characters and none can fail once its first character matched (all that
+follows is a possessive run or optional), and one of them matches any
+character, so a match never fails half-way and nothing is tried again.  A
+skipped item can fail after a run (a brace or ``<`` not closed on the
+line, digits with no dot), and the token then read starts with that same
+run: for ``{`` and digits it takes the whole run, for ``<`` the word from
+it, and that run stops at the next ``<``, so no character is in two of
+them.  Each match is counted as twice what it takes plus two, the word
+after an unclosed ``<`` on top.  A brace comment never closed is read
+twice: its lines are searched for ``}``, then, once the end of the text
+shows the brace is never closed, read as movetext as the standard reader
+does, where no ``{`` can be closed any more.  :class:`ScanCount` adds up
+what each step examines so tests can hold the total to a linear bound.
 """
 
 from __future__ import annotations
