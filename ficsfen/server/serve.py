@@ -309,7 +309,12 @@ class FicsService(MultiService):
     def _close_store(self, result: Any) -> Any:
         if self.store is None:
             return result
-        return self.store.close().addCallback(lambda _: result)
+        # Every session is gone and no login completes (FicsServer.stopping); the
+        # reads under way end before their connection is closed.
+        store = self.store
+        d = self.server.reads_done()
+        d.addCallback(lambda _: store.close())
+        return d.addCallback(lambda _: result)
 
     def _stopped_forwarding(self, result: Any) -> Any:
         # after the goodbyes: a failure while saying them still reaches the log

@@ -29,9 +29,9 @@ import random
 import string
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
+from twisted.internet.defer import Deferred, DeferredList, gatherResults, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -157,6 +157,15 @@ class FicsServer:
             self._password_pool = BackgroundPool(
                 clock, threads=self.config.password_threads, nice=self.config.password_nice,
                 name="ficsfen-passwords")
+        #: Where store reads run with a real reactor (inline with a test clock): one
+        #: thread, which alone uses the store's read connection.  Never the reactor's
+        #: thread: a stalled disk must delay the reads waiting for it, not every player.
+        self._read_pool: BackgroundPool | None = None
+        if store is not None and IReactorThreads.providedBy(clock):
+            self._read_pool = BackgroundPool(clock, threads=1, nice=0, name="ficsfen-store-reads")
+        self._reads: set[Deferred[None]] = set()  # fired as each read in the pool ends
+        #: Set as :meth:`shutdown` begins: from then on no login completes.
+        self.stopping = False
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
         #: changes, the version of what ``who`` lists.
@@ -284,6 +293,42 @@ class FicsServer:
             return self.store.get_account(name) is not None
         return fold(name) in self.config.accounts
 
+    def registered(self, name: str) -> Deferred[bool]:
+        """:meth:`is_registered`, read off the reactor thread (:meth:`read`)."""
+        return self.read(self.is_registered, name)
+
+    def saved_settings(self, name: str) -> Deferred[dict[str, Any]]:
+        """The settings a registered ``name`` saved (empty without a store), read off the
+        reactor thread (:meth:`read`); what :meth:`enter` takes as ``saved``."""
+        if self.store is None:
+            return succeed({})
+        return self.read(self.store.load_settings, name)
+
+    def read(self, function: Callable[..., Any], *args: Any) -> Deferred:
+        """``function(*args)``, a store read, off the reactor thread; its result as a Deferred.
+
+        With a real reactor and a store it runs in the server's one read
+        thread, in order, and the Deferred fires in the reactor thread; with
+        a test clock, or without a store, it runs inline.  An exception (a
+        ``StoreClosedError`` once the store is closed) fails the Deferred.
+        :meth:`reads_done` waits for the reads under way.
+        """
+        if self._read_pool is None:
+            return maybeDeferred(function, *args)
+        ended: Deferred[None] = Deferred()
+        self._reads.add(ended)
+
+        def done(result: Any) -> Any:
+            self._reads.discard(ended)
+            ended.callback(None)
+            return result
+
+        return self._read_pool.run(function, *args).addBoth(done)
+
+    def reads_done(self) -> Deferred[Any]:
+        """Fires once the store reads under way now have ended (before the store closes)."""
+        return DeferredList(list(self._reads))
+
     def _password_hash(self, name: str) -> str:
         if self.store is not None:
             account = self.store.get_account(name)
@@ -296,27 +341,31 @@ class FicsServer:
         The caller asks :attr:`throttle` first: a throttled attempt must
         never get here (the hash is what an attacker wants us to spend).
 
-        The hash is read from the store at each login (never cached).
+        The hash is read from the store at each login (never cached), off
+        the reactor thread (:meth:`read`).
         Hashing takes a good fraction of a second by design, so it runs in
         a thread pool of its own at a lower CPU priority when the clock is a
         real reactor (inline with a test clock), never blocking other
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
-        stored = self._password_hash(name)
-        if self._password_pool is not None:
-            return self._password_pool.run(verify_password, password, stored)
-        return succeed(verify_password(password, stored))
+        pool = self._password_pool
+        d = self.read(self._password_hash, name)
+        if pool is not None:
+            return d.addCallback(lambda stored: pool.run(verify_password, password, stored))
+        return d.addCallback(lambda stored: verify_password(password, stored))
 
     def start_threads(self) -> list[threading.Thread]:
-        """Start the password pool's threads now (with a real reactor); returns them.
+        """Start the password pool's and the read thread now (with a real reactor); returns them.
 
         Called as the server starts: threads started later, during a crowd of
         logins, are born among the crowd's objects and keep memory of it.
         """
-        if self._password_pool is None:
-            return []
-        self._password_pool.start()
-        return self._password_pool.threads
+        threads = []
+        for pool in (self._password_pool, self._read_pool):
+            if pool is not None:
+                pool.start()
+                threads += pool.threads
+        return threads
 
     def allocate_guest(self) -> str:
         """A fresh, unused ``GuestXXXX`` handle (reserved until entered or released)."""
@@ -339,8 +388,12 @@ class FicsServer:
         self._reserved.discard(fold(name))
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "") -> Session:
+              registered: bool = False, peer: str = "",
+              saved: Mapping[str, Any] | None = None) -> Session:
         """Log ``handle`` in; the name must have been reserved by the login.
+
+        ``saved``: a registered player's settings, read beforehand with
+        :meth:`saved_settings` (nothing is read here, in the reactor thread).
 
         A registered player who is logged in already is replaced, as on FICS:
         the old session is told and closed, and the new one takes over what
@@ -355,7 +408,7 @@ class FicsServer:
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
-            saved = self.store.load_settings(handle)
+            saved = dict(saved or {})
             settings.apply_saved(session, saved)
             self.lists.load(handle, saved.get("lists"))
             for channel in self.lists.of(handle).members("channel"):
@@ -415,6 +468,7 @@ class FicsServer:
         server shutdown"), the others aborted; players and observers are told
         once that is stored.  The Deferred fires when the sessions are closed.
         """
+        self.stopping = True  # logins under way are refused from now on (telnet.py)
         if self._expiry_call is not None and self._expiry_call.active():
             self._expiry_call.cancel()
         self._expiry_call = None

@@ -204,7 +204,8 @@ class SQLiteStore:
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
                     opened.append(_connect(path, check_same_thread=False))
                     checkpointer = Checkpointer(opened[-1], path=path)
-                read = _connect(path, check_same_thread=True)
+                # The server reads in a thread of its own (FicsServer.read), one at a time.
+                read = _connect(path, check_same_thread=False)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
