@@ -231,3 +231,34 @@ def test_once_the_server_stops_no_step_of_the_login_dialogue_goes_on():
         assert client.output() == "The server is shutting down. Goodbye.\n"
         assert not client.connected
     assert server.session("alice") is None and not server.sessions_sorted()
+
+
+def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(store, reactor):
+    """``history``, ``finger`` of an absent player: the answer, its prompt or block frame,
+    and the lines typed after it come when the read is back, byte for byte as inline."""
+    lines = b"history carol\r\nfinger carol\r\niset block 1\r\n5 history carol\r\n6 finger carol\r\n"
+    seen = []
+    for clock in (reactor, Clock()):
+        server = make(store, clock)
+        alice, guest = connect(server), connect(server)
+        alice.send_bytes(b"alice\r\necila\r\n")
+        run_until(reactor, lambda: server.session("alice") is not None)
+        guest.login()
+        alice.output()
+        if clock is reactor:
+            store.freeze()
+        alice.send_bytes(lines)
+        if clock is reactor:
+            assert store.held.wait(PATIENCE)
+            guest.output()
+            guest.send("date")  # answered while alice's read waits
+            run_until(reactor, lambda: b"Server time" in guest.transport.value())
+            assert alice.raw_output() == b""  # not even the prompt before the answer
+            store.thaw()
+        run_until(reactor, lambda: alice.transport.value().count(b"Finger of carol") == 2)
+        seen.append(alice.raw_output())
+        alice.disconnect()
+        guest.disconnect()
+    threaded, inline = seen
+    assert threaded.startswith(b"carol has no history games.\r\nfics% Finger of carol:")
+    assert threaded == inline

@@ -29,11 +29,13 @@ import random
 import string
 import threading
 import time
+from collections import deque
 from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.commands.fen import FenCommand
@@ -83,7 +85,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         session_cmds.WhoCommand(),
         session_cmds.GamesCommand(),
         session_cmds.QuitCommand(),
-        examine.ExamineCommand(store=lambda: server.store, listener=server),
+        examine.ExamineCommand(store=lambda: server.store, listener=server, read=server.read),
         examine.UnexamineCommand(),
         examine.ForwardCommand(),
         examine.BackwardCommand(),
@@ -93,12 +95,12 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         board_cmds.MovesCommand(now=server.clock.seconds),
         info.DateCommand(now=server.clock.seconds),
         info.FingerCommand(now=server.clock.seconds, last_seen=server.last_seen,
-                           is_registered=server.is_registered),
+                           registered=server.registered),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
-        *history_cmds.commands(lambda: server.store, clock=server.clock),
-        *lists.commands(server.lists, is_registered=server.is_registered,
+        *history_cmds.commands(lambda: server.store, clock=server.clock, read=server.read),
+        *lists.commands(server.lists, registered=server.registered,
                         changed=server.list_changed),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, server._sessions.keys),
@@ -317,13 +319,23 @@ class FicsServer:
             return maybeDeferred(function, *args)
         ended: Deferred[None] = Deferred()
         self._reads.add(ended)
+        answer: Deferred = Deferred()
+        # The session whose command asked (None at login): what its callbacks write
+        # is that command's answer, as if the read had been inline.
+        session = self._current
 
-        def done(result: Any) -> Any:
+        def arrived(result: Any) -> None:
             self._reads.discard(ended)
-            ended.callback(None)
-            return result
+            current, self._current = self._current, session
+            try:
+                answer.callback(result)  # a Failure errbacks
+            finally:
+                self._current = current
+            # in the next turn: after what the caller did with the result (its writes)
+            self.clock.callLater(0, ended.callback, None)
 
-        return self._read_pool.run(function, *args).addBoth(done)
+        self._read_pool.run(function, *args).addBoth(arrived)
+        return answer
 
     def reads_done(self) -> Deferred[Any]:
         """Fires once the store reads under way now have ended (before the store closes)."""
@@ -489,6 +501,8 @@ class FicsServer:
         """Keep a registered player's settings (``set``, ``style``) for their next login."""
         if self.store is None or not session.registered:
             return
+        if self._sessions.get(fold(session.handle)) is not session:
+            return  # gone (a command's answer that waited for a read): saved at each change
         data = settings.saved(session)
         data["lists"] = self.lists.of(session.handle).to_json()
         d = self.store.save_settings(session.handle, data)
@@ -499,13 +513,21 @@ class FicsServer:
         """Bring back the games the store has unfinished: those in progress when the
         server stopped (a crash) are adjourned there, clocks as at their last move.
 
-        Run once at start, before listening.  A game with a player who has no
+        Run once at start, before listening; the store is read off the
+        reactor thread (:meth:`read`).  A game with a player who has no
         account could never be resumed: it ends, aborted.
         """
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, self.is_registered(stored.start.white)
+                     and self.is_registered(stored.start.black))
+                    for stored in self.store.unfinished_games()]
+
+        return self.read(unfinished).addCallback(self._restore)
+
+    def _restore(self, unfinished: list[tuple[Any, bool]]) -> Deferred[list[Any]]:
         writes = []
-        for stored in self.store.unfinished_games():
-            start = stored.start
-            if not (self.is_registered(start.white) and self.is_registered(start.black)):
+        for stored, resumable in unfinished:
+            if not resumable:
                 writes.append(self.store.end_game(stored.id, GameEnd(
                     "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
                 continue
@@ -576,7 +598,15 @@ class FicsServer:
 
         With the ``block`` ivar on, the line must start with a number and
         the answer is one frame (:meth:`execute_block`), with no prompt.
+
+        A command that reads the store returns a Deferred (its reads run off
+        the reactor thread, :meth:`read`): its answer is complete, and the
+        prompt or frame written, when that Deferred has fired; lines the
+        session types meanwhile wait and run after it, in order.
         """
+        if session.waiting_lines is not None:
+            session.waiting_lines.append(line)
+            return
         if session.ivars["block"]:
             self.execute_block(session, line)
             return
@@ -584,15 +614,42 @@ class FicsServer:
         self._prompt_later = None
         session.hold()
         try:
-            self._run(session, line)
+            answer = self._run(session, line)[1]
         except Exception:
+            answer = None
             self._failed(session, line)
         finally:
             self._current = None
         later, self._prompt_later = self._prompt_later, None
-        if self._sessions.get(fold(session.handle)) is session and later is not session:
-            session.prompt()
-        session.release()
+
+        def done() -> None:
+            if self._sessions.get(fold(session.handle)) is session and later is not session:
+                session.prompt()
+            session.release()
+
+        self._answered(session, line, answer, done)
+
+    def _answered(self, session: Session, line: str, answer: Deferred | None,
+                  done: Callable[[], None]) -> None:
+        """``done()`` (the prompt or frame, the held output) once ``answer`` fired, then the
+        lines typed meanwhile."""
+        if answer is None:
+            done()
+            return
+        session.waiting_lines = deque()
+
+        def complete(result: Any) -> None:
+            if isinstance(result, Failure):
+                self._failed(session, line, result)
+            done()
+            queued, session.waiting_lines = session.waiting_lines, None
+            while queued:
+                self.execute(session, queued.popleft())
+                if session.waiting_lines is not None:  # that one waits too: the rest after it
+                    session.waiting_lines.extend(queued)
+                    return
+
+        answer.addBoth(complete)
 
     def execute_block(self, session: Session, line: str) -> None:
         """Run ``ID COMMAND ARGS`` and answer with one block-mode frame.
@@ -610,58 +667,64 @@ class FicsServer:
         self._current = session
         session.hold()
         reply = session.open_block(ident)
+        answer = None
         try:
-            reply.code = self._run(session, line)
+            reply.code, answer = self._run(session, line)
         except Exception:
             self._failed(session, line)
         finally:
             self._current = None
             self._prompt_later = None  # block mode has no prompt
-        session.close_block()
-        session.release()
+
+        def done() -> None:
+            session.close_block()
+            session.release()
+
+        self._answered(session, line, answer, done)
 
     def _block_error(self, session: Session, code: int, message: Message) -> None:
         """A frame for a line that never became a command (no id, too long)."""
         text = session.render(message).replace("\n", "\r\n") + "\r\n"
         session.emit(block.frame("0", code, encode_text(text, session.charset)))
 
-    def _failed(self, session: Session, line: str) -> None:
+    def _failed(self, session: Session, line: str, failure: Failure | None = None) -> None:
         word = line.split(None, 1)[0] if line.strip() else ""
         try:
             secret = self.table.resolve(word.lstrip("$")).secret
         except (NameResolutionError, AttributeError):
             secret = False
-        self.log.failure("command {line!r} from {handle} failed",
+        self.log.failure("command {line!r} from {handle} failed", failure,
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         session.send(msg("Sorry, an internal error occurred; it has been logged."))
 
-    def _run(self, session: Session, line: str) -> int:
-        """Run one command line; returns its block-mode code (FICS's table).
+    def _run(self, session: Session, line: str) -> tuple[int, Deferred | None]:
+        """Run one command line; returns its block-mode code (FICS's table), and the
+        Deferred of a command whose answer waits for a store read (else ``None``).
 
         ``$`` and ``$$`` before a command skip alias expansion (the telnet
         side does not count a ``$$`` line as activity).
         """
         words = line.split(None, 1)
         if not words:
-            return block.NULL
+            return block.NULL, None
         word = words[0]
         if word[0] == "$":
             text = line.lstrip()
             line = text[2:] if text.startswith("$$") else text[1:]
             words = line.split(None, 1)
             if not words:
-                return block.NULL
+                return block.NULL, None
             word = words[0]
         elif session.aliases and not (len(words) == 1 and is_move_text(word)):
             try:
                 expanded = expand_alias(line, session.aliases, session.handle)
             except AliasError as e:
                 session.send(e.message)
-                return block.BAD_COMMAND
+                return block.BAD_COMMAND, None
             if expanded is not line:
                 words = expanded.split(None, 1)
                 if not words:
-                    return block.NULL
+                    return block.NULL, None
                 word = words[0]
         rest = words[1].strip() if len(words) > 1 else ""
         if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
@@ -673,18 +736,19 @@ class FicsServer:
         if command is None:
             if not rest and is_move_text(word):  # the tracker's own grammar
                 self.move(session, word)
-                return block.GAME_MOVE
+                return block.GAME_MOVE, None
             try:
                 command = self.table.resolve(word)
             except NameResolutionError as e:
                 session.send(e.message)
-                return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
+                return (block.AMBIGUOUS if isinstance(e, AmbiguousNameError)
+                        else block.BAD_COMMAND), None
         code = block.code_for(command.name)
         reply = session.block_reply
         if reply is not None:  # known before it runs: "quit" closes the frame itself
             reply.code = code
-        command(session, rest, self.directory)
-        return code
+        answer = command(session, rest, self.directory)
+        return code, answer if isinstance(answer, Deferred) else None
 
     def line_too_long(self, session: Session) -> None:
         """The telnet side dropped an over-long line: say so (code 520 in block mode)."""
