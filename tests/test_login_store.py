@@ -122,7 +122,7 @@ def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(s
     alice.output()
     store.freeze()
     alice.send("alice")
-    assert store.held.wait(PATIENCE)  # the lookup waits on the disk, in the read thread
+    run_until(reactor, store.held.is_set)  # the lookup waits on the disk, in the read thread
     assert "password" not in alice.output()
     guest.output()
     guest.send("date")  # answered by the reactor while the read waits
@@ -188,7 +188,7 @@ def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourne
         run_until(reactor, lambda: b"password: " in carol.transport.value())
         store.freeze()
         carol.send("lorac")  # its hash is read: that read waits
-        assert store.held.wait(PATIENCE)
+        run_until(reactor, store.held.is_set)
 
         stopped = service.stopService()
         run_until(reactor, lambda: server.session("alice") is None and server.session("bob") is None)
@@ -249,7 +249,7 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
             store.freeze()
         alice.send_bytes(lines)
         if clock is reactor:
-            assert store.held.wait(PATIENCE)
+            run_until(reactor, store.held.is_set)
             guest.output()
             guest.send("date")  # answered while alice's read waits
             run_until(reactor, lambda: b"Server time" in guest.transport.value())
@@ -262,3 +262,28 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
     threaded, inline = seen
     assert threaded.startswith(b"carol has no history games.\r\nfics% Finger of carol:")
     assert threaded == inline
+
+
+def test_lines_beyond_the_limit_while_a_read_waits_are_dropped_and_counted(store, reactor):
+    from ficsfen.server.server import MAX_WAITING_LINES
+
+    server = make(store, reactor)
+    alice = connect(server)
+    alice.send_bytes(b"alice\r\necila\r\n")
+    run_until(reactor, lambda: server.session("alice") is not None)
+    alice.output()
+    store.freeze()
+    alice.send("finger carol")
+    run_until(reactor, store.held.is_set)
+    for _ in range(MAX_WAITING_LINES + 3):
+        alice.send("date")
+    session = server.session("alice")
+    # every line past the telnet side's rates (a few turns), all while the read waits
+    run_until(reactor, lambda: len(session.waiting_lines) + session.waiting_dropped
+              == MAX_WAITING_LINES + 3)
+    store.thaw()
+    run_until(reactor, lambda: alice.transport.value().count(b"Server time") == MAX_WAITING_LINES)
+    out = alice.output()
+    assert out.startswith("Finger of carol:")
+    assert "3 lines typed while your previous command waited for the data file were ignored." in out
+    assert out.index("were ignored") < out.index("Server time")

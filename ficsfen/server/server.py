@@ -120,6 +120,11 @@ def check_command_names(command: ICommand) -> None:
             raise ValueError(f"command name {word!r} reads as a move")
 
 
+#: Lines a session may type while its command waits for a store read (run after
+#: it); later ones are dropped, and the player is told how many.
+MAX_WAITING_LINES = 50
+
+
 @implementer(IGameListener, IMoveTiming, IPlayers, IBoards, IGameService)
 class FicsServer:
     """Sessions by handle, the game directory and the command table.
@@ -604,8 +609,12 @@ class FicsServer:
         prompt or frame written, when that Deferred has fired; lines the
         session types meanwhile wait and run after it, in order.
         """
-        if session.waiting_lines is not None:
-            session.waiting_lines.append(line)
+        waiting = session.waiting_lines
+        if waiting is not None:
+            if len(waiting) < MAX_WAITING_LINES:
+                waiting.append(line)
+            else:
+                session.waiting_dropped += 1
             return
         if session.ivars["block"]:
             self.execute_block(session, line)
@@ -643,6 +652,15 @@ class FicsServer:
                 self._failed(session, line, result)
             done()
             queued, session.waiting_lines = session.waiting_lines, None
+            if self._sessions.get(fold(session.handle)) is not session:
+                return  # gone meanwhile: nothing more to run
+            if session.waiting_dropped:
+                session.notify(msgn(
+                    "{count} line typed while your previous command waited for the data file "
+                    "was ignored.",
+                    "{count} lines typed while your previous command waited for the data file "
+                    "were ignored.", session.waiting_dropped))
+                session.waiting_dropped = 0
             while queued:
                 self.execute(session, queued.popleft())
                 if session.waiting_lines is not None:  # that one waits too: the rest after it

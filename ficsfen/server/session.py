@@ -90,6 +90,8 @@ class Session:
     #: While a command's answer waits for a store read (``FicsServer.execute``): the
     #: lines typed meanwhile, run after it in order; ``None`` when nothing waits.
     waiting_lines: "deque[str] | None" = None
+    #: Lines dropped meanwhile (beyond ``MAX_WAITING_LINES``), told once it is over.
+    waiting_dropped = 0
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
