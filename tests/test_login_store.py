@@ -88,6 +88,13 @@ def run_until(reactor: Any, done: Callable[[], bool]) -> None:
         reactor.doIteration(0.01)
 
 
+def enter_as_guest(reactor: Any, client: Any) -> None:
+    """Log in as a guest; input may wait a turn or two on a real reactor (its rates)."""
+    client.send_bytes(b"guest\r\n\r\n")
+    run_until(reactor, lambda: client.session is not None)
+    client.output()
+
+
 @pytest.fixture
 def reactor():
     reactor = private_reactor()
@@ -117,7 +124,7 @@ def make(store: Any, clock: Any) -> FicsServer:
 def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(store, reactor):
     server = make(store, reactor)
     guest = connect(server)
-    guest.login()
+    enter_as_guest(reactor, guest)
     alice = connect(server)
     alice.output()
     store.freeze()
@@ -179,8 +186,9 @@ def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourne
             clients[name].send(PASSWORDS[name])
             run_until(reactor, lambda n=name: server.session(n) is not None)
         alice, bob = clients["alice"], clients["bob"]
-        alice.command("match bob 5 0 white")
-        bob.command("accept")
+        alice.send("match bob 5 0 white")
+        run_until(reactor, lambda: b"Challenge:" in bob.transport.value())
+        bob.send("accept")
         run_until(reactor, lambda: server.directory.game_of("alice") is not None)
         game_id = server.directory.game_of("alice").record_id
         carol = connect(server)
@@ -243,7 +251,7 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
         alice, guest = connect(server), connect(server)
         alice.send_bytes(b"alice\r\necila\r\n")
         run_until(reactor, lambda: server.session("alice") is not None)
-        guest.login()
+        enter_as_guest(reactor, guest)
         alice.output()
         if clock is reactor:
             store.freeze()

@@ -227,6 +227,8 @@ class FicsServer:
         #: The session whose move waits for its commit: its board, announced
         #: then, ends with the prompt, so the command's own prompt is left out.
         self._prompt_later: Session | None = None
+        #: The Deferred the current command returned: its answer waits for a store read.
+        self._answer: Deferred | None = None
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -623,28 +625,28 @@ class FicsServer:
         self._prompt_later = None
         session.hold()
         try:
-            answer = self._run(session, line)[1]
+            self._run(session, line)
         except Exception:
-            answer = None
+            self._answer = None
             self._failed(session, line)
         finally:
             self._current = None
         later, self._prompt_later = self._prompt_later, None
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            self._answer_later(session, line, answer, lambda: self._prompted(session, later))
+            return
+        self._prompted(session, later)
 
-        def done() -> None:
-            if self._sessions.get(fold(session.handle)) is session and later is not session:
-                session.prompt()
-            session.release()
+    def _prompted(self, session: Session, later: Session | None) -> None:
+        if self._sessions.get(fold(session.handle)) is session and later is not session:
+            session.prompt()
+        session.release()
 
-        self._answered(session, line, answer, done)
-
-    def _answered(self, session: Session, line: str, answer: Deferred | None,
-                  done: Callable[[], None]) -> None:
+    def _answer_later(self, session: Session, line: str, answer: Deferred,
+                      done: Callable[[], None]) -> None:
         """``done()`` (the prompt or frame, the held output) once ``answer`` fired, then the
         lines typed meanwhile."""
-        if answer is None:
-            done()
-            return
         session.waiting_lines = deque()
 
         def complete(result: Any) -> None:
@@ -685,20 +687,24 @@ class FicsServer:
         self._current = session
         session.hold()
         reply = session.open_block(ident)
-        answer = None
         try:
-            reply.code, answer = self._run(session, line)
+            reply.code = self._run(session, line)
         except Exception:
+            self._answer = None
             self._failed(session, line)
         finally:
             self._current = None
             self._prompt_later = None  # block mode has no prompt
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            self._answer_later(session, line, answer, lambda: self._framed(session))
+            return
+        self._framed(session)
 
-        def done() -> None:
-            session.close_block()
-            session.release()
-
-        self._answered(session, line, answer, done)
+    @staticmethod
+    def _framed(session: Session) -> None:
+        session.close_block()
+        session.release()
 
     def _block_error(self, session: Session, code: int, message: Message) -> None:
         """A frame for a line that never became a command (no id, too long)."""
@@ -715,34 +721,36 @@ class FicsServer:
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         session.send(msg("Sorry, an internal error occurred; it has been logged."))
 
-    def _run(self, session: Session, line: str) -> tuple[int, Deferred | None]:
-        """Run one command line; returns its block-mode code (FICS's table), and the
-        Deferred of a command whose answer waits for a store read (else ``None``).
+    def _run(self, session: Session, line: str) -> int:
+        """Run one command line; returns its block-mode code (FICS's table).
+
+        A command whose answer waits for a store read returns a Deferred: it
+        is left in ``_answer`` for :meth:`execute`.
 
         ``$`` and ``$$`` before a command skip alias expansion (the telnet
         side does not count a ``$$`` line as activity).
         """
         words = line.split(None, 1)
         if not words:
-            return block.NULL, None
+            return block.NULL
         word = words[0]
         if word[0] == "$":
             text = line.lstrip()
             line = text[2:] if text.startswith("$$") else text[1:]
             words = line.split(None, 1)
             if not words:
-                return block.NULL, None
+                return block.NULL
             word = words[0]
         elif session.aliases and not (len(words) == 1 and is_move_text(word)):
             try:
                 expanded = expand_alias(line, session.aliases, session.handle)
             except AliasError as e:
                 session.send(e.message)
-                return block.BAD_COMMAND, None
+                return block.BAD_COMMAND
             if expanded is not line:
                 words = expanded.split(None, 1)
                 if not words:
-                    return block.NULL, None
+                    return block.NULL
                 word = words[0]
         rest = words[1].strip() if len(words) > 1 else ""
         if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
@@ -754,19 +762,20 @@ class FicsServer:
         if command is None:
             if not rest and is_move_text(word):  # the tracker's own grammar
                 self.move(session, word)
-                return block.GAME_MOVE, None
+                return block.GAME_MOVE
             try:
                 command = self.table.resolve(word)
             except NameResolutionError as e:
                 session.send(e.message)
-                return (block.AMBIGUOUS if isinstance(e, AmbiguousNameError)
-                        else block.BAD_COMMAND), None
+                return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
         code = block.code_for(command.name)
         reply = session.block_reply
         if reply is not None:  # known before it runs: "quit" closes the frame itself
             reply.code = code
         answer = command(session, rest, self.directory)
-        return code, answer if isinstance(answer, Deferred) else None
+        if isinstance(answer, Deferred):
+            self._answer = answer
+        return code
 
     def line_too_long(self, session: Session) -> None:
         """The telnet side dropped an over-long line: say so (code 520 in block mode)."""
