@@ -295,3 +295,27 @@ def test_lines_beyond_the_limit_while_a_read_waits_are_dropped_and_counted(store
     assert out.startswith("Finger of carol:")
     assert "3 lines typed while your previous command waited for the data file were ignored." in out
     assert out.index("were ignored") < out.index("Server time")
+
+
+def test_a_failed_account_read_refuses_the_login_with_a_message(store):
+    import sqlite3 as sqlite
+
+    server = FicsServer(replace(Config(), accounts=ACCOUNTS), clock=Clock(), store=store)
+    failing = store.get_account
+
+    def broken(name: str) -> Any:
+        raise sqlite.OperationalError("disk I/O error")
+
+    store.get_account = broken
+    errors: list[dict] = []
+    globalLogPublisher.addObserver(errors.append)
+    try:
+        client = connect(server)
+        client.output()
+        client.send("alice")
+    finally:
+        globalLogPublisher.removeObserver(errors.append)
+        store.get_account = failing
+    assert client.output() == "Sorry, your login could not be completed; please try again later.\n"
+    assert not client.connected
+    assert any(e.get("log_failure") is not None and "alice" in str(e.get("name")) for e in errors)

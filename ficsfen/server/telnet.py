@@ -1226,8 +1226,7 @@ class FicsProtocol(TelnetProtocol):
         """The rest of ``login:`` once the store said whether ``name`` has an account."""
         if self.state != "checking":  # the connection went away meanwhile
             return
-        server = self.server
-        if server.stopping:
+        if self.server.stopping:
             self._refuse_stopping()
             return
         self.state = "login"
@@ -1235,12 +1234,13 @@ class FicsProtocol(TelnetProtocol):
         self._replay_type_ahead()
 
     def _lookup_failed(self, failure: Any, name: str) -> None:
+        """A read of the login (account, settings) failed: refused, and closed."""
         if self.state != "checking":
             return
         if self.server.stopping:  # the store may be closed already
             self._refuse_stopping()
             return
-        self.log.failure("account lookup of {name} failed", failure, name=name)
+        self.log.failure("store read for the login of {name} failed", failure, name=name)
         self._refuse_unavailable()
 
     def _refuse_stopping(self) -> None:
