@@ -4,8 +4,9 @@ Two connections to one file:
 
 - the **write connection** belongs to the :class:`~.writer.Writer` thread,
   which commits writes in groups (see :mod:`.writer`);
-- the **read connection** is used in the reactor thread for the small
-  indexed reads of :class:`~.interfaces.IStore`.  In WAL mode readers never
+- the **read connection** is used by the server's read thread
+  (``FicsServer.read``, one read at a time, never the reactor thread) for
+  the small indexed reads of :class:`~.interfaces.IStore`.  In WAL mode readers never
   wait for the writer, and they see every committed transaction.
 
 **Durability.**  ``synchronous`` is ``"full"`` by default: each commit
