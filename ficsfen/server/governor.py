@@ -104,7 +104,8 @@ class InputGovernor(Protocol):
     _budget = 4096
 
     def __init__(self, factory: Any, wrapped: GovernedProtocol) -> None:
-        #: What built it: ``server`` (config, clock), ``scheduler``, ``trimmer``.
+        #: What built it: ``server`` (config, clock), ``scheduler``, ``trimmer``, ``closing``
+        #: (the closed connections whose output is not sent yet, aborted together).
         self.factory = factory
         self.wrappedProtocol = wrapped
 
@@ -129,6 +130,7 @@ class InputGovernor(Protocol):
         self._stop_input()
         self._producing = False
         self.wrappedProtocol.connectionLost(reason)
+        self.factory.closing.stop(self)
         self.factory.trimmer.closed()
 
     def loseConnection(self) -> None:
@@ -141,6 +143,20 @@ class InputGovernor(Protocol):
             self._producing = False
             self.transport.unregisterProducer()
         self.transport.loseConnection()
+        # Twisted closes the socket once its output is sent: never, for a client
+        # that does not read.  Aborted after [limits] close_grace seconds.
+        closing = self.factory.closing
+        if self not in closing:
+            closing.start(self)
+
+    def _grace_over(self) -> None:
+        """Still open ``close_grace`` seconds after :meth:`loseConnection`: the client
+        does not read its last output; the socket is aborted, the output dropped."""
+        wrapped = self.wrappedProtocol
+        self.log.info("aborted {peer}: closed {seconds:g} s ago, its output still unsent "
+                      "(limits.close_grace)", peer=wrapped.peer if wrapped is not None else "?",
+                      seconds=self.factory.closing.seconds)
+        self.transport.abortConnection()
 
     def getPeer(self) -> Any:  # noqa: N802 - ITransport's name
         return self.transport.getPeer()

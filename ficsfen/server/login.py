@@ -68,6 +68,13 @@ class Desk:
         self.throttle = server.throttle
         #: Connections and login attempts per address (an AddressLimits).
         self.address_limits = server.address_limits
+        #: Refused passwords logged once, then counted, per address (a RefusalLog).
+        self.password_refusals = server.password_refusals
+
+    @property
+    def stopping(self) -> bool:
+        """Whether the server is stopping (logins under way are refused)."""
+        return self.server.stopping
 
     # -- connections
     def full(self) -> bool:
@@ -83,8 +90,13 @@ class Desk:
     def allocate_guest(self) -> str:
         return self.server.allocate_guest()
 
-    def is_registered(self, name: str) -> bool:
-        return self.server.is_registered(name)
+    def registered(self, name: str) -> Any:
+        """Whether ``name`` has an account, as a Deferred (read off the reactor thread)."""
+        return self.server.registered(name)
+
+    def saved_settings(self, name: str) -> Any:
+        """A registered player's saved settings, as a Deferred (read off the reactor thread)."""
+        return self.server.saved_settings(name)
 
     def check_name(self, name: str) -> Message | None:
         return self.server.check_name(name)
@@ -99,8 +111,10 @@ class Desk:
         return self.server.check_password(name, password)
 
     # -- sessions
-    def enter(self, handle: str, *, write: Any, close: Any, registered: bool, peer: str) -> Session:
-        return self.server.enter(handle, write=write, close=close, registered=registered, peer=peer)
+    def enter(self, handle: str, *, write: Any, close: Any, registered: bool, peer: str, host: str,
+              saved: Any = None) -> Session:
+        return self.server.enter(handle, write=write, close=close, registered=registered, peer=peer,
+                                 host=host, saved=saved)
 
     def arrived(self, session: Session) -> None:
         self.server.arrived(session)
@@ -173,6 +187,9 @@ class LoginDialogue:
         """A decoded line typed while logging in."""
         handler = _LINE_HANDLERS.get(self.state)
         if handler is not None:
+            if self.desk.stopping:
+                self._refuse_stopping()
+                return
             handler(self, line)
 
     def prompt(self, *, fresh_line: bool = False) -> None:
@@ -225,7 +242,47 @@ class LoginDialogue:
                          "unrated games.", handle=handle))
             self._ask_return(handle)
             return
-        if desk.is_registered(name):
+        # Read off the reactor thread (a stalled disk must not stall everyone);
+        # lines typed meanwhile wait in self.type_ahead.
+        self.state = "checking"
+        desk.registered(name).addCallbacks(self._looked_up, self._lookup_failed,
+                                           callbackArgs=(name,), errbackArgs=(name,))
+
+    def _looked_up(self, registered: bool, name: str) -> None:
+        """The rest of ``login:`` once the store said whether ``name`` has an account."""
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.desk.stopping:
+            self._refuse_stopping()
+            return
+        self.state = "login"
+        self._named(registered, name)
+        self._replay_type_ahead()
+
+    def _lookup_failed(self, failure: Any, name: str) -> None:
+        """A read of the login (account, settings) failed: refused, and closed."""
+        if self.state != "checking":
+            return
+        if self.desk.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("store read for the login of {name} failed", failure, name=name)
+        self._refuse_unavailable()
+
+    def _refuse_stopping(self) -> None:
+        """A login not finished when the server began to stop: told, and closed."""
+        self.log.info("login of {peer} refused: the server is shutting down", peer=self.conn.peer)
+        self.conn.say(msg("The server is shutting down. Goodbye."))
+        self.conn.close()
+
+    def _refuse_unavailable(self) -> None:
+        self.conn.say(msg("Sorry, your login could not be completed; please try again later."))
+        self.conn.close()
+
+    def _named(self, registered: bool, name: str) -> None:
+        """``name`` typed at ``login:``, now that it is known whether it has an account."""
+        desk, conn = self.desk, self.conn
+        if registered:
             # Asked even when the player is logged in, and the name is not
             # held meanwhile: the right password, typed here or at another
             # connection's prompt, gets in and closes the other session
@@ -299,7 +356,13 @@ class LoginDialogue:
 
         def failed(failure: Any) -> None:
             throttle.end(name, host)
+            if self.state != "checking":
+                return
+            if self.desk.stopping:  # the store may be closed already
+                self._refuse_stopping()
+                return
             self.log.failure("password check failed", failure)
+            self._refuse_unavailable()
 
         d.addCallbacks(checked, failed)
 
@@ -311,9 +374,11 @@ class LoginDialogue:
     def _refuse(self, name: str, refusal: Refusal) -> None:
         """A password login refused by the throttle, back at ``login:``."""
         wait = seconds_left(refusal.until, self.desk.clock.seconds())
-        self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
-                      "({seconds} s left)", name=name, peer=self.conn.peer, kind=refusal.kind,
-                      scope=refusal.scope, seconds=wait)
+        if self.desk.password_refusals.refused(self.conn.host):  # then counted, a line a minute
+            self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
+                          "({seconds} s left); more refusals from this address are counted",
+                          name=name, peer=self.conn.peer, kind=refusal.kind, scope=refusal.scope,
+                          seconds=wait)
         self.pending_name = ""
         self.state = "login"
         self.conn.say(refusal_text(name, refusal.kind, refusal.scope, wait))
@@ -339,19 +404,33 @@ class LoginDialogue:
             return
         if failure is None:
             throttle.succeeded(name, host)
-            self._enter(registered=True)
-        else:
-            self.pending_name = ""
-            self.conn.say(msg("**** Invalid password! ****"))
-            if failure.locked:
-                wait = seconds_left(failure.until, self.desk.clock.seconds())
-                self.conn.say(refusal_text(name, "locked", failure.locked[0], wait))
-            if failure.locked or not failure.delay:
-                self.state = "login"
-                self.prompt(fresh_line=True)
-            else:  # the next "login:" after the delay; lines typed meanwhile wait
-                self.state = "delayed"
-                self.delay = self.desk.clock.callLater(failure.delay, self._delay_over)
+            if self.desk.stopping:
+                self._refuse_stopping()
+                return
+            # Settings read off the reactor thread, too; the state stays "checking".
+            self.desk.saved_settings(name).addCallbacks(
+                self._settings_read, self._lookup_failed, errbackArgs=(name,))
+            return
+        self.pending_name = ""
+        self.conn.say(msg("**** Invalid password! ****"))
+        if failure.locked:
+            wait = seconds_left(failure.until, self.desk.clock.seconds())
+            self.conn.say(refusal_text(name, "locked", failure.locked[0], wait))
+        if failure.locked or not failure.delay:
+            self.state = "login"
+            self.prompt(fresh_line=True)
+        else:  # the next "login:" after the delay; lines typed meanwhile wait
+            self.state = "delayed"
+            self.delay = self.desk.clock.callLater(failure.delay, self._delay_over)
+        self._replay_type_ahead()
+
+    def _settings_read(self, saved: dict[str, Any]) -> None:
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.desk.stopping:
+            self._refuse_stopping()
+            return
+        self._enter(registered=True, saved=saved)
         self._replay_type_ahead()
 
     def _log_failure(self, name: str, failure: Failure) -> None:
@@ -389,13 +468,13 @@ class LoginDialogue:
     def _confirm(self, line: str) -> None:
         self._enter(registered=False)
 
-    def _enter(self, *, registered: bool) -> None:
+    def _enter(self, *, registered: bool, saved: dict[str, Any] | None = None) -> None:
         conn, desk = self.conn, self.desk
         handle = self.pending_name
         self.pending_name = self.held = ""
         self.state = "done"
         session = desk.enter(handle, write=conn.write, close=conn.close, registered=registered,
-                             peer=conn.peer)
+                             peer=conn.peer, host=conn.host, saved=saved)
         if self.ivars is not None:
             session.preset_ivars(self.ivars)
         conn.start_session(session)

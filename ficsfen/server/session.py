@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import deque
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
@@ -86,9 +87,15 @@ class Session:
     under its own narrow interface, and the prompt of the server's config.
     """
 
+    #: While a command's answer waits for a store read (``FicsServer.execute``): the
+    #: lines typed meanwhile, run after it in order; ``None`` when nothing waits.
+    waiting_lines: "deque[str] | None" = None
+    #: Lines dropped meanwhile (beyond ``MAX_WAITING_LINES``), told once it is over.
+    waiting_dropped = 0
+
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
-                 peer: str = "") -> None:
+                 peer: str = "", host: str = "") -> None:
         #: Who is logged in, and how to reach them.
         self.players = IPlayers(server)
         #: Showing games.
@@ -104,6 +111,9 @@ class Session:
         self.lang = lang
         self.registered = registered
         self.peer = peer
+        #: The address per-address limits count (the connection's ``host``; "" for
+        #: a session with no connection, which they leave alone).
+        self.host = host
         self.charset = "utf8"
         self.style = 1
         self.showfen = False

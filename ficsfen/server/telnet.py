@@ -357,7 +357,7 @@ _RAW_LINE_HANDLERS: dict[str, Callable[[TelnetConnection, bytes], None]] = {
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
 _Shared = tuple[Desk, TurnScheduler, MemoryTrimmer, Timeouts[TelnetConnection],
-                Timeouts[TelnetConnection]]
+                Timeouts[TelnetConnection], Timeouts[InputGovernor]]
 _SHARED: weakref.WeakKeyDictionary[Any, _Shared] = weakref.WeakKeyDictionary()
 
 
@@ -379,12 +379,14 @@ class FicsFactory(ServerFactory):
                 MemoryTrimmer(server.clock, after=config.trim_after, again=config.trim_again,
                               tidy=server.tidy),
                 Timeouts(server.clock, config.login_timeout, TelnetConnection._login_timeout),
-                Timeouts(server.clock, config.idle_timeout, TelnetConnection._idle_timeout))
+                Timeouts(server.clock, config.idle_timeout, TelnetConnection._idle_timeout),
+                Timeouts(server.clock, config.close_grace, InputGovernor._grace_over))
         #: ``desk``: the server's methods the telnet side calls; ``scheduler``: where heavy
         #: connections take turns; ``trimmer``: gives memory back after many connections
         #: closed; ``logins``: the connections at the login or password prompt, timed out
-        #: together; ``idle``: the logged-in ones, each restarted by its command lines.
-        self.desk, self.scheduler, self.trimmer, self.logins, self.idle = shared
+        #: together; ``idle``: the logged-in ones, each restarted by its command lines;
+        #: ``closing``: the closed ones whose output is not sent yet.
+        self.desk, self.scheduler, self.trimmer, self.logins, self.idle, self.closing = shared
 
     def buildProtocol(self, addr: Any) -> InputGovernor:  # noqa: N802 - Twisted's name
         return InputGovernor(self, TelnetConnection(self.desk, self.logins, self.idle))
