@@ -40,7 +40,7 @@ from zope.interface import implementer
 
 from ficsfen.server.limits import TokenBucket, TurnScheduler
 
-__all__ = ["GovernedProtocol", "InputGovernor", "Parser", "Rates"]
+__all__ = ["GovernedProtocol", "HeldOutput", "InputGovernor", "Parser", "Rates"]
 
 
 class Parser(TypingProtocol):
@@ -72,66 +72,42 @@ class GovernedProtocol(TypingProtocol):
 
 
 @implementer(IPushProducer)
-class InputGovernor(Protocol):
-    """The TCP-side protocol of one connection, and the transport of ``wrapped``."""
+class HeldOutput(Protocol):
+    """The output side of a connection: Twisted's write buffer seen as backpressure.
+
+    It is the streaming producer of its TCP connection: when Twisted's
+    buffer passes its high-water mark, :attr:`holding` is set until it has
+    drained (subclasses stop taking input meanwhile); output written while
+    holding is counted, and past ``[limits] output_buffer`` bytes the
+    connection is aborted.  :meth:`loseConnection` closes once the output
+    is sent, or aborts ``[limits] close_grace`` seconds later.
+    """
 
     log = Logger()
+    factory: Any = None  # ``closing``: the closed connections not gone yet, timed out together
+    wrappedProtocol: Any = None  # ``peer`` and ``who``, for log lines
     #: True while the client is not reading its output: input lines wait.
     holding = False
     _overflowed = False  # closed for unsent output: writes are dropped
     _unsent = 0  # bytes written since the output was paused
     _producing = False  # registered as the connection's producer
-    _reading = True  # whether the connection is read from (as far as we asked)
-    _pending = b""  # input not parsed yet (beyond a turn's budget, or while holding)
-    _offset = 0  # where the unparsed part of _pending starts
-    #: Input parsed into lines beyond the turn's ``lines_per_turn``: the next turn's first.
-    _lines_pending = b""
-    _lines_left = 4  # lines this turn may still hand up
-    _lines_per_turn = 4
-    #: The rate limits' token buckets, made with the first input (None until then,
-    #: and when no rate is configured).
-    rates: Rates | None = None
-    _rates_due = False  # the rate limits are made with the first input
-    _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
-    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
-    _load_at = 0.0  # clock time of _load
-    #: In the turn scheduler's queue.
-    waiting_turn = False
-    _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
     _closing = False  # loseConnection was called
-    _drain_call: Any = None
     _output_cap = 1 << 20
-    _budget = 4096
 
-    def __init__(self, factory: Any, wrapped: GovernedProtocol) -> None:
-        #: What built it: ``server`` (config, clock), ``scheduler``, ``trimmer``, ``closing``
-        #: (the closed connections whose output is not sent yet, aborted together).
-        self.factory = factory
-        self.wrappedProtocol = wrapped
+    def _stop_input(self) -> None:
+        """No more input: what waits is dropped (subclasses)."""
 
-    # -- connection --------------------------------------------------------------
+    def _update_reading(self) -> None:
+        """Read or not, now that :attr:`holding` or :attr:`_closing` changed (subclasses)."""
 
-    def connectionMade(self) -> None:
-        factory = self.factory
-        config = factory.server.config
-        self._clock = factory.server.clock
-        self._output_cap = config.output_buffer
-        self._budget = config.input_budget
-        self._lines_per_turn = self._lines_left = config.lines_per_turn
-        self._rates_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
-        if config.heavy_percent:
-            self._scheduler = factory.scheduler
-            self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
-        self.transport.registerProducer(self, True)
-        self._producing = True
-        self.wrappedProtocol.makeConnection(self)
+    def _schedule_drain(self) -> None:
+        """Input kept back may go on now that :attr:`holding` is over (subclasses)."""
 
-    def connectionLost(self, reason: Any = None) -> None:
-        self._stop_input()
-        self._producing = False
-        self.wrappedProtocol.connectionLost(reason)
-        self.factory.closing.stop(self)
-        self.factory.trimmer.closed()
+    def getPeer(self) -> Any:  # noqa: N802 - ITransport's name
+        return self.transport.getPeer()
+
+    def getHost(self) -> Any:  # noqa: N802 - ITransport's name
+        return self.transport.getHost()
 
     def loseConnection(self) -> None:
         """Close once the output is written; no more input is read or handed up."""
@@ -157,12 +133,6 @@ class InputGovernor(Protocol):
                       "(limits.close_grace)", peer=wrapped.peer if wrapped is not None else "?",
                       seconds=self.factory.closing.seconds)
         self.transport.abortConnection()
-
-    def getPeer(self) -> Any:  # noqa: N802 - ITransport's name
-        return self.transport.getPeer()
-
-    def getHost(self) -> Any:  # noqa: N802 - ITransport's name
-        return self.transport.getHost()
 
     # -- IPushProducer: Twisted's view of the connection's write buffer -------------
 
@@ -194,7 +164,7 @@ class InputGovernor(Protocol):
             self.transport.write(data)
 
     @staticmethod
-    def write_all(governors: list[InputGovernor], data: bytes) -> None:
+    def write_all(governors: list[HeldOutput], data: bytes) -> None:
         """:meth:`write` the same ``data`` to each of ``governors`` (a board to its observers)."""
         for governor in governors:
             if governor.holding:
@@ -219,6 +189,62 @@ class InputGovernor(Protocol):
                       size=self._unsent, cap=self._output_cap)
         self._stop_input()
         self.transport.abortConnection()
+
+
+
+class InputGovernor(HeldOutput):
+    """The TCP-side protocol of one connection, and the transport of ``wrapped``."""
+
+    log = Logger()
+    _reading = True  # whether the connection is read from (as far as we asked)
+    _pending = b""  # input not parsed yet (beyond a turn's budget, or while holding)
+    _offset = 0  # where the unparsed part of _pending starts
+    #: Input parsed into lines beyond the turn's ``lines_per_turn``: the next turn's first.
+    _lines_pending = b""
+    _lines_left = 4  # lines this turn may still hand up
+    _lines_per_turn = 4
+    #: The rate limits' token buckets, made with the first input (None until then,
+    #: and when no rate is configured).
+    rates: Rates | None = None
+    _rates_due = False  # the rate limits are made with the first input
+    _scheduler: TurnScheduler | None = None  # where heavy connections take turns (or None)
+    _load = 0.0  # seconds of CPU its input cost lately (decayed: TurnScheduler.cost)
+    _load_at = 0.0  # clock time of _load
+    #: In the turn scheduler's queue.
+    waiting_turn = False
+    _newcomer_until = 0.0  # clock time until which its input waits as a newcomer's
+    _drain_call: Any = None
+    _budget = 4096
+
+    def __init__(self, factory: Any, wrapped: GovernedProtocol) -> None:
+        #: What built it: ``server`` (config, clock), ``scheduler``, ``trimmer``, ``closing``
+        #: (the closed connections whose output is not sent yet, aborted together).
+        self.factory = factory
+        self.wrappedProtocol = wrapped
+
+    # -- connection --------------------------------------------------------------
+
+    def connectionMade(self) -> None:
+        factory = self.factory
+        config = factory.server.config
+        self._clock = factory.server.clock
+        self._output_cap = config.output_buffer
+        self._budget = config.input_budget
+        self._lines_per_turn = self._lines_left = config.lines_per_turn
+        self._rates_due = bool(config.input_rate or config.telnet_rate or config.commands_per_second)
+        if config.heavy_percent:
+            self._scheduler = factory.scheduler
+            self._newcomer_until = self._clock.seconds() + config.newcomer_seconds
+        self.transport.registerProducer(self, True)
+        self._producing = True
+        self.wrappedProtocol.makeConnection(self)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self._stop_input()
+        self._producing = False
+        self.wrappedProtocol.connectionLost(reason)
+        self.factory.closing.stop(self)
+        self.factory.trimmer.closed()
 
     # -- input -------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ catalogs.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from twisted.logger import Logger
 
@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.session import Session
     from ficsfen.server.timeseal import MoveTimer
 
-__all__ = ["Desk", "LoginConnection", "LoginDialogue", "MAX_TYPE_AHEAD", "duration", "refusal_text"]
+__all__ = ["Desk", "LoginConnection", "LoginDialogue", "MAX_TYPE_AHEAD", "PasswordCheck", "duration",
+           "refusal_text"]
 
 #: Most lines kept while a password is being checked (typed ahead by a
 #: script or a client); later ones are dropped, and the player is told how
@@ -156,7 +157,144 @@ class LoginConnection(Protocol):
         """Attach the connection to the session just entered."""
 
 
-class LoginDialogue:
+class PasswordCheck:
+    """The password steps of a :class:`LoginDialogue`: ``password``, ``checking``, ``delayed``.
+
+    The password is checked off the reactor (:meth:`Desk.check_password`),
+    after the throttle (:attr:`Desk.throttle`) let it be tried; a wrong one
+    is counted and waits out its delay, a right one reads the player's
+    saved settings, then enters.
+    """
+
+    __slots__ = ()
+    log = Logger()
+    # What LoginDialogue has: its slots, and its methods this class calls.
+    conn: LoginConnection
+    desk: Desk
+    state: str
+    pending_name: str
+    delay: Any
+    echo_off: bool
+    prompt: Callable[..., None]
+    _refuse_stopping: Callable[[], None]
+    _lookup_failed: Callable[[Any, str], None]
+    _enter: Callable[..., None]
+    _replay_type_ahead: Callable[[], None]
+
+    def _password(self, line: str) -> None:
+        conn = self.conn
+        self._echo_on()
+        conn.write(b"\r\n")
+        if not line:  # "If not, just hit return to try another name."
+            self.pending_name = ""
+            self.state = "login"
+            self.prompt()
+            return
+        name, host, throttle = self.pending_name, conn.host, self.desk.throttle
+        refusal = throttle.refusal(name, host)
+        if refusal is not None:  # refused before the hash: it costs nothing
+            self._refuse(name, refusal)
+            return
+        self.state = "checking"  # lines typed meanwhile wait in self.type_ahead
+        throttle.begin(name, host)
+        d = self.desk.check_password(name, line)
+
+        def checked(ok: bool) -> None:
+            throttle.end(name, host)
+            self._password_checked(ok, name, host)
+
+        def failed(failure: Any) -> None:
+            throttle.end(name, host)
+            if self.state != "checking":
+                return
+            if self.desk.stopping:  # the store may be closed already
+                self._refuse_stopping()
+                return
+            self.log.failure("password check failed", failure)
+            self._refuse_unavailable()
+
+        d.addCallbacks(checked, failed)
+
+    def _echo_on(self) -> None:
+        if self.echo_off:
+            self.echo_off = False
+            self.conn.echo(True)
+
+    def _refuse(self, name: str, refusal: Refusal) -> None:
+        """A password login refused by the throttle, back at ``login:``."""
+        wait = seconds_left(refusal.until, self.desk.clock.seconds())
+        if self.desk.password_refusals.refused(self.conn.host):  # then counted, a line a minute
+            self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
+                          "({seconds} s left); more refusals from this address are counted",
+                          name=name, peer=self.conn.peer, kind=refusal.kind, scope=refusal.scope,
+                          seconds=wait)
+        self.pending_name = ""
+        self.state = "login"
+        self.conn.say(refusal_text(name, refusal.kind, refusal.scope, wait))
+        self.prompt(fresh_line=True)
+
+    def _password_checked(self, ok: bool, name: str, host: str) -> None:
+        throttle = self.desk.throttle
+        failure: Failure | None = None
+        if not ok:  # counted even if the connection went away meanwhile
+            failure = throttle.failed(name, host)
+            self._log_failure(name, failure)
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if failure is None:
+            throttle.succeeded(name, host)
+            if self.desk.stopping:
+                self._refuse_stopping()
+                return
+            # Settings read off the reactor thread, too; the state stays "checking".
+            self.desk.saved_settings(name).addCallbacks(
+                self._settings_read, self._lookup_failed, errbackArgs=(name,))
+            return
+        self.pending_name = ""
+        self.conn.say(msg("**** Invalid password! ****"))
+        if failure.locked:
+            wait = seconds_left(failure.until, self.desk.clock.seconds())
+            self.conn.say(refusal_text(name, "locked", failure.locked[0], wait))
+        if failure.locked or not failure.delay:
+            self.state = "login"
+            self.prompt(fresh_line=True)
+        else:  # the next "login:" after the delay; lines typed meanwhile wait
+            self.state = "delayed"
+            self.delay = self.desk.clock.callLater(failure.delay, self._delay_over)
+        self._replay_type_ahead()
+
+    def _settings_read(self, saved: dict[str, Any]) -> None:
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.desk.stopping:
+            self._refuse_stopping()
+            return
+        self._enter(registered=True, saved=saved)
+        self._replay_type_ahead()
+
+    def _log_failure(self, name: str, failure: Failure) -> None:
+        config, peer = self.desk.config, self.conn.peer
+        self.log.info("bad password for {name} from {peer} (failure {account} for the account, "
+                      "{address} for the address; next attempt in {delay:g} s)", name=name,
+                      peer=peer, account=failure.account_failures,
+                      address=failure.address_failures, delay=failure.delay)
+        for scope in failure.locked:
+            self.log.warn("locked out {what} for {seconds:g} s after {count} bad passwords "
+                          "(last: {name} from {peer})",
+                          what=f"account {name}" if scope == "account" else f"address {self.conn.host}",
+                          seconds=config.password_lockout, name=name, peer=peer,
+                          count=config.password_failures)
+
+    def _delay_over(self) -> None:
+        self.delay = None
+        if self.state != "delayed":
+            return
+        self.state = "login"
+        self.prompt(fresh_line=True)
+        self._replay_type_ahead()
+
+
+class LoginDialogue(PasswordCheck):
     """One connection's login, from the first ``login:`` to :meth:`Desk.enter`."""
 
     __slots__ = ("conn", "desk", "state", "pending_name", "held", "delay", "type_ahead", "ivars",
@@ -332,58 +470,6 @@ class LoginDialogue:
         text = msg("Press return to enter the server as \"{handle}\":", handle=handle)
         self.conn.write(encode_text("\r\n" + text.render(self.desk.config.language) + " ", "utf8"))
 
-    def _password(self, line: str) -> None:
-        conn = self.conn
-        self._echo_on()
-        conn.write(b"\r\n")
-        if not line:  # "If not, just hit return to try another name."
-            self.pending_name = ""
-            self.state = "login"
-            self.prompt()
-            return
-        name, host, throttle = self.pending_name, conn.host, self.desk.throttle
-        refusal = throttle.refusal(name, host)
-        if refusal is not None:  # refused before the hash: it costs nothing
-            self._refuse(name, refusal)
-            return
-        self.state = "checking"  # lines typed meanwhile wait in self.type_ahead
-        throttle.begin(name, host)
-        d = self.desk.check_password(name, line)
-
-        def checked(ok: bool) -> None:
-            throttle.end(name, host)
-            self._password_checked(ok, name, host)
-
-        def failed(failure: Any) -> None:
-            throttle.end(name, host)
-            if self.state != "checking":
-                return
-            if self.desk.stopping:  # the store may be closed already
-                self._refuse_stopping()
-                return
-            self.log.failure("password check failed", failure)
-            self._refuse_unavailable()
-
-        d.addCallbacks(checked, failed)
-
-    def _echo_on(self) -> None:
-        if self.echo_off:
-            self.echo_off = False
-            self.conn.echo(True)
-
-    def _refuse(self, name: str, refusal: Refusal) -> None:
-        """A password login refused by the throttle, back at ``login:``."""
-        wait = seconds_left(refusal.until, self.desk.clock.seconds())
-        if self.desk.password_refusals.refused(self.conn.host):  # then counted, a line a minute
-            self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
-                          "({seconds} s left); more refusals from this address are counted",
-                          name=name, peer=self.conn.peer, kind=refusal.kind, scope=refusal.scope,
-                          seconds=wait)
-        self.pending_name = ""
-        self.state = "login"
-        self.conn.say(refusal_text(name, refusal.kind, refusal.scope, wait))
-        self.prompt(fresh_line=True)
-
     def _type_ahead(self, line: str) -> None:
         """A line typed while the password is checked: kept, to run in order afterwards."""
         if self.type_ahead is None:
@@ -393,66 +479,6 @@ class LoginDialogue:
             self.type_ahead.append((line, seal.digits if seal is not None else None))
         else:
             self.dropped += 1
-
-    def _password_checked(self, ok: bool, name: str, host: str) -> None:
-        throttle = self.desk.throttle
-        failure: Failure | None = None
-        if not ok:  # counted even if the connection went away meanwhile
-            failure = throttle.failed(name, host)
-            self._log_failure(name, failure)
-        if self.state != "checking":  # the connection went away meanwhile
-            return
-        if failure is None:
-            throttle.succeeded(name, host)
-            if self.desk.stopping:
-                self._refuse_stopping()
-                return
-            # Settings read off the reactor thread, too; the state stays "checking".
-            self.desk.saved_settings(name).addCallbacks(
-                self._settings_read, self._lookup_failed, errbackArgs=(name,))
-            return
-        self.pending_name = ""
-        self.conn.say(msg("**** Invalid password! ****"))
-        if failure.locked:
-            wait = seconds_left(failure.until, self.desk.clock.seconds())
-            self.conn.say(refusal_text(name, "locked", failure.locked[0], wait))
-        if failure.locked or not failure.delay:
-            self.state = "login"
-            self.prompt(fresh_line=True)
-        else:  # the next "login:" after the delay; lines typed meanwhile wait
-            self.state = "delayed"
-            self.delay = self.desk.clock.callLater(failure.delay, self._delay_over)
-        self._replay_type_ahead()
-
-    def _settings_read(self, saved: dict[str, Any]) -> None:
-        if self.state != "checking":  # the connection went away meanwhile
-            return
-        if self.desk.stopping:
-            self._refuse_stopping()
-            return
-        self._enter(registered=True, saved=saved)
-        self._replay_type_ahead()
-
-    def _log_failure(self, name: str, failure: Failure) -> None:
-        config, peer = self.desk.config, self.conn.peer
-        self.log.info("bad password for {name} from {peer} (failure {account} for the account, "
-                      "{address} for the address; next attempt in {delay:g} s)", name=name,
-                      peer=peer, account=failure.account_failures,
-                      address=failure.address_failures, delay=failure.delay)
-        for scope in failure.locked:
-            self.log.warn("locked out {what} for {seconds:g} s after {count} bad passwords "
-                          "(last: {name} from {peer})",
-                          what=f"account {name}" if scope == "account" else f"address {self.conn.host}",
-                          seconds=config.password_lockout, name=name, peer=peer,
-                          count=config.password_failures)
-
-    def _delay_over(self) -> None:
-        self.delay = None
-        if self.state != "delayed":
-            return
-        self.state = "login"
-        self.prompt(fresh_line=True)
-        self._replay_type_ahead()
 
     def _replay_type_ahead(self) -> None:
         """Run the lines typed during the check, as if they came now (until another check or wait)."""
