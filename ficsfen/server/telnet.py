@@ -3,7 +3,8 @@
 Each connection is, from the socket up:
 
 - :class:`ficsfen.server.governor.InputGovernor`: backpressure, the output
-  cap, input budgets, rates and turns (the TCP connection's protocol);
+  cap and the close grace (:class:`ficsfen.server.governor.HeldOutput`),
+  input budgets, rates and turns (the TCP connection's protocol);
 - :class:`TelnetConnection` (the governor's protocol), which owns
   a :class:`ficsfen.server.iac.TelnetCodec` (IAC sequences, options),
   a :class:`ficsfen.server.framing.LineFramer` (lines, the length limit),
@@ -12,7 +13,7 @@ Each connection is, from the socket up:
   :class:`ficsfen.server.login.LoginDialogue` until a session starts, then
   the :class:`ficsfen.server.session.Session`, to which it is "a connection
   that sends lines" (:class:`ficsfen.server.interfaces.ILineConnection`);
-- login and idle timeouts, one timer each for all connections
+- login, idle and close-grace timeouts, one timer each for all connections
   (:class:`ficsfen.server.timeouts.Timeouts`).
 
 :class:`FicsFactory` builds that stack for each accepted connection.
