@@ -309,6 +309,12 @@ class TelnetConnection(Protocol):
                       hello=decode_line(hello.text[:200]))
 
     def _plain_line(self, raw: bytes) -> None:
+        """A line of a plain (not timeseal) connection.
+
+        Once logged in, what :meth:`text_line` does, inlined: the path of
+        every command, measured by ``bench/load.py --compare`` (the ``fen``
+        CPU ratio to ``bench/floor_server.py``).
+        """
         session = self.session
         if session is None:
             self.text_line(decode_line(raw))
