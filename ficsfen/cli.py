@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import gettext
 import io
 import os
 import re
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, NoReturn, Sequence, TextIO
@@ -24,6 +22,7 @@ from typing import Iterator, NoReturn, Sequence, TextIO
 import chess
 
 from ficsfen import fenfile
+from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
                           resolve_language)
@@ -42,11 +41,11 @@ class _UsageError(Exception):
         super().__init__(str(message))
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors come back to :func:`main` instead of exiting."""
+class _Parser(LocalizedArgumentParser):
+    """argparse in the user's language, but usage errors come back to :func:`main` instead of exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message, self)
+        raise _UsageError(self.translate_error(message), self)
 
 
 @dataclass(frozen=True)
@@ -92,26 +91,11 @@ def _scan(argv: Sequence[str]) -> _Scan:
     return _Scan(value, command)
 
 
-@contextmanager
-def _argparse_language(lang: str) -> Iterator[None]:
-    """Make argparse's own messages (``usage:``, ``options``...) speak ``lang``.
-
-    argparse looks them up through the ``_`` and ``ngettext`` it imported from
-    gettext; they are pointed at our ``argparse`` catalog domain while the
-    parser is built, parses and prints, then put back.
-    """
-    catalog = gettext.translation("argparse", LOCALE_DIR, languages=[lang], fallback=True)
-    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
-    argparse._, argparse.ngettext = catalog.gettext, catalog.ngettext  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
-
-
 def _parser(lang: str) -> _Parser:
-    t = lambda m: m.render(lang)  # noqa: E731
-    common = argparse.ArgumentParser(add_help=False)
+    def t(message: Message) -> str:
+        return message.render(lang)
+
+    common = _Parser(add_help=False, lang=lang)
     common.add_argument(
         "--lang",
         metavar="LANG",
@@ -121,10 +105,12 @@ def _parser(lang: str) -> _Parser:
         prog="ficsfen",
         description=t(msg("FEN tools for FICS-style chess servers.")),
         parents=[common],
+        lang=lang,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser(
         "check",
+        lang=lang,
         parents=[common],
         help=t(msg("check FEN records (exit 0 when valid, 1 when not)")),
         description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read one record per line from standard input.")),
@@ -138,6 +124,7 @@ def _parser(lang: str) -> _Parser:
         "with --variant, print the castling field in Shredder-FEN (rook files) rather than X-FEN")))
     fens = sub.add_parser(
         "fens",
+        lang=lang,
         parents=[common],
         help=t(msg("print the FEN after every ply of PGN games")),
         description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, one per line.")),
@@ -148,17 +135,20 @@ def _parser(lang: str) -> _Parser:
         "name is called INPUT-2, so that no file of the run replaces another")))
     sub.add_parser(
         "serve",
+        lang=lang,
         help=t(msg("run the telnet server (options are passed on to it)")),
         add_help=False,
     )
     sub.add_parser(
         "accounts",
+        lang=lang,
         help=t(msg("add, remove, list registered accounts or change their passwords "
                    "(works while the server runs)")),
         add_help=False,
     )
     sub.add_parser(
         "games",
+        lang=lang,
         help=t(msg("export the server's finished games as PGN (games export)")),
         add_help=False,
     )
@@ -180,26 +170,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       choices=", ".join(available_languages())), lang))
             return EXIT_USAGE
         lang = code
-    with _argparse_language(lang):
-        # `serve`, `accounts` and `games` take the rest of the line as their own
-        # arguments (their parsers speak the language too; argparse is no
-        # longer used once the server runs).
-        if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
-            return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
-        parser = _parser(lang)
-        try:
-            args = parser.parse_args(argv)
-        except _UsageError as exc:
-            err.write((exc.parser or parser).format_usage())
-            err.write(_usage_line(exc.message, lang))
-            return EXIT_USAGE
-        except SystemExit as exc:  # --help
-            return int(exc.code or 0)
-        if args.command is None:
-            err.write(parser.format_usage())
-            err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
-                                  lang))
-            return EXIT_USAGE
+    # `serve`, `accounts` and `games` take the rest of the line as their own
+    # arguments (their parsers speak the language too).
+    if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
+        return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
+    parser = _parser(lang)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        err.write((exc.parser or parser).format_usage())
+        err.write(_usage_line(exc.message, lang))
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    if args.command is None:
+        err.write(parser.format_usage())
+        err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
+                              lang))
+        return EXIT_USAGE
     try:
         if args.command == "check":
             status = _check(args.fen, board=args.board, lang=lang, out=out, err=err,
