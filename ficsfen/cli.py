@@ -17,14 +17,14 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, NoReturn, Sequence, TextIO
+from typing import Callable, Iterator, NoReturn, Sequence, TextIO
 
 import chess
 
 from ficsfen import fenfile
 from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.fen import FenError, Position, parse
-from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
+from ficsfen.i18n import (Message, available_languages, language_from_environ, msg,
                           resolve_language)
 from ficsfen.pgn import PgnError, PgnGame, decode, read_games
 from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
@@ -99,7 +99,8 @@ def _parser(lang: str) -> _Parser:
     common.add_argument(
         "--lang",
         metavar="LANG",
-        help=t(msg("language of messages ({choices}); default from the locale", choices=", ".join(available_languages()))),
+        help=t(msg("language of messages ({choices}); default from the locale",
+                   choices=", ".join(available_languages()))),
     )
     parser = _Parser(
         prog="ficsfen",
@@ -113,7 +114,8 @@ def _parser(lang: str) -> _Parser:
         lang=lang,
         parents=[common],
         help=t(msg("check FEN records (exit 0 when valid, 1 when not)")),
-        description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read one record per line from standard input.")),
+        description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read "
+                          "one record per line from standard input.")),
     )
     check.add_argument("fen", nargs="+", metavar="FEN", help=t(msg("the record, its six fields, or -")))
     check.add_argument("--board", action="store_true", help=t(msg("also print the position as a diagram")))
@@ -127,7 +129,8 @@ def _parser(lang: str) -> _Parser:
         lang=lang,
         parents=[common],
         help=t(msg("print the FEN after every ply of PGN games")),
-        description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, one per line.")),
+        description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, "
+                          "one per line.")),
     )
     fens.add_argument("files", nargs="+", metavar="FILE.pgn", help=t(msg("PGN files (- for standard input)")))
     fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg(
@@ -226,12 +229,13 @@ def _no_break_space_errors(fallback: str) -> str:
             if not isinstance(exc, UnicodeEncodeError):
                 raise exc
             space = "\u00a0" if _encodes("\u00a0", exc.encoding) else " "
-            out = []
+            out: list[str] = []
             for char in exc.object[exc.start:exc.end]:
                 if char in "\u202f\u00a0":
                     out.append(space)
                 else:
-                    out.append(other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0])
+                    replaced = other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0]
+                    out.append(replaced if isinstance(replaced, str) else replaced.decode(exc.encoding))
             return "".join(out), exc.end
 
         codecs.register_error(name, handle)
@@ -263,7 +267,9 @@ def _usage_line(message: Message | str, lang: str) -> str:
 
 def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO,
            variant: str | None = None, shredder: bool = False) -> int:
-    parser = parse if variant is None else (lambda text: parse_variant(text, variant))
+    def parser(text: str) -> Position | VariantPosition:
+        return parse(text) if variant is None else parse_variant(text, variant)
+
     # Only a lone "-" reads standard input: "-" is also a field (castling, en passant).
     if words == ["-"]:
         status = EXIT_OK
@@ -289,7 +295,9 @@ def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO
     return EXIT_OK
 
 
-def _stdin_records(parser=parse) -> Iterator[tuple[int, str, Position | FenError]]:
+def _stdin_records(
+    parser: Callable[[str], Position | VariantPosition] = parse,
+) -> Iterator[tuple[int, str, Position | VariantPosition | FenError]]:
     """Standard input's records, checked as they arrive.
 
     Read as bytes and decoded here, as ``fens`` and :func:`fenfile.read` do:
@@ -365,9 +373,11 @@ def write_fens(
     games = read_games(text)
     if progress is not None:
         progress.start(len(games))
+    # where each game goes: ``sink``, or a file of ``output`` (a name of ``files``)
+    files = stem = None
     if output is not None:
-        names = names or _FileNames()
-        stem = names.stem(source)
+        files = names or _FileNames()
+        stem = files.stem(source)
     plies = bad = 0
     for index, game in enumerate(games):
         try:
@@ -381,10 +391,10 @@ def write_fens(
             if progress is not None:
                 progress.update(index + 1)
         plies += len(fens) - 1
-        if output is None:
+        if output is None or files is None:
             fenfile.write(sink, fens)
         else:
-            fenfile.write(output / names.claim(game_file_name(game, stem=stem)), fens)
+            fenfile.write(output / files.claim(game_file_name(game, stem=stem)), fens)
     if progress is not None:
         progress.finish()
     return plies, bad
@@ -489,7 +499,8 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
         try:
             output.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            err.write(msg("cannot create {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot create {path}: {reason}", path=str(output),
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
     # The bar shares a terminal with nothing: not with FENs printed on it.
     show_progress = err.isatty() and (output is not None or not out.isatty())
@@ -498,7 +509,8 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
         try:
             data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
         except OSError as exc:
-            err.write(msg("cannot read {path}: {reason}", path=name, reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot read {path}: {reason}", path=name,
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             status = EXIT_BAD_INPUT
             continue
         errors: list[PgnError] = []
@@ -510,11 +522,12 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
             if isinstance(exc, BrokenPipeError):
                 raise
             where = exc.filename or output or "<stdout>"
-            err.write(msg("cannot write {path}: {reason}", path=str(where), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot write {path}: {reason}", path=str(where),
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
         label = "<stdin>" if name == "-" else name
-        for exc in errors:
-            err.write(f"{label}: {exc.render(lang)}\n")
+        for bad in errors:
+            err.write(f"{label}: {bad.render(lang)}\n")
         if errors:
             status = EXIT_BAD_INPUT
     return status

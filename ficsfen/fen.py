@@ -19,7 +19,8 @@ no :class:`chess.Board` is built (that is several times slower).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import NoReturn
 
 import chess
 
@@ -156,12 +157,14 @@ class FenError(LocalizedError, ValueError):
             f"{self.message!r}{extra})"
         )
 
-    def __reduce__(self):  # keep the keyword-only suggestion when pickled
+    def __reduce__(self) -> tuple[Callable[..., FenError], tuple[object, ...]]:
+        # keep the keyword-only suggestion when pickled
         return (_rebuild_error, (type(self), self.field, self.code, self.text,
                                  self.message, self.suggestion))
 
 
-def _rebuild_error(cls, field, code, text, message, suggestion):
+def _rebuild_error(cls: type[FenError], field: int, code: str, text: str, message: Message,
+                   suggestion: str | None) -> FenError:
     return cls(field, code, text, message, suggestion=suggestion)
 
 
@@ -276,7 +279,7 @@ _RAYS = chess.BB_RAYS
 _BACKRANKS = chess.BB_BACKRANKS
 
 
-def _attackers(sq: int, occ: int, pawns: int, pawn_table, knights: int, diag: int,
+def _attackers(sq: int, occ: int, pawns: int, pawn_table: Sequence[int], knights: int, diag: int,
                straight: int, king: int) -> int:
     """Pieces (given as the attacking side's bitboards) that attack ``sq``."""
     return (
@@ -469,7 +472,7 @@ def _parse(text: str, validate: bool, counts: bool = True) -> Position:
     return Position(placement, turn, castling, ep, halfmove, fullmove)
 
 
-def _record_error(text: str) -> None:
+def _record_error(text: str) -> NoReturn:
     words = text.split()
     count = len(words)
     if count != 6:
@@ -495,7 +498,7 @@ def _record_error(text: str) -> None:
         suggestion=suggestion)
 
 
-def _adjacent_digits(rank: str, end: int) -> None:
+def _adjacent_digits(rank: str, end: int) -> NoReturn:
     # Adding up each run of digits is the obvious fix when no run exceeds 8.
     parts: list[str] = []
     run = 0
@@ -520,7 +523,7 @@ def _adjacent_digits(rank: str, end: int) -> None:
         'with a single digit', rank=end // 8, text=_shown(rank)))
 
 
-def _bad_placement_char(rank: str, end: int, c: str) -> None:
+def _bad_placement_char(rank: str, end: int, c: str) -> NoReturn:
     if c in "09":
         raise FenSyntaxError(1, "bad-digit", rank, msg(
             'rank {rank} ("{text}"): "{char}" is not a count of empty squares (1 to 8)',
@@ -531,7 +534,7 @@ def _bad_placement_char(rank: str, end: int, c: str) -> None:
         rank=end // 8, text=_shown(rank), char=_shown(c)))
 
 
-def _rank_error(rank: str, end: int) -> None:
+def _rank_error(rank: str, end: int) -> NoReturn:
     """Report the first problem of one rank, in text order, then its length."""
     squares, prev_digit = 0, False
     for c in rank:
@@ -592,7 +595,7 @@ def _castling_ok(bbs: list[int], letter: str) -> bool:
     return bool(bbs[base + 5] >> ksq & 1 and bbs[base + 3] >> rsq & 1)
 
 
-def _castling_syntax(castling: str) -> None:
+def _castling_syntax(castling: str) -> NoReturn:
     for c in castling:
         if c not in _CASTLING_ORDER:
             letters = "".join(x for x in _CASTLING_ORDER if x in castling)
@@ -616,7 +619,7 @@ def _castling_syntax(castling: str) -> None:
         suggestion=ordered)
 
 
-def _ep_syntax(ep: str) -> None:
+def _ep_syntax(ep: str) -> NoReturn:
     if len(ep) == 2 and ep[0] in "abcdefgh" and ep[1] in "12345678":
         raise FenSyntaxError(4, "ep-rank", ep, msg(
             '"{text}" is not on rank 3 or 6, where a pawn passes over in a two-square push',
@@ -669,7 +672,7 @@ def _check_ep(ep: str, ep_sq: int, turn: str, occ: int, pushers: int, ksq: int,
                 suggestion="-")
 
 
-def _ep_halfmove(ep: str, half_text: str) -> None:
+def _ep_halfmove(ep: str, half_text: str) -> NoReturn:
     # The two-square push that field 4 records is a pawn move: it reset the clock.
     raise InvalidPositionError(5, "ep-halfmove", half_text, msg(
         '"{text}" is not 0, but field {field} ({name}) says the last move was a two-square '
@@ -696,11 +699,11 @@ def _number(field: int, text: str, least: int) -> int:
         return value
     suggestion = None
     try:
-        value = int(text)  # accepts "+5", "1_0", other scripts' digits
+        number: int | None = int(text)  # accepts "+5", "1_0", other scripts' digits
     except ValueError:
-        value = None
-    if value is not None and value >= least and len(text) <= MAX_DIGITS:
-        suggestion = str(value)
+        number = None
+    if number is not None and number >= least and len(text) <= MAX_DIGITS:
+        suggestion = str(number)
     code = "halfmove-number" if field == 5 else "fullmove-number"
     if field == 5:
         detail = msg('"{text}" is not a whole number of 0 or more, in digits 0-9',
@@ -713,7 +716,7 @@ def _number(field: int, text: str, least: int) -> int:
     raise FenSyntaxError(field, code, text, detail, suggestion=suggestion)
 
 
-def _fullmove_zero(text: str) -> int:
+def _fullmove_zero(text: str) -> NoReturn:
     raise FenSyntaxError(6, "fullmove-zero", text, msg(
         '"{text}": the fullmove number starts at 1; write "1"', text=_shown(text)),
         suggestion="1")

@@ -14,18 +14,19 @@ board's counters.  Emitting a FEN is therefore a string join, not a walk over
 
 from __future__ import annotations
 
+import enum
 import logging
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence, overload
+from typing import Callable, Iterator, Literal, Sequence, overload
 
 import chess
 import chess.variant
 from chess import Outcome, Termination
 
-from ficsfen.fen import STARTING_FEN, parse
+from ficsfen.fen import STARTING_FEN, Position, parse
 from ficsfen.i18n import DEFAULT_LANGUAGE, LocalizedError, Message, msg, msgn
-from ficsfen.variants import (Variant, board_castling, convert_castling, expand_rank,
+from ficsfen.variants import (Variant, VariantPosition, board_castling, convert_castling, expand_rank,
                               parse_variant, variant_named)
 
 __all__ = [
@@ -254,7 +255,13 @@ class PlySubscribers:
 # Incremental FEN
 # --------------------------------------------------------------------------
 
-_UNKNOWN = object()  # an outcome not computed yet for this ply
+class _Unknown(enum.Enum):
+    """An outcome not computed yet for this ply (a sentinel type checkers can narrow)."""
+
+    UNKNOWN = enum.auto()
+
+
+_UNKNOWN = _Unknown.UNKNOWN
 
 _ROW_CACHE: dict[str, str] = {}
 _ROW_CACHE_LIMIT = 1 << 16
@@ -292,7 +299,9 @@ def _castling_fields() -> dict[int, str]:
 
 _CASTLING_FIELD = _castling_fields()
 _CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
-_EP_FIELD = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
+_EP_FIELD: dict[int | None, str] = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
+# Piece type -> its lowercase letter (python-chess's PIECE_SYMBOLS, whose 0 is None).
+_LETTERS = " pnbrqk"
 
 
 class FenBuilder:
@@ -324,7 +333,7 @@ class FenBuilder:
         piece = row[ff]
         rows[fr] = row[:ff] + "." + row[ff + 1 :]
         if move.promotion:
-            letter = chess.PIECE_SYMBOLS[move.promotion]
+            letter = _LETTERS[move.promotion]
             piece = letter.upper() if piece == "P" else letter
         elif piece in "Pp":
             if ff != tf and rows[tr][tf] == ".":  # en passant: the victim stands beside
@@ -398,7 +407,7 @@ class VariantFenBuilder(FenBuilder):
         tr, tf = to >> 3, to & 7
         white, self._white = self._white, not self._white
         if move.drop:
-            letter = chess.PIECE_SYMBOLS[move.drop]
+            letter = _LETTERS[move.drop]
             row = rows[tr]
             rows[tr] = row[:tf] + (letter.upper() if white else letter) + row[tf + 1 :]
             self._fields[7 - tr] = compress_rank(rows[tr])
@@ -666,7 +675,8 @@ def _pawn(board: chess.Board, text: str, file_: str | None, to: int, promo: str 
         tf = to & 7
         if abs(ff - tf) != 1:
             raise IllegalMoveError(
-                msg("Illegal move: a pawn on the {file} file cannot capture on {square}.", file=file_, square=chess.SQUARE_NAMES[to]),
+                msg("Illegal move: a pawn on the {file} file cannot capture on {square}.", file=file_,
+                    square=chess.SQUARE_NAMES[to]),
                 move_text=text,
                 code="pawn-capture",
             )
@@ -710,7 +720,8 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
     piece = board.piece_at(frm)
     origin = chess.SQUARE_NAMES[frm]
     if piece is None:
-        raise IllegalMoveError(msg("Illegal move: there is no piece on {square}.", square=origin), move_text=text, code="empty-square")
+        raise IllegalMoveError(msg("Illegal move: there is no piece on {square}.", square=origin), move_text=text,
+                               code="empty-square")
     if piece.color != turn:
         raise IllegalMoveError(
             msg("Illegal move: the piece on {square} is not yours.", square=origin), move_text=text, code="not-yours"
@@ -730,7 +741,8 @@ def _coordinates(board: chess.Board, text: str, frm: int, to: int, promo: str | 
     if promotion is not None and piece.piece_type != chess.PAWN:
         raise IllegalMoveError(msg("Illegal move: only a pawn can promote."), move_text=text, code="promotion-piece")
     if promotion is not None and to >> 3 != (7 if turn else 0):
-        raise IllegalMoveError(msg("Illegal move: a pawn promotes only on the last rank."), move_text=text, code="promotion-rank")
+        raise IllegalMoveError(msg("Illegal move: a pawn promotes only on the last rank."), move_text=text,
+                               code="promotion-rank")
     if board.is_pseudo_legal(move):
         raise _into_check(board, text, move, piece.piece_type)
     if board.occupied_co[turn] & _BB[to]:
@@ -784,7 +796,8 @@ def _no_castling(text: str, side: Message) -> IllegalMoveError:
 def _castling_refused(board: chess.Board, text: str, side: Message) -> IllegalMoveError:
     """Castling that the rights allow but the position does not."""
     if board.is_check():
-        return IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text, code="castling-check")
+        return IllegalMoveError(msg("Illegal move: you cannot castle out of check."), move_text=text,
+                                code="castling-check")
     return IllegalMoveError(
         msg("Illegal move: you cannot castle {side} now: the way is blocked or attacked.", side=side),
         move_text=text,
@@ -850,7 +863,8 @@ def _into_check(board: chess.Board, text: str, move: chess.Move, piece_type: int
     square = chess.SQUARE_NAMES[move.to_square]
     if piece_type == chess.KING:
         return IllegalMoveError(
-            msg("Illegal move: your king would be in check on {square}.", square=square), move_text=text, code="king-into-check"
+            msg("Illegal move: your king would be in check on {square}.", square=square), move_text=text,
+            code="king-into-check",
         )
     if board.is_check():
         return IllegalMoveError(
@@ -877,7 +891,8 @@ def _unreachable(
     squares = _scan(ours)
     if not squares:
         if file_ is None and rank_ is None:
-            return IllegalMoveError(msg("Illegal move: you have no {pieces}.", pieces=_PIECES[piece_type]), move_text=text, code="no-piece")
+            return IllegalMoveError(msg("Illegal move: you have no {pieces}.", pieces=_PIECES[piece_type]),
+                                    move_text=text, code="no-piece")
         return IllegalMoveError(
             msg("Illegal move: there is no {piece} of yours on {where}.",
                 piece=_THE_PIECE[piece_type], where=(file_ or "") + (rank_ or "")),
@@ -917,6 +932,7 @@ class Tracker:
 
     def __init__(self, fen: str | None = None, *, variant: str | Variant | None = None) -> None:
         self._variant = None if variant is None else variant_named(variant)
+        position: Position | VariantPosition
         if self._variant is None:
             position = parse(STARTING_FEN if fen is None else fen)
         else:
@@ -928,7 +944,7 @@ class Tracker:
         self._clock_rules = self._variant is None or not self._variant.holdings
         self._history: list[Ply] = []
         self._view = PlyHistory(self._history)
-        self._outcome: Outcome | None | object = _UNKNOWN  # cached per ply by outcome()
+        self._outcome: Outcome | None | Literal[_Unknown.UNKNOWN] = _UNKNOWN  # cached per ply by outcome()
         self._subscribers = PlySubscribers()
         # dead position (insufficient material): only a capture can make one
         self._dead = self._board.is_insufficient_material()
@@ -1028,7 +1044,8 @@ class Tracker:
         board = self._board
         color = board.turn
         move_number = board.fullmove_number
-        capture = board.occupied_co[not color] & _BB[move.to_square] or move.promotion or move.to_square == board.ep_square
+        capture = (board.occupied_co[not color] & _BB[move.to_square] or move.promotion
+                   or move.to_square == board.ep_square)
         builder = self._builder
         builder.apply(move)
         # python-chess's SAN (disambiguation and +/# included), which plays the
@@ -1116,7 +1133,7 @@ class Tracker:
             else:
                 outcome = None
             self._outcome = outcome
-        return outcome  # type: ignore[return-value]
+        return outcome
 
     def claimable_draw(self) -> Outcome | None:
         """A draw the side to move may claim now (fifty moves, threefold), if any."""
