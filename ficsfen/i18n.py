@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from ficsfen.mofile import read_msgids
 
@@ -54,7 +54,7 @@ class Message:
     """
 
     msgid: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
     plural: str | None = None
     count: int | None = None
 
@@ -84,7 +84,7 @@ class Message:
         return f"msg({', '.join(args)})"
 
 
-def msg(msgid: str, /, **params: Any) -> Message:
+def msg(msgid: str, /, **params: object) -> Message:
     """Mark ``msgid`` for translation and bind its parameters.
 
     ``msg`` and ``msgn`` are the keywords ``tools/catalogs.py`` extracts.
@@ -92,7 +92,7 @@ def msg(msgid: str, /, **params: Any) -> Message:
     return Message(msgid, params)
 
 
-def msgn(singular: str, plural: str, count: int, /, **params: Any) -> Message:
+def msgn(singular: str, plural: str, count: int, /, **params: object) -> Message:
     """A message with a plural form chosen by ``count`` (``{count}`` in the text)."""
     return Message(singular, params, plural, count)
 
