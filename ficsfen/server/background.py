@@ -67,7 +67,7 @@ class BackgroundPool:
         if self._pool is None:
             self._pool = ThreadPool(minthreads=self._threads, maxthreads=self._threads,
                                     name=self._name)
-            self._pool.threadFactory = self._thread  # type: ignore[method-assign]
+            self._pool.threadFactory = self._thread  # type: ignore[assignment]  # a factory, not only a class
             self._pool.start()
             self._reactor.addSystemEventTrigger("during", "shutdown", self.stop)
         return self._pool

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import chess
-from twisted.internet.interfaces import IPushProducer
+from twisted.internet.interfaces import IConsumer, IPushProducer, ITransport
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -109,9 +109,17 @@ def _time_control(game: IGame) -> dict[str, float] | None:
         return None
 
 
+class IReaderTransport(ITransport, IConsumer):
+    """A reader's connection as the feed uses it: it writes, and takes the reader as its producer."""
+
+
 @implementer(IPushProducer)
 class FeedReader(Protocol):
     """One reader's connection: writes lines, queues them while the socket is full."""
+
+    # Twisted's Protocol has ``ITransport | None``: a reader's is set when it is
+    # connected, before the feed writes to it, and is a TCP connection.
+    transport: IReaderTransport
 
     def __init__(self, feed: "GameFeed") -> None:
         self.feed = feed

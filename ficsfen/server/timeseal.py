@@ -171,9 +171,10 @@ def unseal(data: bytes) -> tuple[bytes, bytes]:
         offset byte, or no ``\\x18DIGITS\\x19`` stamp at the end.
     """
     try:
-        size, key, swapped, kept, right, left = _TABLES[len(data)][data[-2]]
-    except (KeyError, IndexError, TypeError):
-        size, key, swapped, kept, right, left = _tables(data)
+        entry = _TABLES[len(data)][data[-2]]
+    except (KeyError, IndexError):
+        entry = None
+    size, key, swapped, kept, right, left = entry if entry is not None else _tables(data)
     # Undo the shift (a translation: the offset byte and the line end never
     # map to 0xFF nor reach the text), then the swaps and the XOR.
     plain = data.translate(_UNSHIFT)
