@@ -1,8 +1,9 @@
 """The server's game directory: small reused game numbers, players, observers.
 
 It provides :class:`ficsfen.server.interfaces.IServerDirectory` (an
-:class:`ficsfen.interfaces.IGameDirectory`), the only way commands find games.  Any game object providing :class:`IGame` can be
-added (examined games now, played games too); the directory keeps who plays
+:class:`ficsfen.interfaces.IGameDirectory`), the only way commands find games.
+Any game object providing :class:`IGame` can be added (examined games now,
+played games too); the directory keeps who plays
 or examines which game and who observes it, keyed by
 :func:`ficsfen.names.fold` (the case rule of every name typed).
 """

@@ -121,7 +121,7 @@ class FeedReader(Protocol):
     # connected, before the feed writes to it, and is a TCP connection.
     transport: IReaderTransport
 
-    def __init__(self, feed: "GameFeed") -> None:
+    def __init__(self, feed: GameFeed) -> None:
         self.feed = feed
         self.paused = False
         self.dropped = 0  #: events dropped since the last overflow notice
@@ -213,7 +213,7 @@ class _Followed:
 
 
 class _ReaderFactory(Factory):
-    def __init__(self, feed: "GameFeed") -> None:
+    def __init__(self, feed: GameFeed) -> None:
         self.feed = feed
 
     def buildProtocol(self, addr: Any) -> FeedReader:

@@ -270,7 +270,7 @@ class MoveTimer:
         #: The stamp's digits on the line being run, as sent: read as a
         #: number (:attr:`stamp`) only when a move or a type-ahead needs it.
         self.digits: bytes | None = None
-        self._session: "Session | None" = None
+        self._session: Session | None = None
         self._pending = 0  # pings sent and not answered yet
         self._received: int | None = None  # stamp of the first answer since the last ping
 
@@ -280,7 +280,7 @@ class MoveTimer:
         digits = self.digits
         return None if digits is None else stamp_of(digits)
 
-    def attach(self, session: "Session") -> None:
+    def attach(self, session: Session) -> None:
         """Send pings to ``session`` and report its lag there (``session.lag_ms``)."""
         self._session = session
 
