@@ -56,9 +56,10 @@ from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import (AdjournedGames, GameResult, IGameListener, IMoveTiming,
                                   PlayedGame)
 from ficsfen.server.journal import StoreJournal, restore_game
-from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
+from ficsfen.server.limits import AddressLimits, AddressRate, LoginThrottle, compact
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
+from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Session, encode_text
 from ficsfen.server.talk import Talk, TalkLimiter
@@ -97,7 +98,8 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
-        *history_cmds.commands(lambda: server.store, clock=server.clock),
+        *history_cmds.commands(lambda: server.store, throttle=server.throttle,
+                               refusals=server.password_refusals, hash=server.run_hash),
         *lists.commands(server.lists, is_registered=server.is_registered,
                         changed=server.list_changed),
         *seek.commands(server.seeks),
@@ -166,8 +168,13 @@ class FicsServer:
             lambda: (self._listing_changes, self.directory.changes), clock=clock.seconds)
         #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=self.config.list_size)
-        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
-        self.offer_limiter = OfferLimiter(clock.seconds, per_minute=self.config.offers_per_minute)
+        config = self.config
+        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``),
+        #: and per address (``address_offers_per_minute``).
+        self.offer_limiter = OfferLimiter(
+            clock.seconds, per_minute=config.offers_per_minute, address=self.host_of,
+            per_address=AddressRate(clock, per_minute=config.address_offers_per_minute,
+                                    burst=config.address_offer_burst, exempt=config.exempt))
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
@@ -175,12 +182,19 @@ class FicsServer:
         self.seeks = SeekBoard(sessions=self._sessions.values, is_busy=self._busy,
                                refuses=lambda receiver, sender:
                                self.lists.refusal(receiver, sender) is not None,
-                               tell=self.tell)
+                               tell=self.tell,
+                               limiter=AddressRate(clock, per_minute=config.address_seeks_per_minute,
+                                                   burst=config.address_seek_burst,
+                                                   exempt=config.exempt))
         #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
         self.talk = Talk(session=self._sessions.get, censors=self.lists.censors,
                          censoring=self.lists.censoring,
                          current=lambda: self._current,
-                         limiter=TalkLimiter(clock.seconds, per_minute=self.config.talk_per_minute),
+                         limiter=TalkLimiter(
+                             clock.seconds, per_minute=config.talk_per_minute, address=self.host_of,
+                             per_address=AddressRate(clock, per_minute=config.address_talk_per_minute,
+                                                     burst=config.address_talk_burst,
+                                                     exempt=config.exempt)),
                          max_length=self.config.talk_max_length)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
         self.adjourned = AdjournedGames()
@@ -189,12 +203,13 @@ class FicsServer:
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = self.directory.listeners
         self.connections = 0
-        config = self.config
         #: Growing delays and lockouts after wrong passwords (``[limits] password_*``).
         self.throttle = LoginThrottle(
             clock, delay=config.password_delay, max_delay=config.password_delay_max,
             failures=config.password_failures, window=config.password_window,
             lockout=config.password_lockout, exempt=config.exempt)
+        #: Passwords the throttle refused: logged in full once per address, then counted.
+        self.password_refusals = RefusalLog(clock)
         #: Connections and login attempts per address (``[limits]``).
         self.address_limits = AddressLimits(
             clock, connections=config.connections_per_address,
@@ -224,6 +239,11 @@ class FicsServer:
     def session(self, handle: str) -> Session | None:
         return self._sessions.get(fold(handle))
 
+    def host_of(self, handle: str) -> str:
+        """The address ``handle``'s session is counted by for per-address limits ("": none)."""
+        session = self._sessions.get(fold(handle))
+        return session.host if session is not None else ""
+
     def named(self, word: str) -> Session:
         return self._sessions[fold(resolve_handle(word, self.handles()))]
 
@@ -244,6 +264,8 @@ class FicsServer:
         self.address_limits.sweep()
         self.offer_limiter.sweep()
         self.talk.limiter.sweep()
+        if self.seeks.limiter is not None:
+            self.seeks.limiter.sweep()
         compact(self._sessions)
 
     def listing_changed(self) -> None:
@@ -302,10 +324,14 @@ class FicsServer:
         real reactor (inline with a test clock), never blocking other
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
-        stored = self._password_hash(name)
+        return self.run_hash(verify_password, password, self._password_hash(name))
+
+    def run_hash(self, function: Callable[..., Any], *args: Any) -> Deferred:
+        """``function(*args)``, a slow password hash, in the password pool (inline with a
+        test clock), its result as a Deferred: see :meth:`check_password`."""
         if self._password_pool is not None:
-            return self._password_pool.run(verify_password, password, stored)
-        return succeed(verify_password(password, stored))
+            return self._password_pool.run(function, *args)
+        return succeed(function(*args))
 
     def start_threads(self) -> list[threading.Thread]:
         """Start the password pool's threads now (with a real reactor); returns them.
@@ -339,7 +365,7 @@ class FicsServer:
         self._reserved.discard(fold(name))
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "") -> Session:
+              registered: bool = False, peer: str = "", host: str = "") -> Session:
         """Log ``handle`` in; the name must have been reserved by the login.
 
         A registered player who is logged in already is replaced, as on FICS:
@@ -352,7 +378,7 @@ class FicsServer:
         if old is not None:
             handle = old.handle  # the spelling its games know
         session = Session(self, handle, write=write, close=close, lang=self.config.language,
-                          registered=registered, peer=peer)
+                          registered=registered, peer=peer, host=host)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
             saved = self.store.load_settings(handle)

@@ -88,7 +88,7 @@ class Session:
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
-                 peer: str = "") -> None:
+                 peer: str = "", host: str = "") -> None:
         #: Who is logged in, and how to reach them.
         self.players = IPlayers(server)
         #: Showing games.
@@ -104,6 +104,9 @@ class Session:
         self.lang = lang
         self.registered = registered
         self.peer = peer
+        #: The address per-address limits count (the connection's ``host``; "" for
+        #: a session with no connection, which they leave alone).
+        self.host = host
         self.charset = "utf8"
         self.style = 1
         self.showfen = False
