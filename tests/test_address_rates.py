@@ -217,7 +217,7 @@ def test_in_game_offers_count_against_the_address_too():
 def test_rotating_guests_of_one_address_talk_no_more_than_the_rate():
     clock = Clock()
     server = make_server(clock=clock)  # the defaults: 90 a minute, 60 at once
-    named(server, "listener")  # logged in: the messages' recipient
+    listener = named(server, "listener")
     listener.command("+channel 5")
     crowd = guests(server, 10, host=SPAMMER)
     for guest in crowd:
