@@ -12,24 +12,23 @@ import argparse
 import codecs
 import io
 import os
-import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, NoReturn, Sequence, TextIO
+from typing import AnyStr, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 import chess
 
 from ficsfen import fenfile
 from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.fen import FenError, Position, parse
+from ficsfen.fensoutput import FileNames, Progress, game_file_name, write_fens
 from ficsfen.i18n import (Message, available_languages, language_from_environ, msg,
                           resolve_language)
-from ficsfen.pgn import PgnError, PgnGame, decode, read_games
+from ficsfen.pgn import PgnError
 from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
 
-__all__ = ["board_diagram", "main", "write_fens"]
+__all__ = ["board_diagram", "game_file_name", "main", "write_fens"]
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -136,6 +135,8 @@ def _parser(lang: str) -> _Parser:
     fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg(
         "write one .fen file per game into DIR, named INPUT-NUMBER-WHITE-BLACK.fen; a second input of the same "
         "name is called INPUT-2, so that no file of the run replaces another")))
+    fens.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=1, help=t(msg(
+        "replay games in N processes (0: one per CPU); the output keeps the input's order")))
     sub.add_parser(
         "serve",
         lang=lang,
@@ -156,6 +157,14 @@ def _parser(lang: str) -> _Parser:
         add_help=False,
     )
     return parser
+
+
+def _jobs(text: str) -> int:
+    """``-j``'s value: a whole number, 0 or more (argparse reports a ValueError as invalid)."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = _check(args.fen, board=args.board, lang=lang, out=out, err=err,
                             variant=args.variant, shredder=args.shredder)
         else:
-            status = _fens(args.files, output=args.output, lang=lang, out=out, err=err)
+            jobs = args.jobs if args.jobs > 0 else os.cpu_count() or 1
+            status = _fens(args.files, output=args.output, lang=lang, out=out, err=err, jobs=jobs)
         out.flush()  # a write error shows here, not as a traceback at exit
         return status
     except KeyboardInterrupt:
@@ -320,7 +330,7 @@ class _ReadError(Exception):
         self.error = error
 
 
-def _read_lines(stream: TextIO) -> Iterator[str]:
+def _read_lines(stream: Iterable[AnyStr]) -> Iterator[AnyStr]:
     try:
         yield from stream
     except OSError as exc:
@@ -354,146 +364,15 @@ def board_diagram(board: chess.Board) -> str:
 # -- fens -----------------------------------------------------------------------
 
 
-def write_fens(
-    text: str,
-    sink: TextIO,
-    *,
-    source: str = "",
-    errors: list[PgnError] | None = None,
-    output: Path | None = None,
-    progress: _Progress | None = None,
-    names: _FileNames | None = None,
-) -> tuple[int, int]:
-    """Replay every game of PGN ``text``; FENs to ``sink`` (or one file per game in ``output``).
-
-    Bad games are appended to ``errors`` and skipped.  ``names`` keeps the
-    file names of several calls apart (one per input of a run).  Returns
-    ``(plies written, bad games)``.
-    """
-    games = read_games(text)
-    if progress is not None:
-        progress.start(len(games))
-    # where each game goes: ``sink``, or a file of ``output`` (a name of ``files``)
-    files = stem = None
-    if output is not None:
-        files = names or _FileNames()
-        stem = files.stem(source)
-    plies = bad = 0
-    for index, game in enumerate(games):
-        try:
-            fens = game.fens()
-        except PgnError as exc:
-            bad += 1
-            if errors is not None:
-                errors.append(exc)
-            continue
-        finally:
-            if progress is not None:
-                progress.update(index + 1)
-        plies += len(fens) - 1
-        if output is None or files is None:
-            fenfile.write(sink, fens)
-        else:
-            fenfile.write(output / files.claim(game_file_name(game, stem=stem)), fens)
-    if progress is not None:
-        progress.finish()
-    return plies, bad
+def _size(stream: BinaryIO) -> int:
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return 0
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-# Each part is cut on its own, so that the game number always survives.
-_STEM_LENGTH, _PLAYER_LENGTH = 80, 30
-
-
-def _safe(text: str, length: int | None = None) -> str:
-    return _UNSAFE.sub("_", text).strip("_.")[:length].rstrip("_.") or "_"
-
-
-def _source_stem(source: str) -> str:
-    return Path(source).stem if source and source != "-" else "stdin"
-
-
-def game_file_name(game: PgnGame, source: str = "", *, stem: str | None = None) -> str:
-    """``<source>-0003-White-Black.fen``: unique per game of one input, safe on any file system.
-
-    ``stem`` replaces the name taken from ``source`` (see :class:`_FileNames`).
-    """
-    parts = [
-        _safe(stem) if stem is not None else _safe(_source_stem(source), _STEM_LENGTH),
-        f"{game.number:04d}",
-        _safe(game.headers.get("White", "?"), _PLAYER_LENGTH),
-        _safe(game.headers.get("Black", "?"), _PLAYER_LENGTH),
-    ]
-    return "-".join(parts) + ".fen"
-
-
-class _FileNames:
-    """The names one ``fens -o`` run writes, so that no file of it replaces another.
-
-    Each input gets its own stem: ``x`` for the first ``x.pgn``, ``x-2`` for
-    the next one (from another folder), compared without case as some file
-    systems do.  Files of an earlier run under the same names are replaced.
-    """
-
-    def __init__(self) -> None:
-        self._stems: set[str] = set()
-        self._names: set[str] = set()
-
-    def stem(self, source: str) -> str:
-        base = _safe(_source_stem(source), _STEM_LENGTH)
-        stem, n = base, 1
-        while stem.casefold() in self._stems:
-            n += 1
-            stem = f"{base}-{n}"
-        self._stems.add(stem.casefold())
-        return stem
-
-    def claim(self, name: str) -> str:
-        # Distinct stems already keep names apart; this catches contrived
-        # clashes such as an input named "x-0001.pgn" beside "x.pgn".
-        base, n = name.removesuffix(".fen"), 1
-        while name.casefold() in self._names:
-            n += 1
-            name = f"{base}-{n}.fen"
-        self._names.add(name.casefold())
-        return name
-
-
-class _Progress:
-    """A one-line progress bar on a terminal (stderr), redrawn at most 10 times a second."""
-
-    def __init__(self, stream: TextIO, label: str, *, minimum: int = 50) -> None:
-        self.stream = stream
-        self.label = label
-        self.minimum = minimum
-        self.total = 0
-        self.last = 0.0
-        self.shown = False
-
-    def start(self, total: int) -> None:
-        self.total = total
-
-    def update(self, done: int) -> None:
-        if self.total < self.minimum:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.1 and done < self.total:
-            return
-        self.last = now
-        width = 30
-        filled = width * done // self.total
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
-        self.stream.flush()
-        self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.shown = False
-
-
-def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err: TextIO) -> int:
+def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err: TextIO,
+          jobs: int = 1) -> int:
     status = EXIT_OK
     if output is not None:
         try:
@@ -504,20 +383,29 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
             return EXIT_BAD_INPUT
     # The bar shares a terminal with nothing: not with FENs printed on it.
     show_progress = err.isatty() and (output is not None or not out.isatty())
-    names = _FileNames()
+    names = FileNames()
     for name in files:
+        errors: list[PgnError] = []
         try:
-            data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+            stream = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as exc:
             err.write(msg("cannot read {path}: {reason}", path=name,
                           reason=exc.strerror or str(exc)).render(lang) + "\n")
             status = EXIT_BAD_INPUT
             continue
-        errors: list[PgnError] = []
-        progress = _Progress(err, Path(name).name) if show_progress else None
+        progress = None
+        if show_progress:
+            progress = Progress(err, Path(name).name)
+            if name != "-":
+                progress.start(_size(stream))
         try:
-            write_fens(decode(data), out, source=name, errors=errors, output=output, progress=progress,
-                       names=names)
+            write_fens(_read_lines(stream), out, source=name, errors=errors, output=output,
+                       progress=progress, names=names, jobs=jobs)
+        except _ReadError as exc:  # the input could not be read past some point
+            err.write(msg("cannot read {path}: {reason}", path=name,
+                          reason=exc.error.strerror or str(exc.error)).render(lang) + "\n")
+            status = EXIT_BAD_INPUT
+            continue
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
@@ -525,6 +413,9 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
             err.write(msg("cannot write {path}: {reason}", path=str(where),
                           reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
+        finally:
+            if name != "-":
+                stream.close()
         label = "<stdin>" if name == "-" else name
         for bad in errors:
             err.write(f"{label}: {bad.render(lang)}\n")

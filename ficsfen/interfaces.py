@@ -96,10 +96,11 @@ class ICommand(Interface):
     topic = Attribute("str: the help topic documenting it.")
     usage = Attribute("ficsfen.i18n.Message: the one-line usage text.")
 
-    def __call__(caller: ICaller, args: str, directory: IGameDirectory) -> None:
+    def __call__(caller: ICaller, args: str, directory: IGameDirectory) -> object:
         """Run with ``args`` (the rest of the line, stripped) for ``caller``.
 
         ``directory`` provides :class:`IGameDirectory`.  Errors the user
         should see are sent to ``caller``; the command never raises for bad
-        user input.
+        user input.  Returns ``None``, or for a host that allows it an object
+        saying the answer is not complete yet.
         """

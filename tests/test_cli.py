@@ -11,7 +11,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from ficsfen import cli
+from ficsfen import cli, fensoutput
 from ficsfen.fen import STARTING_FEN
 from ficsfen.pgn import read_games
 
@@ -360,7 +360,7 @@ def test_fens_file_names_keep_the_game_number_when_cut(capsys, tmp_path):
 
 def test_write_fens_alone_also_keeps_names_apart(tmp_path):
     pgn = '[White "a"]\n1. e4 *\n'
-    names = cli._FileNames()
+    names = fensoutput.FileNames()
     for source in ("p/x.pgn", "q/x.pgn"):
         cli.write_fens(pgn, io.StringIO(), source=source, output=tmp_path, names=names)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x-0001-a-_.fen", "x-2-0001-a-_.fen"]
@@ -423,12 +423,12 @@ def test_progress_bar_not_drawn_among_fens_on_the_terminal(tmp_path):
     assert b"many.pgn [" not in terminal and b"\x1b[K" not in terminal
     # stdout elsewhere: the bar is drawn on the terminal, then wiped
     terminal, stdout = _run_on_ptys(["fens", str(games)], stdout_on_the_terminal=False, tmp_path=tmp_path)
-    assert b"many.pgn [" in terminal and b"60/60" in terminal and terminal.endswith(b"\r\x1b[K")
+    assert b"many.pgn [" in terminal and b"] 100%" in terminal and terminal.endswith(b"\r\x1b[K")
     assert stdout.count(b"\n") == 180 and b"[" not in stdout
     # with -o nothing goes to stdout, so the bar may share the terminal
     terminal, _ = _run_on_ptys(["fens", "-o", str(tmp_path / "out"), str(games)],
                                stdout_on_the_terminal=True, tmp_path=tmp_path)
-    assert b"60/60" in terminal and len(list((tmp_path / "out").iterdir())) == 60
+    assert b"] 100%" in terminal and len(list((tmp_path / "out").iterdir())) == 60
 
 
 def test_progress_bar_only_on_a_terminal():
@@ -437,13 +437,19 @@ def test_progress_bar_only_on_a_terminal():
             return True
 
     stream = Tty()
-    bar = cli._Progress(stream, "x.pgn", minimum=1)
+    bar = fensoutput.Progress(stream, "x.pgn", minimum=1)
     bar.start(4)
     for i in range(1, 5):
         bar.update(i)
     bar.finish()
     text = stream.getvalue()
-    assert "x.pgn [" in text and "4/4" in text and text.endswith("\r\x1b[K")
+    assert "x.pgn [" in text and "] 100%" in text and text.endswith("\r\x1b[K")
+    stream = Tty()
+    bar = fensoutput.Progress(stream, "small.pgn")  # under the minimum: nothing drawn
+    bar.start(300)
+    bar.update(300)
+    bar.finish()
+    assert stream.getvalue() == ""
 
 
 def test_python_dash_m_runs_the_same_cli():

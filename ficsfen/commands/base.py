@@ -101,15 +101,19 @@ class Command:
 
     #: The command itself, called with the arguments :attr:`spec` gives (each
     #: subclass's own signature), then ``directory=`` the host's IGameDirectory.
-    run: Callable[..., None]
+    #: Returns ``None``, or for a host that allows it an object saying the
+    #: answer is not complete yet.
+    run: Callable[..., object]
 
-    def __call__(self, caller: ICaller, args: str, directory: IGameDirectory) -> None:
+    def __call__(self, caller: ICaller, args: str, directory: IGameDirectory) -> object:
+        """Parse ``args`` and run; returns what :meth:`run` returns (``None``, or for a
+        host that allows it an object saying the answer is not complete yet)."""
         try:
             parsed = parse_args(self.spec, args)
         except UsageError:
             self.send_usage(caller)
-            return
-        self.run(caller, *parsed, directory=directory)
+            return None
+        return self.run(caller, *parsed, directory=directory)
 
     def send_usage(self, caller: ICaller) -> None:
         caller.send(msg("Usage: {usage}", usage=self.usage))
