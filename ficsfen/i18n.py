@@ -141,7 +141,7 @@ def _table(lang: str) -> dict[str, str]:
     message's entry is its form for 1, as gettext's ``gettext`` gives it.
     """
     catalog = translation(lang)
-    table: dict[str, str] = {}
+    table: dict[str, str] = {"": catalog.gettext("")}  # the catalog header, as gettext gives it
     for mo in _catalog_files(lang):
         for entry in read_msgids(mo):
             key = entry.singular if entry.context is None else f"{entry.context}\x04{entry.singular}"

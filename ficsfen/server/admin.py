@@ -95,7 +95,7 @@ def _language(argv: list[str], lang: str | None) -> str:
     return chosen if isinstance(chosen, str) else lang or language_from_environ()
 
 
-def _common(lang: str, *, default: Any = None) -> argparse.ArgumentParser:
+def _common(lang: str, *, default: object = None) -> LocalizedArgumentParser:
     """The options every action takes, before or after its name.
 
     The actions' own copies default to ``argparse.SUPPRESS``: a default there
