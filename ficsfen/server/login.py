@@ -166,16 +166,20 @@ class PasswordCheck:
     saved settings, then enters.
     """
 
-    __slots__ = ()
+    __slots__ = ("conn", "desk", "state", "pending_name", "delay", "echo_off")
     log = Logger()
-    # What LoginDialogue has: its slots, and its methods this class calls.
     conn: LoginConnection
     desk: Desk
+    #: The dialogue's state (see the module's docstring).
     state: str
+    #: The name being logged in (set from the name line to the entry).
     pending_name: str
-    delay: Any
+    delay: Any  # the wait after a wrong password (an IDelayedCall)
+    #: Whether we asked the client not to echo (the password prompt).
     echo_off: bool
+    # LoginDialogue's methods this class calls.
     prompt: Callable[..., None]
+    _refuse_unavailable: Callable[[], None]
     _refuse_stopping: Callable[[], None]
     _lookup_failed: Callable[[Any, str], None]
     _enter: Callable[..., None]
@@ -297,8 +301,7 @@ class PasswordCheck:
 class LoginDialogue(PasswordCheck):
     """One connection's login, from the first ``login:`` to :meth:`Desk.enter`."""
 
-    __slots__ = ("conn", "desk", "state", "pending_name", "held", "delay", "type_ahead", "ivars",
-                 "dropped", "echo_off")
+    __slots__ = ("held", "type_ahead", "ivars", "dropped")
 
     log = Logger()
 
@@ -306,17 +309,15 @@ class LoginDialogue(PasswordCheck):
         self.conn = conn
         self.desk = desk
         self.state = "login"
-        #: The name being logged in (set from the name line to the entry).
         self.pending_name = ""
         #: The unregistered or guest name reserved by this login (released if it goes).
         self.held = ""
-        self.delay: Any = None  # the wait after a wrong password (an IDelayedCall)
+        self.delay = None
         #: Lines typed while the password is checked, with their timeseal stamps' digits
         #: (made on first use: most logins type nothing ahead).
         self.type_ahead: deque[tuple[str, bytes | None]] | None = None
         self.ivars: dict[str, bool] | None = None  # set by %b at the login prompt
         self.dropped = 0  # type-ahead lines beyond MAX_TYPE_AHEAD
-        #: Whether we asked the client not to echo (the password prompt).
         self.echo_off = False
 
     # -- the machine ---------------------------------------------------------------
