@@ -138,3 +138,22 @@ def test_a_write_that_fails_at_once_is_left_to_twisted_which_reports_it():
     a.close()  # send raises: the bytes go to Twisted's buffer, its write loop reports the error
     conn.write(b"x")
     assert conn.queued == 1 and conn in reactor.getWriters()
+
+
+def test_a_write_for_later_waits_for_the_reactor_and_later_writes_queue_behind_it():
+    conn, reactor, a, b = _connection_pair()
+    try:
+        conn.write_later(b"\xff\xfc\x01")  # a negotiation answer: nobody waits for it at once
+        conn.write(b"board\r\n")  # behind it, not ahead
+        assert conn.queued == 10 and conn in reactor.getWriters()
+        b.setblocking(False)
+        try:
+            early = b.recv(100)
+        except BlockingIOError:
+            early = b""
+        assert early == b""
+        conn.doWrite()  # the reactor's write pass: both in one send
+        assert b.recv(100) == b"\xff\xfc\x01board\r\n" and conn.queued == 0
+    finally:
+        a.close()
+        b.close()

@@ -163,6 +163,14 @@ class HeldOutput(Protocol):
         else:
             self.transport.write(data)
 
+    def write_later(self, data: bytes) -> None:
+        """:meth:`write`, through the transport's buffer when it has one of its own
+        (:meth:`ficsfen.server.listening.Connection.write_later`), not at once."""
+        if self.holding:
+            self._write_held(data)
+        else:
+            getattr(self.transport, "write_later", self.transport.write)(data)
+
     @staticmethod
     def write_all(governors: list[HeldOutput], data: bytes) -> None:
         """:meth:`write` the same ``data`` to each of ``governors`` (a board to its observers)."""

@@ -78,6 +78,15 @@ class Connection(tcp.Server):
             self.queued += len(data)
         super().write(data)
 
+    def write_later(self, data: bytes) -> None:
+        """Send ``data`` through Twisted's buffer, with whatever else is written before
+        the reactor's next write pass: for bytes nobody waits for at once (telnet
+        negotiation answers), which a flood of negotiations would otherwise turn into a
+        ``send`` each.  Later writes queue behind them."""
+        if not self.TLS:
+            self.queued += len(data)
+        super().write(data)
+
     def writeSequence(self, iovec: Iterable[bytes]) -> None:  # noqa: N802 - Twisted's name
         self.write(b"".join(iovec))
 

@@ -237,7 +237,7 @@ class TelnetConnection(Protocol):
         return self.transport.stalled
 
     def telnet_send(self, data: bytes) -> None:
-        self.transport.write(data)
+        self.transport.write_later(data)  # a flood of negotiations: answered a write pass at a time
 
     def enable_local(self, option: bytes) -> bool:
         dialogue = self.dialogue
