@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -171,25 +172,28 @@ def test_load_compare_still_runs_floor_and_ficsfen_side_by_side(tmp_path):
                      proc.stdout, re.M)
 
 
-def test_load_stops_the_server_it_started_when_terminated():
-    """SIGTERM to load.py (a timeout, a job control) leaves no server behind."""
+@pytest.mark.parametrize("moment", ["starting", "listening"])
+def test_load_stops_the_server_it_started_when_terminated(moment):
+    """SIGTERM to load.py (a timeout, a job control) leaves no server behind, whether it
+    comes while the server starts or once it listens (the run measuring)."""
     proc = subprocess.Popen([sys.executable, str(BENCH / "load.py"), "--target", "floor", "--seconds", "60",
                              "--warmup", "0"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = None
     try:
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-        deadline = time.monotonic() + 30
-        while server is None and time.monotonic() < deadline:
-            pids = children.read_text().split() if children.exists() else []
-            server = int(pids[0]) if pids else None
-            time.sleep(0.05)
+        server = _wait_until(lambda: int(children.read_text().split()[0]))
         assert server is not None, "load.py started no server"
-        time.sleep(1.0)  # past the server's start, into the measuring window
+        if moment == "listening":
+            def port() -> int:  # once the child has exec'd the floor server
+                argv = Path(f"/proc/{server}/cmdline").read_bytes().split(b"\0")
+                return int(argv[argv.index(b"--port") + 1])
+
+            listening = _wait_until(lambda: socket.create_connection(("127.0.0.1", port()), timeout=30))
+            assert listening is not None, "the server never listened"
+            listening.close()
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 130, proc.stderr.read()
-        deadline = time.monotonic() + 10
-        while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert proc.wait(120) == 130, proc.stderr.read()
+        # load.py waited for its server, so it is gone (or a zombie not reaped yet)
         assert not Path(f"/proc/{server}").exists() or "zombie" in Path(f"/proc/{server}/status").read_text()
     finally:
         if proc.poll() is None:
@@ -200,6 +204,18 @@ def test_load_stops_the_server_it_started_when_terminated():
                 os.kill(server, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def _wait_until(probe, ceiling: float = 120.0):
+    """``probe()``'s first result that raises nothing, polled until ``ceiling`` seconds
+    have passed (a guard against a hang, not a measure); ``None`` then."""
+    deadline = time.monotonic() + ceiling
+    while time.monotonic() < deadline:
+        try:
+            return probe()
+        except (OSError, IndexError, ValueError):
+            time.sleep(0.05)
+    return None
 
 
 def test_fanout_tell_delivers_every_tell_to_every_member_of_each_server(capsys):

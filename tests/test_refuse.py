@@ -162,7 +162,8 @@ class Wall:
 
 def registered_server(**settings):
     clock = Clock()
-    config = replace(Config(), accounts=ACCOUNTS, idle_timeout=0, **settings)
+    # heavy_percent=0: real time must not decide when input runs on this fake clock
+    config = replace(Config(), accounts=ACCOUNTS, idle_timeout=0, heavy_percent=0, **settings)
     return FicsServer(config, clock=clock, rng=random.Random(0), wall=Wall(clock)), clock
 
 
@@ -212,6 +213,7 @@ class Site:
         self.store = SQLiteStore.open(path, reactor=reactor)
         wait_for(reactor, self.store.import_accounts(ACCOUNTS))
         self.clock = Clock()
+        settings.setdefault("heavy_percent", 0)  # real time must not decide when input runs
         self.server = FicsServer(replace(Config(), accounts=ACCOUNTS, **settings),
                                  clock=self.clock, rng=random.Random(0), store=self.store,
                                  wall=Wall(self.clock, wall_start))
