@@ -121,6 +121,7 @@ def _fresh_python(code: str) -> str:
     return result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_import_is_cheap_and_the_core_never_loads_the_telnet_server():
     out = _fresh_python(
         "import sys, ficsfen\n"

@@ -38,6 +38,7 @@ def load(name: str) -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
                                     "fanout_tell", "bench_fens", "bench_parse", "conn_memory"])
 def test_every_bench_script_starts(script):
@@ -51,6 +52,7 @@ def test_every_bench_script_starts(script):
 seconds = st.floats(min_value=1e-6, max_value=1e3, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @given(seconds, seconds, seconds, seconds)
 def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
     bench_parse = load("bench_parse")
@@ -61,6 +63,7 @@ def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
     assert low * (1 - 1e-9) <= r.pooled <= high * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_bench_parse_reports_medians_and_a_pooled_row_between_the_classes(shared_pgn, capsys):
     bench_parse = load("bench_parse")
     code = bench_parse.main([str(shared_pgn / "kasparov-deep-blue-1997.pgn"), "--rounds", "3"])
@@ -77,6 +80,7 @@ def test_bench_parse_reports_medians_and_a_pooled_row_between_the_classes(shared
     assert "between the two in every round: True" in out
 
 
+@pytest.mark.slow
 def test_bench_fens_reports_the_median_ratio_of_paired_rounds(shared_pgn, capsys):
     bench_fens = load("bench_fens")
     code = bench_fens.main([str(shared_pgn / "kasparov-deep-blue-1997.pgn"), "--rounds", "3"])
@@ -94,6 +98,7 @@ def test_bench_scripts_refuse_a_missing_file(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @given(text=st.binary(max_size=200).map(lambda b: bytes(c & 0x7F for c in b if c & 0x7F != 10)),
        stamp=st.integers(min_value=0, max_value=10**7 - 1),
        offset=st.integers(min_value=0, max_value=49))
@@ -110,6 +115,7 @@ def test_load_timeseal_encoder_is_what_the_server_decodes(text, stamp, offset):
     assert timeseal.decode(line[:-1]) == (text, stamp)
 
 
+@pytest.mark.slow
 def test_load_compares_client_modes_against_one_server(tmp_path):
     """Each client mode logs in, runs ``fen`` in a closed loop and gets the FEN (no timing asserted)."""
     out = tmp_path / "modes.json"
@@ -154,6 +160,7 @@ def test_load_refuses_modes_the_floor_cannot_speak():
     assert load_py.parse_args(["--compare-modes", "plain, block"]).compare_modes == ["plain", "block"]
 
 
+@pytest.mark.slow
 def test_load_compare_still_runs_floor_and_ficsfen_side_by_side(tmp_path):
     out = tmp_path / "compare.json"
     proc = subprocess.run(
@@ -172,6 +179,7 @@ def test_load_compare_still_runs_floor_and_ficsfen_side_by_side(tmp_path):
                      proc.stdout, re.M)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["starting", "listening"])
 def test_load_stops_the_server_it_started_when_terminated(moment):
     """SIGTERM to load.py (a timeout, a job control) leaves no server behind, whether it
@@ -218,6 +226,7 @@ def _wait_until(probe, ceiling: float = 120.0):
     return None
 
 
+@pytest.mark.slow
 def test_fanout_tell_delivers_every_tell_to_every_member_of_each_server(capsys):
     """A small run: each server (ficsfen, both floors) reaches every member every time."""
     fanout_tell = load("fanout_tell")

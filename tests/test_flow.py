@@ -390,6 +390,7 @@ def test_accepted_connections_get_the_configured_send_buffer():
         assert conn.bufferSize == 8192  # Twisted pauses the connection's input past it
 
 
+@pytest.mark.slow
 def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer():
     """Real loopback sockets: what a non-reader gets run before its input waits."""
 
@@ -538,6 +539,7 @@ def _push(sock: socket.socket, data: bytes, *, stall: float = 2.0) -> int:
     return sent
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
 def test_clients_that_never_read_cannot_grow_the_server(tmp_path):
     # 60 guests from one loopback address: spared the per-address limits here.
@@ -580,6 +582,7 @@ def test_clients_that_never_read_cannot_grow_the_server(tmp_path):
             c.close()
 
 
+@pytest.mark.slow
 def test_an_iac_flood_does_not_starve_other_clients():
     with ServerProcess() as server:
         honest = server.connect()
@@ -638,6 +641,7 @@ def test_the_direct_send_still_serves_a_connection_registered_as_its_own_produce
         b.close()
 
 
+@pytest.mark.slow
 def test_memory_is_given_back_a_while_after_a_burst_of_disconnections():
     server = make_server(trim_after=3)
     trimmer = FicsFactory(server).trimmer

@@ -20,6 +20,8 @@ import pytest
 
 from ficsfen import IllegalMoveError, Tracker, lookup, msg
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "host_server.py"
 PROMPT = b"> "

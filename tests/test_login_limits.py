@@ -274,6 +274,7 @@ def test_ipv6_peers_are_counted_by_their_64():
     assert address_key("192.0.2.1") == "192.0.2.1"
 
 
+@pytest.mark.slow
 def test_stale_entries_are_swept_as_tables_grow():
     from twisted.internet.task import Clock
     clock = Clock()
@@ -395,6 +396,7 @@ def _read_to_eof(sock: socket.socket) -> str:
     return data.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
+@pytest.mark.slow
 def test_thirty_wrong_passwords_are_throttled_then_locked_out(tmp_path):
     conf = _config(tmp_path, "password_delay = 0.01\npassword_delay_max = 0.04\n"
                              "password_failures = 5\npassword_lockout = 600\n"
@@ -430,6 +432,7 @@ def test_thirty_wrong_passwords_are_throttled_then_locked_out(tmp_path):
         assert len(refusals) == 1 and "locked by account" in refusals[0]
 
 
+@pytest.mark.slow
 def test_real_alice_logs_in_past_a_squatter_on_loopback(tmp_path):
     with ServerProcess("--config", _config(tmp_path, "")) as server:
         with server.connect() as squatter, server.connect() as alice:
@@ -442,6 +445,7 @@ def test_real_alice_logs_in_past_a_squatter_on_loopback(tmp_path):
             assert "you can't both be logged in" in alice.read_until("logged in. ****")
 
 
+@pytest.mark.slow
 def test_connection_limit_per_address_on_loopback(tmp_path):
     with ServerProcess("--config", _config(tmp_path, "connections_per_address = 3")) as server:
         clients = [server.connect() for _ in range(3)]

@@ -115,6 +115,7 @@ def test_guests_leave_no_finger_time_registered_players_do():
     assert list(server.last_seen) == ["sam"]
 
 
+@pytest.mark.slow
 def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
     clock = Clock()
     server = make_server(clock=clock, trim_after=50, logins_per_minute=5)
@@ -140,6 +141,7 @@ def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
     assert len(server) == 0 and sys.getsizeof(server._sessions) == sys.getsizeof({})
 
 
+@pytest.mark.slow
 def test_a_new_burst_replaces_the_pending_second_run():
     clock = Clock()
     tidied = []

@@ -47,6 +47,7 @@ def test_the_pool_settings_are_checked():
         from_mapping({"limits": {"password_nice": -1}})
 
 
+@pytest.mark.slow
 @linux_only
 def test_a_real_server_checks_passwords_in_threads_of_lower_priority(tmp_path):
     config = tmp_path / "ficsfen.toml"
@@ -67,6 +68,7 @@ def test_a_real_server_checks_passwords_in_threads_of_lower_priority(tmp_path):
             assert "Invalid password" in client.read_until("login: ")
 
 
+@pytest.mark.slow
 @linux_only
 def test_the_pool_threads_are_started_with_the_server_lowered_already(tmp_path):
     """Started lazily, during a crowd of logins, the pool's threads and their locks

@@ -399,6 +399,7 @@ def test_a_registered_player_leaving_a_guest_forfeits():
     assert len(table.server.adjourned) == 0
 
 
+@pytest.mark.slow
 def test_the_last_board_of_a_finished_game_shows_no_clock_running(table):
     game = table.start("1 0")
     table.bob.command("style 12")

@@ -305,6 +305,7 @@ def _wait_for_log(process, text, timeout=10.0):
     raise AssertionError(f"{text!r} not in the server log")
 
 
+@pytest.mark.slow
 def test_spam_attack_and_refusals_on_loopback(tmp_path):
     conf = tmp_path / "spam.toml"
     conf.write_text("[limits]\noffers_per_minute = 10\n")

@@ -62,6 +62,7 @@ def server(tmp_path_factory):
         yield process
 
 
+@pytest.mark.slow
 def test_two_guests_meet_through_seek_sought_play_and_play(server):
     with server.connect() as a, server.connect() as b, server.connect() as graph:
         alice, bob = a.login(), b.login()

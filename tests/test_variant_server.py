@@ -404,6 +404,7 @@ def _telnet_game(process, words: str, board_of, want) -> None:
             client.close()
 
 
+@pytest.mark.slow
 def test_crazyhouse_to_mate_over_real_sockets(process):
     _telnet_game(process, "crazyhouse", lambda fen: chess.variant.CrazyhouseBoard(fen), _drops)
 
