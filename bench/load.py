@@ -381,7 +381,7 @@ class Session(asyncio.Protocol):
         if not self.closed.done():
             self.closed.set_result(None)
 
-    # helpers
+    # utilities
     def encode(self, text: bytes) -> bytes:
         """The bytes that send the line ``text`` in this session's mode."""
         if self.block:

@@ -436,7 +436,7 @@ def test_the_block_code_table_is_ficss():
 
 
 def test_a_bare_at_sign_is_the_rest_of_the_line_as_in_older_fics_aliases():
-    # The reading of FICS "help alias", and what xboard's "alias $ @" relies on.
+    # Our reading of FICS "help alias", and what xboard's "alias $ @" relies on.
     server = make_server()
     alice = connect(server)
     alice.login()

@@ -1,4 +1,4 @@
-"""FICS login texts, type-ahead, logging in twice, %b, $$ and timeseal (issue 9).
+"""FICS login texts, type-ahead, logging in twice, %b, $$ and timeseal.
 
 The timeseal lines here are made by :func:`encode`, an encoder written from
 the documented format (not the server's decoder run backwards).

@@ -1,4 +1,4 @@
-"""Refusing players (noplay, censor), offer rate limits and adjourned-game expiry (issue 11).
+"""Refusing players (noplay, censor), offer rate limits and adjourned-game expiry.
 
 Protocol tests run the server on a fake clock (and a fake wall clock for
 adjournment dates); the store tests use a real SQLite file restarted in

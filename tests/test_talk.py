@@ -1,4 +1,4 @@
-"""Talking (issue 13): tells, says, kibitzes, shouts, channels, censoring and limits,
+"""Talking: tells, says, kibitzes, shouts, channels, censoring and limits,
 on a server with a fake clock."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seeks and talk over real sockets (issue 13): ``ficsfen serve`` on a loopback port.
+"""Seeks and talk over real sockets: ``ficsfen serve`` on a loopback port.
 
 Two guests meet through seek/sought/play and play a game; <s> lines are read
 the way pychess reads them; tells, says, kibitzes and channel messages

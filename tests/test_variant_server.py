@@ -1,4 +1,4 @@
-"""Chess960 (``wild/fr``) and crazyhouse games on the server (issue 12, part 3).
+"""Chess960 (``wild/fr``) and crazyhouse games on the server.
 
 Games are made with python-chess's variant boards (a seeded player that
 mates when it can), played through the server by two players, and checked
