@@ -28,7 +28,7 @@ from conftest import missing
 
 REPO = Path(__file__).resolve().parents[1]
 PLUGIN = "twisted/plugins/ficsfen_plugin.py"
-TIMEOUT = 20.0  # guards against a hang only
+TIMEOUT = 60.0  # guards against a hang only
 
 
 @pytest.fixture(scope="module")

@@ -174,7 +174,7 @@ def test_a_port_accepts_at_most_its_limit_per_turn_on_loopback():
     try:
         assert isinstance(port, AcceptLimitedPort)
         address = port.getHost()
-        clients = [socket.create_connection((address.host, address.port), timeout=5) for _ in range(8)]
+        clients = [socket.create_connection((address.host, address.port), timeout=60) for _ in range(8)]
         counts = []
         for _ in range(4):
             before = len(factory.made)

@@ -295,7 +295,7 @@ def test_an_adjourned_game_expires_across_a_restart(tmp_path, reactor):
 
 # -- a real server on loopback ---------------------------------------------------------
 
-def _wait_for_log(process, text, timeout=10.0):
+def _wait_for_log(process, text, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = [line for line in process.log_lines if text in line]
