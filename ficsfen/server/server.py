@@ -29,11 +29,13 @@ import random
 import string
 import threading
 import time
-from typing import Any, Callable
+from collections import deque
+from typing import Any, Callable, Mapping
 
-from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
+from twisted.internet.defer import Deferred, DeferredList, gatherResults, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.commands.fen import FenCommand
@@ -84,7 +86,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         session_cmds.WhoCommand(),
         session_cmds.GamesCommand(),
         session_cmds.QuitCommand(),
-        examine.ExamineCommand(store=lambda: server.store, listener=server),
+        examine.ExamineCommand(store=lambda: server.store, listener=server, read=server.read),
         examine.UnexamineCommand(),
         examine.ForwardCommand(),
         examine.BackwardCommand(),
@@ -94,13 +96,14 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         board_cmds.MovesCommand(now=server.clock.seconds),
         info.DateCommand(now=server.clock.seconds),
         info.FingerCommand(now=server.clock.seconds, last_seen=server.last_seen,
-                           is_registered=server.is_registered),
+                           registered=server.registered),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
         *history_cmds.commands(lambda: server.store, throttle=server.throttle,
-                               refusals=server.password_refusals, hash=server.run_hash),
-        *lists.commands(server.lists, is_registered=server.is_registered,
+                               refusals=server.password_refusals, hash=server.run_hash,
+                               read=server.read),
+        *lists.commands(server.lists, registered=server.registered,
                         changed=server.list_changed),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, server._sessions.keys),
@@ -118,6 +121,11 @@ def check_command_names(command: ICommand) -> None:
     for word in (command.name, *command.aliases):
         if is_move_text(word):
             raise ValueError(f"command name {word!r} reads as a move")
+
+
+#: Lines a session may type while its command waits for a store read (run after
+#: it); later ones are dropped, and the player is told how many.
+MAX_WAITING_LINES = 50
 
 
 @implementer(IGameListener, IMoveTiming, IPlayers, IBoards, IGameService)
@@ -159,6 +167,15 @@ class FicsServer:
             self._password_pool = BackgroundPool(
                 clock, threads=self.config.password_threads, nice=self.config.password_nice,
                 name="ficsfen-passwords")
+        #: Where store reads run with a real reactor (inline with a test clock): one
+        #: thread, which alone uses the store's read connection.  Never the reactor's
+        #: thread: a stalled disk must delay the reads waiting for it, not every player.
+        self._read_pool: BackgroundPool | None = None
+        if store is not None and IReactorThreads.providedBy(clock):
+            self._read_pool = BackgroundPool(clock, threads=1, nice=0, name="ficsfen-store-reads")
+        self._reads: set[Deferred[None]] = set()  # fired as each read in the pool ends
+        #: Set as :meth:`shutdown` begins: from then on no login completes.
+        self.stopping = False
         self.directory = GameDirectory(self.handles)
         #: Logins, logouts and ``open`` changes so far: with the directory's
         #: changes, the version of what ``who`` lists.
@@ -226,6 +243,8 @@ class FicsServer:
         #: The session whose move waits for its commit: its board, announced
         #: then, ends with the prompt, so the command's own prompt is left out.
         self._prompt_later: Session | None = None
+        #: The Deferred the current command returned: its answer waits for a store read.
+        self._answer: Deferred | None = None
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -306,6 +325,52 @@ class FicsServer:
             return self.store.get_account(name) is not None
         return fold(name) in self.config.accounts
 
+    def registered(self, name: str) -> Deferred[bool]:
+        """:meth:`is_registered`, read off the reactor thread (:meth:`read`)."""
+        return self.read(self.is_registered, name)
+
+    def saved_settings(self, name: str) -> Deferred[dict[str, Any]]:
+        """The settings a registered ``name`` saved (empty without a store), read off the
+        reactor thread (:meth:`read`); what :meth:`enter` takes as ``saved``."""
+        if self.store is None:
+            return succeed({})
+        return self.read(self.store.load_settings, name)
+
+    def read(self, function: Callable[..., Any], *args: Any) -> Deferred:
+        """``function(*args)``, a store read, off the reactor thread; its result as a Deferred.
+
+        With a real reactor and a store it runs in the server's one read
+        thread, in order, and the Deferred fires in the reactor thread; with
+        a test clock, or without a store, it runs inline.  An exception (a
+        ``StoreClosedError`` once the store is closed) fails the Deferred.
+        :meth:`reads_done` waits for the reads under way.
+        """
+        if self._read_pool is None:
+            return maybeDeferred(function, *args)
+        ended: Deferred[None] = Deferred()
+        self._reads.add(ended)
+        answer: Deferred = Deferred()
+        # The session whose command asked (None at login): what its callbacks write
+        # is that command's answer, as if the read had been inline.
+        session = self._current
+
+        def arrived(result: Any) -> None:
+            self._reads.discard(ended)
+            current, self._current = self._current, session
+            try:
+                answer.callback(result)  # a Failure errbacks
+            finally:
+                self._current = current
+            # in the next turn: after what the caller did with the result (its writes)
+            self.clock.callLater(0, ended.callback, None)
+
+        self._read_pool.run(function, *args).addBoth(arrived)
+        return answer
+
+    def reads_done(self) -> Deferred[Any]:
+        """Fires once the store reads under way now have ended (before the store closes)."""
+        return DeferredList(list(self._reads))
+
     def _password_hash(self, name: str) -> str:
         if self.store is not None:
             account = self.store.get_account(name)
@@ -318,13 +383,15 @@ class FicsServer:
         The caller asks :attr:`throttle` first: a throttled attempt must
         never get here (the hash is what an attacker wants us to spend).
 
-        The hash is read from the store at each login (never cached).
+        The hash is read from the store at each login (never cached), off
+        the reactor thread (:meth:`read`).
         Hashing takes a good fraction of a second by design, so it runs in
         a thread pool of its own at a lower CPU priority when the clock is a
         real reactor (inline with a test clock), never blocking other
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
-        return self.run_hash(verify_password, password, self._password_hash(name))
+        return self.read(self._password_hash, name).addCallback(
+            lambda stored: self.run_hash(verify_password, password, stored))
 
     def run_hash(self, function: Callable[..., Any], *args: Any) -> Deferred:
         """``function(*args)``, a slow password hash, in the password pool (inline with a
@@ -334,15 +401,17 @@ class FicsServer:
         return succeed(function(*args))
 
     def start_threads(self) -> list[threading.Thread]:
-        """Start the password pool's threads now (with a real reactor); returns them.
+        """Start the password pool's and the read thread now (with a real reactor); returns them.
 
         Called as the server starts: threads started later, during a crowd of
         logins, are born among the crowd's objects and keep memory of it.
         """
-        if self._password_pool is None:
-            return []
-        self._password_pool.start()
-        return self._password_pool.threads
+        threads = []
+        for pool in (self._password_pool, self._read_pool):
+            if pool is not None:
+                pool.start()
+                threads += pool.threads
+        return threads
 
     def allocate_guest(self) -> str:
         """A fresh, unused ``GuestXXXX`` handle (reserved until entered or released)."""
@@ -365,8 +434,12 @@ class FicsServer:
         self._reserved.discard(fold(name))
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "", host: str = "") -> Session:
+              registered: bool = False, peer: str = "", host: str = "",
+              saved: Mapping[str, Any] | None = None) -> Session:
         """Log ``handle`` in; the name must have been reserved by the login.
+
+        ``saved``: a registered player's settings, read beforehand with
+        :meth:`saved_settings` (nothing is read here, in the reactor thread).
 
         A registered player who is logged in already is replaced, as on FICS:
         the old session is told and closed, and the new one takes over what
@@ -381,7 +454,7 @@ class FicsServer:
                           registered=registered, peer=peer, host=host)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
-            saved = self.store.load_settings(handle)
+            saved = dict(saved or {})
             settings.apply_saved(session, saved)
             self.lists.load(handle, saved.get("lists"))
             for channel in self.lists.of(handle).members("channel"):
@@ -441,6 +514,7 @@ class FicsServer:
         server shutdown"), the others aborted; players and observers are told
         once that is stored.  The Deferred fires when the sessions are closed.
         """
+        self.stopping = True  # logins under way are refused from now on (telnet.py)
         if self._expiry_call is not None and self._expiry_call.active():
             self._expiry_call.cancel()
         self._expiry_call = None
@@ -461,6 +535,8 @@ class FicsServer:
         """Keep a registered player's settings (``set``, ``style``) for their next login."""
         if self.store is None or not session.registered:
             return
+        if self._sessions.get(fold(session.handle)) is not session:
+            return  # gone (a command's answer that waited for a read): saved at each change
         data = settings.saved(session)
         data["lists"] = self.lists.of(session.handle).to_json()
         d = self.store.save_settings(session.handle, data)
@@ -471,13 +547,21 @@ class FicsServer:
         """Bring back the games the store has unfinished: those in progress when the
         server stopped (a crash) are adjourned there, clocks as at their last move.
 
-        Run once at start, before listening.  A game with a player who has no
+        Run once at start, before listening; the store is read off the
+        reactor thread (:meth:`read`).  A game with a player who has no
         account could never be resumed: it ends, aborted.
         """
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, self.is_registered(stored.start.white)
+                     and self.is_registered(stored.start.black))
+                    for stored in self.store.unfinished_games()]
+
+        return self.read(unfinished).addCallback(self._restore)
+
+    def _restore(self, unfinished: list[tuple[Any, bool]]) -> Deferred[list[Any]]:
         writes = []
-        for stored in self.store.unfinished_games():
-            start = stored.start
-            if not (self.is_registered(start.white) and self.is_registered(start.black)):
+        for stored, resumable in unfinished:
+            if not resumable:
                 writes.append(self.store.end_game(stored.id, GameEnd(
                     "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
                 continue
@@ -548,7 +632,19 @@ class FicsServer:
 
         With the ``block`` ivar on, the line must start with a number and
         the answer is one frame (:meth:`execute_block`), with no prompt.
+
+        A command that reads the store returns a Deferred (its reads run off
+        the reactor thread, :meth:`read`): its answer is complete, and the
+        prompt or frame written, when that Deferred has fired; lines the
+        session types meanwhile wait and run after it, in order.
         """
+        waiting = session.waiting_lines
+        if waiting is not None:
+            if len(waiting) < MAX_WAITING_LINES:
+                waiting.append(line)
+            else:
+                session.waiting_dropped += 1
+            return
         if session.ivars["block"]:
             self.execute_block(session, line)
             return
@@ -558,13 +654,49 @@ class FicsServer:
         try:
             self._run(session, line)
         except Exception:
+            self._answer = None
             self._failed(session, line)
         finally:
             self._current = None
         later, self._prompt_later = self._prompt_later, None
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            self._answer_later(session, line, answer, lambda: self._prompted(session, later))
+            return
+        self._prompted(session, later)
+
+    def _prompted(self, session: Session, later: Session | None) -> None:
         if self._sessions.get(fold(session.handle)) is session and later is not session:
             session.prompt()
         session.release()
+
+    def _answer_later(self, session: Session, line: str, answer: Deferred,
+                      done: Callable[[], None]) -> None:
+        """``done()`` (the prompt or frame, the held output) once ``answer`` fired, then the
+        lines typed meanwhile."""
+        session.waiting_lines = deque()
+
+        def complete(result: Any) -> None:
+            if isinstance(result, Failure):
+                self._failed(session, line, result)
+            done()
+            queued, session.waiting_lines = session.waiting_lines, None
+            if self._sessions.get(fold(session.handle)) is not session:
+                return  # gone meanwhile: nothing more to run
+            if session.waiting_dropped:
+                session.notify(msgn(
+                    "{count} line typed while your previous command waited for the data file "
+                    "was ignored.",
+                    "{count} lines typed while your previous command waited for the data file "
+                    "were ignored.", session.waiting_dropped))
+                session.waiting_dropped = 0
+            while queued:
+                self.execute(session, queued.popleft())
+                if session.waiting_lines is not None:  # that one waits too: the rest after it
+                    session.waiting_lines.extend(queued)
+                    return
+
+        answer.addBoth(complete)
 
     def execute_block(self, session: Session, line: str) -> None:
         """Run ``ID COMMAND ARGS`` and answer with one block-mode frame.
@@ -585,10 +717,19 @@ class FicsServer:
         try:
             reply.code = self._run(session, line)
         except Exception:
+            self._answer = None
             self._failed(session, line)
         finally:
             self._current = None
             self._prompt_later = None  # block mode has no prompt
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            self._answer_later(session, line, answer, lambda: self._framed(session))
+            return
+        self._framed(session)
+
+    @staticmethod
+    def _framed(session: Session) -> None:
         session.close_block()
         session.release()
 
@@ -597,18 +738,21 @@ class FicsServer:
         text = session.render(message).replace("\n", "\r\n") + "\r\n"
         session.emit(block.frame("0", code, encode_text(text, session.charset)))
 
-    def _failed(self, session: Session, line: str) -> None:
+    def _failed(self, session: Session, line: str, failure: Failure | None = None) -> None:
         word = line.split(None, 1)[0] if line.strip() else ""
         try:
             secret = self.table.resolve(word.lstrip("$")).secret
         except (NameResolutionError, AttributeError):
             secret = False
-        self.log.failure("command {line!r} from {handle} failed",
+        self.log.failure("command {line!r} from {handle} failed", failure,
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         session.send(msg("Sorry, an internal error occurred; it has been logged."))
 
     def _run(self, session: Session, line: str) -> int:
         """Run one command line; returns its block-mode code (FICS's table).
+
+        A command whose answer waits for a store read returns a Deferred: it
+        is left in ``_answer`` for :meth:`execute`.
 
         ``$`` and ``$$`` before a command skip alias expansion (the telnet
         side does not count a ``$$`` line as activity).
@@ -655,7 +799,9 @@ class FicsServer:
         reply = session.block_reply
         if reply is not None:  # known before it runs: "quit" closes the frame itself
             reply.code = code
-        command(session, rest, self.directory)
+        answer = command(session, rest, self.directory)
+        if isinstance(answer, Deferred):
+            self._answer = answer
         return code
 
     def line_too_long(self, session: Session) -> None:

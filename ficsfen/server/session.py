@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import deque
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
@@ -85,6 +86,12 @@ class Session:
     ``server`` provides the services commands use; the session keeps each
     under its own narrow interface, and the prompt of the server's config.
     """
+
+    #: While a command's answer waits for a store read (``FicsServer.execute``): the
+    #: lines typed meanwhile, run after it in order; ``None`` when nothing waits.
+    waiting_lines: "deque[str] | None" = None
+    #: Lines dropped meanwhile (beyond ``MAX_WAITING_LINES``), told once it is over.
+    waiting_dropped = 0
 
     def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,

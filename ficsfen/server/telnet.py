@@ -1182,6 +1182,9 @@ class FicsProtocol(TelnetProtocol):
     def lineReceived(self, line: str) -> None:
         handler = _LINE_HANDLERS.get(self.state)
         if handler is not None:
+            if self.session is None and self.server.stopping:
+                self._refuse_stopping()
+                return
             handler(self, line)
 
     def line_login(self, line: str) -> None:
@@ -1213,7 +1216,46 @@ class FicsProtocol(TelnetProtocol):
                          "unrated games.", handle=handle))
             self._ask_return(handle)
             return
-        if server.is_registered(name):
+        # Read off the reactor thread (a stalled disk must not stall everyone);
+        # lines typed meanwhile wait in self._type_ahead.
+        self.state = "checking"
+        server.registered(name).addCallbacks(self._looked_up, self._lookup_failed,
+                                             callbackArgs=(name,), errbackArgs=(name,))
+
+    def _looked_up(self, registered: bool, name: str) -> None:
+        """The rest of ``login:`` once the store said whether ``name`` has an account."""
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.server.stopping:
+            self._refuse_stopping()
+            return
+        self.state = "login"
+        self._named(registered, name)
+        self._replay_type_ahead()
+
+    def _lookup_failed(self, failure: Any, name: str) -> None:
+        """A read of the login (account, settings) failed: refused, and closed."""
+        if self.state != "checking":
+            return
+        if self.server.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("store read for the login of {name} failed", failure, name=name)
+        self._refuse_unavailable()
+
+    def _refuse_stopping(self) -> None:
+        """A login not finished when the server began to stop: told, and closed."""
+        self.log.info("login of {peer} refused: the server is shutting down", peer=self.peer)
+        self.say(msg("The server is shutting down. Goodbye."))
+        self.close()
+
+    def _refuse_unavailable(self) -> None:
+        self.say(msg("Sorry, your login could not be completed; please try again later."))
+        self.close()
+
+    def _named(self, registered: bool, name: str) -> None:
+        server = self.server
+        if registered:
             # Asked even when the player is logged in, and the name is not
             # held meanwhile: the right password, typed here or at another
             # connection's prompt, gets in and closes the other session
@@ -1284,7 +1326,13 @@ class FicsProtocol(TelnetProtocol):
 
         def failed(failure: Any) -> None:
             throttle.end(name, host)
+            if self.state != "checking":
+                return
+            if self.server.stopping:  # the store may be closed already
+                self._refuse_stopping()
+                return
             self.log.failure("password check failed", failure)
+            self._refuse_unavailable()
 
         d.addCallbacks(checked, failed)
 
@@ -1320,19 +1368,24 @@ class FicsProtocol(TelnetProtocol):
             return
         if failure is None:
             throttle.succeeded(name, host)
-            self._enter(registered=True)
-        else:
-            self.pending_name = ""
-            self.say(msg("**** Invalid password! ****"))
-            if failure.locked:
-                wait = seconds_left(failure.until, self.server.clock.seconds())
-                self.say(_refusal_text(name, "locked", failure.locked[0], wait))
-            if failure.locked or not failure.delay:
-                self.state = "login"
-                self._reprompt(fresh_line=True)
-            else:  # the next "login:" after the delay; lines typed meanwhile wait
-                self.state = "delayed"
-                self._delay = self.server.clock.callLater(failure.delay, self._delay_over)
+            if self.server.stopping:
+                self._refuse_stopping()
+                return
+            # Settings read off the reactor thread, too; the state stays "checking".
+            self.server.saved_settings(name).addCallbacks(
+                self._settings_read, self._lookup_failed, errbackArgs=(name,))
+            return
+        self.pending_name = ""
+        self.say(msg("**** Invalid password! ****"))
+        if failure.locked:
+            wait = seconds_left(failure.until, self.server.clock.seconds())
+            self.say(_refusal_text(name, "locked", failure.locked[0], wait))
+        if failure.locked or not failure.delay:
+            self.state = "login"
+            self._reprompt(fresh_line=True)
+        else:  # the next "login:" after the delay; lines typed meanwhile wait
+            self.state = "delayed"
+            self._delay = self.server.clock.callLater(failure.delay, self._delay_over)
         self._replay_type_ahead()
 
     def _log_failure(self, name: str, failure: Failure) -> None:
@@ -1365,17 +1418,27 @@ class FicsProtocol(TelnetProtocol):
                 self._seal.digits = digits
             self.lineReceived(line)
 
+    def _settings_read(self, saved: dict[str, Any]) -> None:
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.server.stopping:
+            self._refuse_stopping()
+            return
+        self._enter(registered=True, saved=saved)
+        self._replay_type_ahead()
+
     def line_confirm(self, line: str) -> None:
         self._enter(registered=False)
 
-    def _enter(self, *, registered: bool) -> None:
+    def _enter(self, *, registered: bool, saved: dict[str, Any] | None = None) -> None:
         handle = self.pending_name
         self.pending_name = self._held = ""
         self._cancel_timer()
         # The session writes straight to the telnet transport (what self.write
         # does, one call less per board sent to each of many observers).
         session = self.server.enter(handle, write=self.transport.write, close=self.close,
-                                    registered=registered, peer=self.peer, host=self.host)
+                                    registered=registered, peer=self.peer, host=self.host,
+                                    saved=saved)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
             session.preset_ivars(self._ivars)
