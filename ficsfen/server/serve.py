@@ -421,8 +421,9 @@ def space_full_collections(every: int = FULL_COLLECTION_EVERY) -> None:
     over the heap stops the reactor for 60-240 ms, and at CPython's default
     it came every few seconds, so a move now and then waited that long
     (p99 windows of 87-230 ms with the store on at 2,000 moves/s:
-    docs/benchmarks/store.md).  Young garbage is still collected as often as before; only
-    cycles that survived two generations wait longer to be freed.
+    docs/benchmarks/store.md).  Young garbage is still collected as often
+    as before; only cycles that survived two generations wait longer to be
+    freed.
     """
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, every)
