@@ -68,7 +68,7 @@ def _connection_pair() -> tuple[Connection, MemoryReactor, socket.socket, socket
     """A :class:`Connection` on one end of a socket pair (under a MemoryReactor), and the other end."""
     a, b = socket.socketpair()
     a.setblocking(False)
-    b.settimeout(2)
+    b.settimeout(60)
     reactor = MemoryReactor()
     conn = Connection(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, reactor)
     return conn, reactor, a, b

@@ -45,7 +45,7 @@ def _telnet_pair(server):
     """A telnet connection of ``server`` on one end of a socket pair, its TCP side, and the other end."""
     a, b = socket.socketpair()
     a.setblocking(False)
-    b.settimeout(2)
+    b.settimeout(60)
     governor = FicsFactory(server).buildProtocol(IPv4Address("TCP", "127.0.0.1", 40000))
     conn = Connection(a, governor, ("127.0.0.1", 40000), _Port(), 1, server.clock)
     governor.makeConnection(conn)

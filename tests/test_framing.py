@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ _LINES = st.lists(st.one_of(st.binary(max_size=14).map(lambda b: b.replace(b"\n"
                             st.sampled_from([b"fen", b"", b"x" * 16, b"y" * 40])), max_size=20)
 
 
+@pytest.mark.slow
 @given(_LINES, st.booleans(), st.data())
 @settings(max_examples=300, deadline=None)
 def test_lines_are_the_same_however_the_input_is_chunked(lines, ended, data):

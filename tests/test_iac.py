@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.conch.telnet import (
@@ -184,6 +185,7 @@ _PIECES = st.lists(st.one_of(
     st.binary(max_size=12)), max_size=40)
 
 
+@pytest.mark.slow
 @given(_PIECES, st.data())
 @settings(max_examples=300, deadline=None)
 def test_any_bytes_in_any_chunks_decode_the_same(pieces, data):
