@@ -40,18 +40,18 @@ from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, load_catalogs, msg, msgn
-from ficsfen.interfaces import ICommand
-from ficsfen.names import AmbiguousNameError, NameIndex, NameResolutionError, fold, resolve_handle
-from ficsfen.server import block, boards, wholist
+from ficsfen.names import NameIndex, fold, resolve_handle
+from ficsfen.server import boards, wholist
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
                                      play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
-from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
+from ficsfen.server.dispatcher import Dispatcher, check_command_names
+from ficsfen.server.reply import Reply
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import (AdjournedGames, GameResult, IGameListener, IMoveTiming,
                                   PlayedGame)
@@ -60,11 +60,10 @@ from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
                                        IPlayers)
 from ficsfen.server.seeks import SeekBoard
-from ficsfen.server.session import Session, encode_text
+from ficsfen.server.session import Services, Session
 from ficsfen.server.talk import Talk, TalkLimiter
 from ficsfen.server.variant_games import FICS_TYPES, holdings_line, received_line, start_fen
 from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
-from ficsfen.tracker import is_move_text
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
 
@@ -106,16 +105,6 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         check_command_names(command)
         table.register(command)
     return table
-
-
-def check_command_names(command: ICommand) -> None:
-    """Refuse a name or alias shaped like a move: execute() looks names up first.
-
-    :raises ValueError: ``e4`` or ``O-O`` would run the command instead of moving.
-    """
-    for word in (command.name, *command.aliases):
-        if is_move_text(word):
-            raise ValueError(f"command name {word!r} reads as a move")
 
 
 @implementer(IGameListener, IMoveTiming, IPlayers, IBoards, IGameService)
@@ -179,7 +168,6 @@ class FicsServer:
         #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
         self.talk = Talk(session=self._sessions.get, censors=self.lists.censors,
                          censoring=self.lists.censoring,
-                         current=lambda: self._current,
                          limiter=TalkLimiter(clock.seconds, per_minute=self.config.talk_per_minute),
                          max_length=self.config.talk_max_length)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
@@ -207,10 +195,12 @@ class FicsServer:
         #: not look at every session.
         self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set(),
                                                     "seekinfo": set()}
-        self._current: Session | None = None
-        #: The session whose move waits for its commit: its board, announced
-        #: then, ends with the prompt, so the command's own prompt is left out.
-        self._prompt_later: Session | None = None
+        #: What every session carries for its commands.
+        self.services = Services(players=self, boards=self, games=self,
+                                 ivars_changed=self.ivars_changed, prompt=self.config.prompt)
+        #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
+        self.dispatcher = Dispatcher(self.table, self.directory, move=self.move,
+                                     max_line=self.config.max_line)
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -351,7 +341,7 @@ class FicsServer:
         old = self._sessions.get(key)
         if old is not None:
             handle = old.handle  # the spelling its games know
-        session = Session(self, handle, write=write, close=close, lang=self.config.language,
+        session = Session(self.services, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
@@ -517,132 +507,7 @@ class FicsServer:
 
     # -- commands --------------------------------------------------------
 
-    def execute(self, session: Session, line: str) -> None:
-        """Run one input line for ``session``, then write the prompt.
-
-        With the ``block`` ivar on, the line must start with a number and
-        the answer is one frame (:meth:`execute_block`), with no prompt.
-        """
-        if session.ivars["block"]:
-            self.execute_block(session, line)
-            return
-        self._current = session
-        self._prompt_later = None
-        session.hold()
-        try:
-            self._run(session, line)
-        except Exception:
-            self._failed(session, line)
-        finally:
-            self._current = None
-        later, self._prompt_later = self._prompt_later, None
-        if self._sessions.get(fold(session.handle)) is session and later is not session:
-            session.prompt()
-        session.release()
-
-    def execute_block(self, session: Session, line: str) -> None:
-        """Run ``ID COMMAND ARGS`` and answer with one block-mode frame.
-
-        A line without an id answers code 519; asynchronous output the
-        command causes for this session (a notification) stays outside the
-        frame, before it.
-        """
-        try:
-            ident, line = block.split_id(line)
-        except block.BlockIdError:
-            self._block_error(session, block.NO_SEQUENCE, msg(
-                "Block mode is on: start each command with its number, as in \"1 games\"."))
-            return
-        self._current = session
-        session.hold()
-        reply = session.open_block(ident)
-        try:
-            reply.code = self._run(session, line)
-        except Exception:
-            self._failed(session, line)
-        finally:
-            self._current = None
-            self._prompt_later = None  # block mode has no prompt
-        session.close_block()
-        session.release()
-
-    def _block_error(self, session: Session, code: int, message: Message) -> None:
-        """A frame for a line that never became a command (no id, too long)."""
-        text = session.render(message).replace("\n", "\r\n") + "\r\n"
-        session.emit(block.frame("0", code, encode_text(text, session.charset)))
-
-    def _failed(self, session: Session, line: str) -> None:
-        word = line.split(None, 1)[0] if line.strip() else ""
-        try:
-            secret = self.table.resolve(word.lstrip("$")).secret
-        except (NameResolutionError, AttributeError):
-            secret = False
-        self.log.failure("command {line!r} from {handle} failed",
-                         line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
-        session.send(msg("Sorry, an internal error occurred; it has been logged."))
-
-    def _run(self, session: Session, line: str) -> int:
-        """Run one command line; returns its block-mode code (FICS's table).
-
-        ``$`` and ``$$`` before a command skip alias expansion (the telnet
-        side does not count a ``$$`` line as activity).
-        """
-        words = line.split(None, 1)
-        if not words:
-            return block.NULL
-        word = words[0]
-        if word[0] == "$":
-            text = line.lstrip()
-            line = text[2:] if text.startswith("$$") else text[1:]
-            words = line.split(None, 1)
-            if not words:
-                return block.NULL
-            word = words[0]
-        elif session.aliases and not (len(words) == 1 and is_move_text(word)):
-            try:
-                expanded = expand_alias(line, session.aliases, session.handle)
-            except AliasError as e:
-                session.send(e.message)
-                return block.BAD_COMMAND
-            if expanded is not line:
-                words = expanded.split(None, 1)
-                if not words:
-                    return block.NULL
-                word = words[0]
-        rest = words[1].strip() if len(words) > 1 else ""
-        if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
-            rest = f"{word[1:]} {rest}".strip()
-            word = word[0]
-        # An exact command name first (one dict access): no name or alias is
-        # shaped like a move (see build_command_table).
-        command = self.table.exact(word)
-        if command is None:
-            if not rest and is_move_text(word):  # the tracker's own grammar
-                self.move(session, word)
-                return block.GAME_MOVE
-            try:
-                command = self.table.resolve(word)
-            except NameResolutionError as e:
-                session.send(e.message)
-                return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
-        code = block.code_for(command.name)
-        reply = session.block_reply
-        if reply is not None:  # known before it runs: "quit" closes the frame itself
-            reply.code = code
-        command(session, rest, self.directory)
-        return code
-
-    def line_too_long(self, session: Session) -> None:
-        """The telnet side dropped an over-long line: say so (code 520 in block mode)."""
-        note = msg("Your line was longer than {limit} bytes and has been ignored.",
-                   limit=self.config.max_line)
-        if session.ivars["block"]:
-            self._block_error(session, block.LINE_TOO_LONG, note)
-        else:
-            session.send(note)
-            session.prompt()
-
-    def move(self, session: Session, text: str) -> None:
+    def move(self, session: Session, text: str, reply: Reply) -> None:
         """A move typed at the prompt, for the game ``session`` plays or examines.
 
         Played and examined games share one entry point, ``game.move(handle,
@@ -663,7 +528,7 @@ class FicsServer:
             return
         if IPlayedGame.providedBy(game) and game.announcing:
             # One write for the mover, as on FICS: the board then the prompt.
-            self._prompt_later = session
+            reply.defer_prompt()
         if notices:
             self.deliver_after(game, notices)
 
@@ -677,14 +542,11 @@ class FicsServer:
     # -- messages to people ----------------------------------------------
 
     def tell(self, handle: str, message: Message | str) -> None:
-        """``message`` for ``handle``: command output for the caller, else a notification."""
+        """``message`` for ``handle``: in the answer to their command if it is running,
+        else a notification (:meth:`Session.inform`)."""
         session = self.session(handle)
-        if session is None:
-            return
-        if session is self._current:
-            session.send(message)
-        else:
-            session.notify(message)
+        if session is not None:
+            session.inform(message)
 
     def deliver(self, notices: Any) -> None:
         """Send :class:`ficsfen.server.challenges.Notice` values, one notification per person."""
@@ -1016,7 +878,6 @@ class FicsServer:
         """
         texts: dict[tuple, str] = {}
         sessions = self._sessions
-        current = self._current
         players = game.players()
         lag = self.mover_lag(game)
 
@@ -1033,7 +894,7 @@ class FicsServer:
             session = sessions.get(fold(handle))
             if session is None:
                 continue
-            is_caller = session is current
+            is_caller = session.reply is not None  # the board its command's answer
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
                    session.lang if noted or session.style == 1 else "", session.showfen,
@@ -1052,14 +913,14 @@ class FicsServer:
         relation = boards.relation_for(game, "")
         noted = note is not None
         groups = self._observer_groups(game, players)
-        current_watches = (current is not None
-                           and fold(current.handle) in self.directory.observer_keys(game))
         for (style, lang, showfen, ms, charset, prompt), members in groups:
             key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
             text = text_for(members[0], key, noted)
-            if current_watches and current in members:  # command output, without the prompt
-                current.write_text(text)
-                members = [m for m in members if m is not current]
+            answered = [m for m in members if m.reply is not None]
+            if answered:  # an observer's own command: its answer, without the prompt
+                for member in answered:
+                    member.write_text(text)
+                members = [m for m in members if m.reply is None]
             Session.emit_all(members, Session.notification(text, charset, prompt))
         self._ping_to_move(game)
 

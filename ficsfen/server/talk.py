@@ -17,7 +17,7 @@ characters never reach another user's terminal.  A sender is held to
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
@@ -69,7 +69,7 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in _DROPPED).strip()
 
 
-def rating_text(session: Any) -> str:
+def rating_text(session: Session) -> str:
     """How FICS shows a player with no rating: ``----`` registered, ``++++`` guest."""
     return "----" if session.registered else "++++"
 
@@ -117,18 +117,18 @@ class Talk:
     ``session(key)`` is the logged-in session of a folded handle (or None);
     ``censors(receiver, sender)`` whether the receiver's censor list holds
     the sender, ``censoring(sender)`` the folded handles of all who censor
-    them (one look for a fan-out); ``current()`` the session whose command
-    is running (its copy is command output, not a notification).
+    them (one look for a fan-out).  A recipient whose own command is running
+    (the sender, reading their copy) gets it within that command's answer
+    (:attr:`Session.reply`), everyone else as a notification.
     """
 
-    def __init__(self, *, session: Callable[[str], Any], censors: Callable[[str, str], bool],
-                 censoring: Callable[[str], set[str]], current: Callable[[], Any],
+    def __init__(self, *, session: Callable[[str], Session | None],
+                 censors: Callable[[str, str], bool], censoring: Callable[[str], set[str]],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
         self.censors = censors
         self.censoring = censoring
-        self._current = current
         self.limiter = limiter
         self.max_length = max_length
         #: Per folded handle: whom they last told (``.``), the channel (``,``),
@@ -170,11 +170,10 @@ class Talk:
         otherwise.  Returns how many received it, the sender (who reads
         their own copy as command output) not counted.
         """
-        current = self._current()
         sender_key = fold(sender)
         session_of = self._session
         censoring = self.censoring(sender)
-        groups: dict[tuple[str, str, str], list[Any]] = {}
+        groups: dict[tuple[str, str, str], list[Session]] = {}
         count = 0
         for key in keys:
             session = session_of(key)
@@ -184,7 +183,7 @@ class Talk:
                 continue
             if key != sender_key:
                 count += 1
-            if session is current:
+            if session.reply is not None:  # their command's answer
                 session.send(message)
                 continue
             groups.setdefault((session.lang, session.charset, session.prompt_text), []).append(session)
@@ -196,7 +195,7 @@ class Talk:
             Session.emit_all(members, Session.notification(text, charset, prompt))
         return count
 
-    def told(self, session: Any, playing: bool, examining: bool) -> Message:
+    def told(self, session: Session, playing: bool, examining: bool) -> Message:
         """FICS's answer to the sender of a tell: ``(told alice)``, and what they are doing."""
         if playing:
             return msg("(told {handle}, who is playing)", handle=session.handle)
