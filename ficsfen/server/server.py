@@ -1,38 +1,39 @@
-"""The chess service behind the telnet protocol: sessions, games, commands.
+"""The composition root: the services of a chess server, built and wired together.
 
 :class:`FicsServer` knows nothing about bytes or telnet: the protocol
-(:mod:`ficsfen.server.telnet`) hands it decoded lines, and it answers through
-:class:`ficsfen.server.session.Session` objects.  Commands reach games only through
-the :class:`ficsfen.interfaces.IGameDirectory` it owns, exactly as in a host
-server.  Time comes from an injected ``IReactorTime`` (a
+(:mod:`ficsfen.server.telnet`) logs players in through :attr:`FicsServer.accounts`
+and :attr:`FicsServer.sessions` and hands each line typed at the prompt to
+:attr:`FicsServer.dispatcher`.  The services, each taking only what it uses
+(``docs/design.md`` has the map):
+
+- :class:`~ficsfen.server.sessions.Sessions`: who is online, arrivals and departures;
+- :class:`~ficsfen.server.accounts.Accounts`: names, guests, passwords (a
+  credentials checker), saved settings;
+- :class:`~ficsfen.server.dispatcher.Dispatcher`: the command-line grammar
+  and the command table; each command answers through a
+  :class:`~ficsfen.server.reply.Reply`;
+- the game directory, offers, seeks, talk and personal lists, and the games
+  themselves (start, move, end, adjourn, expiry) with their boards.
+
+Time comes from an injected ``IReactorTime`` (a
 :class:`twisted.internet.task.Clock` in tests): game clocks and flag fall
-run on it.
-
-Played games (:class:`ficsfen.server.games.PlayedGame`) and examined ones share
-one move entry point, ``game.move(handle, text)``; both tell the server
-(their :class:`ficsfen.server.games.IGameListener`) when the board changed, and it
-sends every player and observer their board, built once per distinct view
-(:meth:`FicsServer.show_position`).
-
-With a store (``ficsfen.server.store.IStore``) the played games write each
-change through a :class:`ficsfen.server.journal.StoreJournal` and are
-announced once it is committed (``docs/store.md``: a move is announced only
-after its write); accounts and saved settings are read from the store at
-each login; :meth:`FicsServer.restore` brings back, adjourned, the games the
-store had in progress.  Without one nothing is written and everything is
-announced at once.
+run on it.  With a store (``ficsfen.server.store.IStore``) the played games
+write each change through a :class:`ficsfen.server.journal.StoreJournal` and
+are announced once it is committed (``docs/store.md``); accounts and saved
+settings are read from the store at each login; :meth:`FicsServer.restore`
+brings back, adjourned, the games the store had in progress.  Without one
+nothing is written and everything is announced at once.
 """
 
 from __future__ import annotations
 
 import random
-import string
 import threading
 import time
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
-from twisted.internet.interfaces import IReactorThreads, IReactorTime
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -40,15 +41,15 @@ from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import LocalizedError, Message, load_catalogs, msg, msgn
-from ficsfen.names import NameIndex, fold, resolve_handle
+from ficsfen.names import fold
 from ficsfen.server import boards, wholist
+from ficsfen.server.accounts import Accounts
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
                                      play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
-from ficsfen.server.background import BackgroundPool
-from ficsfen.server.config import Config, verify_password
+from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.reply import Reply
@@ -56,30 +57,32 @@ from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.games import (AdjournedGames, GameResult, IGameListener, IMoveTiming,
                                   PlayedGame)
 from ficsfen.server.journal import StoreJournal, restore_game
-from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
-from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameService, IPlayedGame,
-                                       IPlayers)
+from ficsfen.server.limits import AddressLimits
+from ficsfen.server.interfaces import IBoards, IExaminedGame, IGameService, IPlayedGame
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session
+from ficsfen.server.sessions import Sessions
 from ficsfen.server.talk import Talk, TalkLimiter
 from ficsfen.server.variant_games import FICS_TYPES, holdings_line, received_line, start_fen
 from ficsfen.server.store.records import EndCode, GameEnd, GameStatus
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
 
+
 def build_command_table(server: "FicsServer") -> CommandTable:
-    """Every command, with the FICS aliases."""
+    """Every command, with the FICS aliases, each given the services it uses."""
     pager = Pager(server.config.help_page_lines)
     table = CommandTable()
+    sessions, accounts, clock = server.sessions, server.accounts, server.clock
     for command in (
         FenCommand(),
         HelpCommand(server.catalog, pager=pager, command_names=lambda: table.names(),
                     exact_command=table.exact),
         NextCommand(pager),
-        settings.SetCommand(),
-        settings.StyleCommand(),
+        settings.SetCommand(save=server.save_settings),
+        settings.StyleCommand(save=server.save_settings),
         settings.VariablesCommand(),
-        session_cmds.WhoCommand(),
+        session_cmds.WhoCommand(cache=server.who_cache),
         session_cmds.GamesCommand(),
         session_cmds.QuitCommand(),
         examine.ExamineCommand(store=lambda: server.store, listener=server),
@@ -89,33 +92,32 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         examine.RevertCommand(),
         examine.BsetupCommand(),
         board_cmds.RefreshCommand(),
-        board_cmds.MovesCommand(now=server.clock.seconds),
-        info.DateCommand(now=server.clock.seconds),
-        info.FingerCommand(now=server.clock.seconds, last_seen=server.last_seen,
-                           is_registered=server.is_registered),
+        board_cmds.MovesCommand(now=clock.seconds),
+        info.DateCommand(now=clock.seconds),
+        info.FingerCommand(now=clock.seconds, last_seen=sessions.last_seen,
+                           is_registered=accounts.is_registered),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
-        *history_cmds.commands(lambda: server.store, clock=server.clock),
-        *lists.commands(server.lists, is_registered=server.is_registered,
-                        changed=server.list_changed),
+        *history_cmds.commands(lambda: server.store, clock=clock),
+        *lists.commands(server.lists, is_registered=accounts.is_registered,
+                        changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
-        *talk.commands(server.talk, server._sessions.keys),
+        *talk.commands(server.talk, sessions.keys),
     ):
         check_command_names(command)
         table.register(command)
     return table
 
 
-@implementer(IGameListener, IMoveTiming, IPlayers, IBoards, IGameService)
+@implementer(IGameListener, IMoveTiming, IBoards, IGameService)
 class FicsServer:
-    """Sessions by handle, the game directory and the command table.
+    """Builds the services and wires them; see the module's documentation.
 
-    It is the :class:`ficsfen.server.games.IGameListener` of every game it hosts:
-    games tell it when their position changes or they end, and it sends the
-    boards and announcements.  Commands see it only through the narrow
-    services each :class:`Session` carries (:class:`IPlayers`,
-    :class:`IBoards`, :class:`IGameService`).
+    Sessions carry the services commands use (:class:`~ficsfen.server.session.Services`):
+    :class:`IPlayers` is :attr:`sessions`.  Until the games have a service
+    of their own, this object is also the :class:`IGameListener` of every
+    game it hosts and provides :class:`IBoards` and :class:`IGameService`.
     """
 
     log = Logger()
@@ -123,105 +125,87 @@ class FicsServer:
     def __init__(self, config: Config | None = None, *, clock: IReactorTime,
                  rng: random.Random | None = None, catalog: HelpCatalog | None = None,
                  store: Any = None, wall: Callable[[], float] = time.time) -> None:
-        self.config = config if config is not None else Config()
+        self.config = config = config if config is not None else Config()
         #: The ``IStore`` keeping accounts, settings and games, or ``None`` (nothing kept).
         self.store = store
         #: Unix time: when games are adjourned, and so when they expire.
         self.wall = wall
-        #: Writes each change of a played game before it is announced (``None``: no store).
-        self.journal = StoreJournal(store, wall=wall) if store is not None else None
-        #: Players of games being created or resumed, not yet announced (they are busy).
-        self._starting: dict[str, PlayedGame] = {}
         self.clock = clock
         self.rng = rng if rng is not None else random.SystemRandom()
-        self.catalog = catalog if catalog is not None else HelpCatalog(self.config.help_dir)
+        self.catalog = catalog if catalog is not None else HelpCatalog(config.help_dir)
         load_catalogs()  # every message's text read now, not first rendered amid a crowd
-        self._sessions: dict[str, Session] = {}
-        self._handles = NameIndex()  # the handles of _sessions
-        self._reserved: set[str] = set()
-        #: Where passwords are hashed with a real reactor (inline with a test clock):
-        #: its threads start with :meth:`start_threads`, or else at the first check.
-        self._password_pool: BackgroundPool | None = None
-        if IReactorThreads.providedBy(clock):
-            self._password_pool = BackgroundPool(
-                clock, threads=self.config.password_threads, nice=self.config.password_nice,
-                name="ficsfen-passwords")
-        self.directory = GameDirectory(self.handles)
-        #: Logins, logouts and ``open`` changes so far: with the directory's
-        #: changes, the version of what ``who`` lists.
-        self._listing_changes = 0
-        #: ``who`` answers, rendered once per change of what they list.
-        self.who_cache = wholist.WhoCache(
-            lambda: (self._listing_changes, self.directory.changes), clock=clock.seconds)
-        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
-        self.lists = lists.PersonalLists(size=self.config.list_size)
-        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
-        self.offer_limiter = OfferLimiter(clock.seconds, per_minute=self.config.offers_per_minute)
-        #: Pending match offers (``match``, ``accept``, ...).
-        self.challenges = Challenges(handles=self.handles, is_busy=self._busy, rng=self.rng,
-                                     refusal=self.lists.refusal, limiter=self.offer_limiter)
-        #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
-        self.seeks = SeekBoard(sessions=self._sessions.values, is_busy=self._busy,
-                               refuses=lambda receiver, sender:
-                               self.lists.refusal(receiver, sender) is not None,
-                               tell=self.tell)
-        #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
-        self.talk = Talk(session=self._sessions.get, censors=self.lists.censors,
-                         censoring=self.lists.censoring,
-                         limiter=TalkLimiter(clock.seconds, per_minute=self.config.talk_per_minute),
-                         max_length=self.config.talk_max_length)
-        #: Adjourned games waiting for ``resume``, with their history and clocks.
-        self.adjourned = AdjournedGames()
-        #: The next look for expired adjourned games (``None``: none kept).
-        self._expiry_call: Any = None
-        #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
-        self.game_hooks = self.directory.listeners
-        self.connections = 0
-        config = self.config
-        #: Growing delays and lockouts after wrong passwords (``[limits] password_*``).
-        self.throttle = LoginThrottle(
-            clock, delay=config.password_delay, max_delay=config.password_delay_max,
-            failures=config.password_failures, window=config.password_window,
-            lockout=config.password_lockout, exempt=config.exempt)
+        #: Who is online (:class:`IPlayers` for commands).
+        self.sessions = sessions = Sessions(clock=clock, language=config.language)
+        #: Names, guests, passwords (the login's credentials checker), saved settings.
+        self.accounts = Accounts(config, clock=clock, store=store, rng=self.rng,
+                                 online=sessions.has)
         #: Connections and login attempts per address (``[limits]``).
         self.address_limits = AddressLimits(
             clock, connections=config.connections_per_address,
             logins_per_minute=config.logins_per_minute, exempt=config.exempt)
-        #: When each player who left logged out (reactor time), for ``finger``.
-        self.last_seen: dict[str, float] = {}
+        #: Open connections (the telnet side counts them against ``max_connections``).
+        self.connections = 0
+        self.directory = GameDirectory(sessions.handles)
+        #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
+        self.game_hooks = self.directory.listeners
+        #: ``who`` answers, rendered once per change of what they list.
+        self.who_cache = wholist.WhoCache(
+            lambda: (sessions.listing_changes, self.directory.changes), clock=clock.seconds)
+        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        self.lists = lists.PersonalLists(size=config.list_size)
+        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
+        self.offer_limiter = OfferLimiter(clock.seconds, per_minute=config.offers_per_minute)
+        #: Pending match offers (``match``, ``accept``, ...).
+        self.challenges = Challenges(handles=sessions.handles, is_busy=self._busy, rng=self.rng,
+                                     refusal=self.lists.refusal, limiter=self.offer_limiter)
+        #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
+        self.seeks = SeekBoard(sessions=sessions.all, is_busy=self._busy,
+                               refuses=lambda receiver, sender:
+                               self.lists.refusal(receiver, sender) is not None,
+                               tell=sessions.tell)
+        #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
+        self.talk = Talk(session=sessions.get, censors=self.lists.censors,
+                         censoring=self.lists.censoring,
+                         limiter=TalkLimiter(clock.seconds, per_minute=config.talk_per_minute),
+                         max_length=config.talk_max_length)
+        #: Writes each change of a played game before it is announced (``None``: no store).
+        self.journal = StoreJournal(store, wall=wall) if store is not None else None
+        #: Players of games being created or resumed, not yet announced (they are busy).
+        self._starting: dict[str, PlayedGame] = {}
+        #: Adjourned games waiting for ``resume``, with their history and clocks.
+        self.adjourned = AdjournedGames()
+        #: The next look for expired adjourned games (``None``: none kept).
+        self._expiry_call: Any = None
+        sessions.bind(Services(players=sessions, boards=self, games=self,
+                               ivars_changed=sessions.ivars_changed, prompt=config.prompt),
+                      game_of=self.directory.game_of)
+        self._wire_logins()
         self.table = build_command_table(self)
-        #: Sessions with the ``pin`` / ``allresults`` ivar on (told of every
-        #: arrival, departure and game end): kept here so that a login does
-        #: not look at every session.
-        self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set(),
-                                                    "seekinfo": set()}
-        #: What every session carries for its commands.
-        self.services = Services(players=self, boards=self, games=self,
-                                 ivars_changed=self.ivars_changed, prompt=self.config.prompt)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
         self.dispatcher = Dispatcher(self.table, self.directory, move=self.move,
-                                     max_line=self.config.max_line)
+                                     max_line=config.max_line)
+
+    def _wire_logins(self) -> None:
+        """What a login and a logout do beyond the registry, service by service, in order."""
+        sessions = self.sessions
+        sessions.entering.extend([
+            lambda session, replaced: self.accounts.release(session.handle),  # held no more
+            self._restore_settings,
+        ])
+        sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
+        sessions.arrivals.append(self.games_arrived)
+        sessions.departures.extend([
+            self.games_departed,
+            lambda session: sessions.deliver(self.challenges.drop(session.handle)),
+            lambda session: self.seeks.drop(session.handle),
+            lambda session: self.talk.forget(session.handle),
+            lambda session: self.lists.forget(session.handle),
+            lambda session: self.offer_limiter.forget(session.handle),
+            self.observers_departed,
+        ])
 
     def __repr__(self) -> str:
-        return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
-
-    # -- sessions --------------------------------------------------------
-
-    def handles(self) -> NameIndex:
-        """The handles online, kept up to date: typed names resolve against it by bisection."""
-        return self._handles
-
-    def session(self, handle: str) -> Session | None:
-        return self._sessions.get(fold(handle))
-
-    def named(self, word: str) -> Session:
-        return self._sessions[fold(resolve_handle(word, self.handles()))]
-
-    def sessions_sorted(self) -> list[Session]:
-        return sorted(self._sessions.values(), key=lambda s: fold(s.handle))
-
-    def __len__(self) -> int:
-        return len(self._sessions)
+        return f"<FicsServer sessions={len(self.sessions)} games={len(self.directory)}>"
 
     def tidy(self) -> None:
         """Drop what the limits no longer count and resize the tables a crowd grew.
@@ -230,173 +214,88 @@ class FicsServer:
         and dict tables left from thousands of connections would otherwise
         live on, each keeping CPython's allocator from giving an arena back.
         """
-        self.throttle.sweep()
+        self.accounts.throttle.sweep()
         self.address_limits.sweep()
         self.offer_limiter.sweep()
         self.talk.limiter.sweep()
-        compact(self._sessions)
-
-    def listing_changed(self) -> None:
-        """Something ``who`` shows changed outside the game directory (``open``, for one)."""
-        self._listing_changes += 1
-
-    def _busy(self, handle: str) -> bool:
-        return self.directory.game_of(handle) is not None or fold(handle) in self._starting
-
-    def in_use(self, name: str) -> bool:
-        key = fold(name)
-        return key in self._sessions or key in self._reserved
-
-    def check_name(self, name: str) -> Message | None:
-        """Why ``name`` cannot be used as a login name now, or ``None``."""
-        if not (name.isascii() and name.isalpha()):
-            return msg("Sorry, names can only consist of lower and upper case letters. Try again.")
-        if len(name) < 3:
-            return msg("A name should be at least 3 characters long! Try again.")
-        if len(name) > 17:
-            return msg("Sorry, names may be at most 17 characters long. Try again.")
-        if fold(name).startswith("guest"):
-            return msg("Names starting with \"Guest\" are given to guests; type \"{word}\" to get one.",
-                       word=self.config.guest_login)
-        if self.in_use(name):
-            return msg("Sorry, {name} is already logged in. Try another name.", name=name)
-        return None
-
-    def is_guest_name(self, name: str) -> bool:
-        """Whether ``name`` was handed out by the guest login (nobody can choose it again)."""
-        return fold(name).startswith("guest") and not self.is_registered(name)
-
-    def is_registered(self, name: str) -> bool:
-        """Whether ``name`` has an account: in the store when there is one (read at each
-        call, so an account an operator adds or removes counts at once), else in the
-        configuration's ``[accounts]``."""
-        if self.store is not None:
-            return self.store.get_account(name) is not None
-        return fold(name) in self.config.accounts
-
-    def _password_hash(self, name: str) -> str:
-        if self.store is not None:
-            account = self.store.get_account(name)
-            return "" if account is None else account.password_hash
-        return self.config.accounts.get(fold(name), "")
-
-    def check_password(self, name: str, password: str) -> Deferred:
-        """Whether ``password`` is ``name``'s, as a Deferred.
-
-        The caller asks :attr:`throttle` first: a throttled attempt must
-        never get here (the hash is what an attacker wants us to spend).
-
-        The hash is read from the store at each login (never cached).
-        Hashing takes a good fraction of a second by design, so it runs in
-        a thread pool of its own at a lower CPU priority when the clock is a
-        real reactor (inline with a test clock), never blocking other
-        players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
-        """
-        stored = self._password_hash(name)
-        if self._password_pool is not None:
-            return self._password_pool.run(verify_password, password, stored)
-        return succeed(verify_password(password, stored))
+        self.sessions.tidy()
 
     def start_threads(self) -> list[threading.Thread]:
-        """Start the password pool's threads now (with a real reactor); returns them.
+        """Start the background threads (password hashing) before any connection."""
+        return self.accounts.start_threads()
 
-        Called as the server starts: threads started later, during a crowd of
-        logins, are born among the crowd's objects and keep memory of it.
-        """
-        if self._password_pool is None:
-            return []
-        self._password_pool.start()
-        return self._password_pool.threads
+    # -- settings and lists across logins ------------------------------------
 
-    def allocate_guest(self) -> str:
-        """A fresh, unused ``GuestXXXX`` handle (reserved until entered or released)."""
-        letters = string.ascii_uppercase
-        while True:
-            handle = "Guest" + "".join(self.rng.choice(letters) for _ in range(4))
-            if not self.in_use(handle):
-                self.reserve(handle)
-                return handle
-
-    def reserve(self, name: str) -> None:
-        """Hold an unregistered or guest ``name`` while its login is confirmed.
-
-        Registered names are never held: a password prompt does not keep
-        the real player out (whoever gives the right password first gets in).
-        """
-        self._reserved.add(fold(name))
-
-    def release(self, name: str) -> None:
-        self._reserved.discard(fold(name))
-
-    def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "") -> Session:
-        """Log ``handle`` in; the name must have been reserved by the login.
-
-        A registered player who is logged in already is replaced, as on FICS:
-        the old session is told and closed, and the new one takes over what
-        is kept by handle (the game in progress, observed games, offers).
-        """
-        self.release(handle)
-        key = fold(handle)
-        old = self._sessions.get(key)
-        if old is not None:
-            handle = old.handle  # the spelling its games know
-        session = Session(self.services, handle, write=write, close=close, lang=self.config.language,
-                          registered=registered, peer=peer)
-        session.login_time = self.clock.seconds()
-        if registered and self.store is not None:
-            saved = self.store.load_settings(handle)
+    def _restore_settings(self, session: Session, replaced: Session | None) -> None:
+        """A registered player's saved settings and lists; a new guest's lists start empty."""
+        handle = session.handle
+        saved = self.accounts.load_settings(handle) if session.registered else None
+        if saved is not None:
             settings.apply_saved(session, saved)
             self.lists.load(handle, saved.get("lists"))
             for channel in self.lists.of(handle).members("channel"):
                 self.talk.channels.join(handle, int(channel))
-        elif old is None:
+        elif replaced is None and not session.registered:
             self.lists.forget(handle)  # a guest's lists last one session
-        self._sessions[key] = session
-        self._handles.add(handle)
-        self.listing_changed()
-        if old is not None:
-            old.write_text("\n" + old.render(msg(
-                "**** {handle} has arrived - you can't both be logged in. ****", handle=handle)))
-            old.disconnect()  # its connection's logout finds the new session and does nothing
-            for listeners in self._listening.values():
-                listeners.discard(old)
-            session.send(msg("**** {handle} is already logged in - kicking them out. ****",
-                             handle=handle))
-            self.log.info("{handle} logged in again from {peer}; old session closed",
-                          handle=handle, peer=peer)
-        self.log.info("login {handle} from {peer}", handle=handle, peer=peer)
-        return session
 
-    def logout(self, session: Session, *, reason: str = "") -> None:
-        """Take ``session`` out of the server (its games and observations too) and close it."""
-        key = fold(session.handle)
-        if self._sessions.get(key) is not session:
+    def save_settings(self, session: Session) -> None:
+        """Keep a registered player's settings (``set``, ``style``, lists) for their next login."""
+        if not session.registered:
             return
-        del self._sessions[key]
-        self._handles.discard(session.handle)
-        self.listing_changed()
-        if session.registered:  # only registered players are fingered offline
-            self.last_seen[key] = self.clock.seconds()
+        data = settings.saved(session)
+        data["lists"] = self.lists.of(session.handle).to_json()
+        self.accounts.save_settings(session, data)
+
+    def list_changed(self, handle: str, name: str, item: str, added: bool) -> None:
+        """A personal list changed: the channel list is who hears a channel."""
+        if name == "channel":
+            (self.talk.channels.join if added else self.talk.channels.leave)(handle, int(item))
+
+    # -- games: arrivals and departures -----------------------------------------
+
+    def _busy(self, handle: str) -> bool:
+        return self.directory.game_of(handle) is not None or fold(handle) in self._starting
+
+    def games_arrived(self, session: Session) -> None:
+        """A player logged in: their game in progress (when they logged in again) and
+        adjourned games.  Their opponents in adjourned games are told, and so are they."""
+        game = self.directory.game_of(session.handle)
+        if IPlayedGame.providedBy(game):
+            other = game.opponent_of(session.handle)
+            session.notify("\n".join([
+                session.render(msg("You are still playing game {number} against {handle}.",
+                                   number=game.number, handle=other)),
+                self.board_text(session, game, fresh=True)]))
+            self._ping_to_move(game)
+        online = []
+        for game in self.adjourned.of(session.handle):
+            other = game.black if fold(game.white) == fold(session.handle) else game.white
+            present = self.sessions.get(other)
+            if present is not None:
+                self.sessions.tell(other, msg("Notification: {handle}, who has an adjourned game "
+                                              "with you, has arrived.", handle=session.handle))
+                online.append(present.handle)
+            else:
+                session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
+                                   handle=other))
+        if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
+            session.notify(msgn("{count} player, who has an adjourned game with you, is online:\n{names}",
+                                "{count} players, who have an adjourned game with you, are online:\n{names}",
+                                len(online), names=" ".join(online)))
+
+    def games_departed(self, session: Session) -> None:
+        """A player left: they stop examining, or their game is adjourned (between
+        registered players) or forfeited, as on FICS; the game end tells the others."""
         game = self.directory.game_of(session.handle)
         if IExaminedGame.providedBy(game):
             self.stop_examining(session.handle, game, quiet=True)
         elif IPlayedGame.providedBy(game):
-            # Adjourned between registered players, else forfeited (FICS);
-            # gameEnded tells the opponent and the observers.
             game.disconnect(session.handle)
-        self.deliver(self.challenges.drop(session.handle))
-        self.seeks.drop(session.handle)
-        self.talk.forget(session.handle)
-        self.lists.forget(session.handle)
-        self.offer_limiter.forget(session.handle)
+
+    def observers_departed(self, session: Session) -> None:
+        """A player left: they observe nothing any more."""
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
-        self.log.info("logout {handle} ({reason})", handle=session.handle, reason=reason)
-        session.disconnect()
-        for members in self._listening.values():
-            members.discard(session)
-        self._tell_pin(f"<wd> {session.handle}", session)
 
     def shutdown(self) -> Deferred[None]:
         """Stop every game, then tell everyone the server stops and close every session.
@@ -415,21 +314,11 @@ class FicsServer:
                  if IPlayedGame.providedBy(game)]
 
         def goodbye(_: object) -> None:
-            for session in list(self._sessions.values()):
+            for session in list(self.sessions):
                 session.notify(msg("The server is shutting down. Goodbye."))
-                self.logout(session, reason="shutdown")
+                self.sessions.logout(session, reason="shutdown")
 
         return DeferredList(waits, consumeErrors=True).addCallback(goodbye)
-
-    def save_settings(self, session: Session) -> None:
-        """Keep a registered player's settings (``set``, ``style``) for their next login."""
-        if self.store is None or not session.registered:
-            return
-        data = settings.saved(session)
-        data["lists"] = self.lists.of(session.handle).to_json()
-        d = self.store.save_settings(session.handle, data)
-        d.addErrback(lambda failure: self.log.failure(
-            "could not save the settings of {handle}", failure, handle=session.handle))
 
     def restore(self) -> Deferred[list[Any]]:
         """Bring back the games the store has unfinished: those in progress when the
@@ -441,7 +330,7 @@ class FicsServer:
         writes = []
         for stored in self.store.unfinished_games():
             start = stored.start
-            if not (self.is_registered(start.white) and self.is_registered(start.black)):
+            if not (self.accounts.is_registered(start.white) and self.accounts.is_registered(start.black)):
                 writes.append(self.store.end_game(stored.id, GameEnd(
                     "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
                 continue
@@ -498,7 +387,7 @@ class FicsServer:
             self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
                           "{days:g} days", white=game.white, black=game.black, days=days)
             for handle in game.players():
-                self.tell(handle, msgn(
+                self.sessions.tell(handle, msgn(
                     "Your adjourned game with {handle} has expired: it was not resumed within "
                     "{count} day.",
                     "Your adjourned game with {handle} has expired: it was not resumed within "
@@ -535,32 +424,9 @@ class FicsServer:
     def deliver_after(self, game: Any, notices: Any) -> None:
         """:meth:`deliver` once what ``game`` changed before is stored and announced."""
         if IPlayedGame.providedBy(game):
-            game.after_write(None, lambda: self.deliver(notices))
+            game.after_write(None, lambda: self.sessions.deliver(notices))
         else:
-            self.deliver(notices)
-
-    # -- messages to people ----------------------------------------------
-
-    def tell(self, handle: str, message: Message | str) -> None:
-        """``message`` for ``handle``: in the answer to their command if it is running,
-        else a notification (:meth:`Session.inform`)."""
-        session = self.session(handle)
-        if session is not None:
-            session.inform(message)
-
-    def deliver(self, notices: Any) -> None:
-        """Send :class:`ficsfen.server.challenges.Notice` values, one notification per person."""
-        grouped: dict[str, list[Any]] = {}
-        for notice in notices:
-            grouped.setdefault(notice.handle, []).append(notice)
-        for handle, wanted in grouped.items():
-            session = self.session(handle)
-            if session is None:
-                continue
-            # Notices for an interface variable (pendinfo) reach only those who set it.
-            messages = [n.message for n in wanted if n.ivar is None or session.ivars.get(n.ivar)]
-            if messages:
-                self.tell(handle, "\n".join(session.render(m) for m in messages))
+            self.sessions.deliver(notices)
 
     # -- played games: IGameListener ---------------------------------------
 
@@ -583,7 +449,7 @@ class FicsServer:
         if self.directory.by_number(game.number) is not game and not result.adjourned:
             # Its start was never stored, so never announced: only its players knew.
             for handle in game.players():
-                self.tell(handle, msg("Your game with {handle} could not be started: the server "
+                self.sessions.tell(handle, msg("Your game with {handle} could not be started: the server "
                                       "could not save it.", handle=game.opponent_of(handle)))
             return
         audience = self.watchers(game)
@@ -600,18 +466,18 @@ class FicsServer:
         removed = msg("Removing game {number} from observation list.", number=game.number)
         observing = {fold(h) for h in observers}
         for handle in audience:
-            session = self.session(handle) if fold(handle) in observing else None
+            session = self.sessions.get(handle) if fold(handle) in observing else None
             if session is None:
-                self.tell(handle, announcement)
+                self.sessions.tell(handle, announcement)
             else:
-                self.tell(handle, session.render(announcement) + "\n" + session.render(removed))
-        self.deliver(result.notices)
+                self.sessions.tell(handle, session.render(announcement) + "\n" + session.render(removed))
+        self.sessions.deliver(result.notices)
         # The allresults ivar: every game's end, not only watched ones.
-        if self._listening["allresults"]:
+        if self.sessions.listening("allresults"):
             watching = {fold(h) for h in audience}
-            for other in list(self._listening["allresults"]):
+            for other in list(self.sessions.listening("allresults")):
                 if fold(other.handle) not in watching:
-                    self.tell(other.handle, announcement)
+                    self.sessions.tell(other.handle, announcement)
         self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
                       white=game.white, black=game.black, score=result.score)
 
@@ -681,13 +547,13 @@ class FicsServer:
         # message.  pychess reads a game's start as four consecutive lines (the third
         # any line): one more line, or a prompt, before the board and it opens no board.
         for handle in (white, black):
-            session = self.session(handle)
+            session = self.sessions.get(handle)
             if session is not None:
                 lines = [session.render(creating), session.render(header)]
                 if session.ivars["gameinfo"]:
                     lines.append(info_line)
                 lines += ["", self.board_text(session, game)]
-                self.tell(handle, "\n".join(lines))
+                self.sessions.tell(handle, "\n".join(lines))
         self._ping_to_move(game)
 
     def resume_game(self, game: PlayedGame) -> None:
@@ -713,13 +579,13 @@ class FicsServer:
                      number=game.number, white=game.white, black=game.black,
                      category=boards.category(game))
         for handle in game.players():
-            self.tell(handle, header)
+            self.sessions.tell(handle, header)
         game.listener = self
         game.resume()
 
     def game_info(self, game: Any) -> str:
         """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
-        white, black = self.session(game.white), self.session(game.black)
+        white, black = self.sessions.get(game.white), self.sessions.get(game.black)
         return boards.game_info_line(
             game, registered=(white is not None and white.registered,
                               black is not None and black.registered),
@@ -727,12 +593,12 @@ class FicsServer:
 
     def _logged_in_registered(self, handle: str) -> bool:
         """Whether ``handle`` is logged in with a password (only their games are adjourned)."""
-        session = self.session(handle)
+        session = self.sessions.get(handle)
         return session is not None and session.registered
 
     def _logged_in_as(self, handle: str) -> str:
         """``handle`` as its session spells it now (the same name, maybe in another case)."""
-        session = self.session(handle)
+        session = self.sessions.get(handle)
         return handle if session is None else session.handle
 
     def examine(self, handle: str) -> ExaminedGame:
@@ -742,71 +608,6 @@ class FicsServer:
         self.directory.add(game)
         self.show_position(game)
         return game
-
-    def arrived(self, session: Session) -> None:
-        """A player logged in: ``<wa>`` for ``pin`` sessions, their game in progress
-        (when they logged in again) and adjourned games.
-
-        Their opponents in adjourned games are told, and so are they.
-        """
-        self.ivars_changed(session)  # %b at the login prompt may have set them
-        self._tell_pin(self.pin_arrival(session), session)
-        game = self.directory.game_of(session.handle)
-        if IPlayedGame.providedBy(game):
-            other = game.opponent_of(session.handle)
-            session.notify("\n".join([
-                session.render(msg("You are still playing game {number} against {handle}.",
-                                   number=game.number, handle=other)),
-                self.board_text(session, game, fresh=True)]))
-            self._ping_to_move(game)
-        online = []
-        for game in self.adjourned.of(session.handle):
-            other = game.black if fold(game.white) == fold(session.handle) else game.white
-            present = self.session(other)
-            if present is not None:
-                self.tell(other, msg("Notification: {handle}, who has an adjourned game with you, "
-                                     "has arrived.", handle=session.handle))
-                online.append(present.handle)
-            else:
-                session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
-                                   handle=other))
-        if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
-            session.notify(msgn("{count} player, who has an adjourned game with you, is online:\n{names}",
-                                "{count} players, who have an adjourned game with you, are online:\n{names}",
-                                len(online), names=" ".join(online)))
-
-    def pin_arrival(self, session: Session) -> str:
-        """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it:
-        ``who I``'s line for the nine rating categories (:mod:`.wholist`).
-        """
-        game = self.directory.game_of(session.handle)
-        status = wholist.status_char(game, open_=bool(session.variables.get("open", True)))
-        return "<wa> " + wholist.interface_entry(session.handle, status, session.registered,
-                                                 tuple(wholist.RATING_CATEGORIES))
-
-    def _tell_pin(self, line: str, about: Session) -> None:
-        """``line`` to every other session with the ``pin`` ivar on."""
-        for other in list(self._listening["pin"]):
-            if other is not about:
-                other.notify(line)
-
-    def ivars_changed(self, session: Session) -> None:
-        """Note whether ``session`` now listens to arrivals and game ends."""
-        if self._sessions.get(fold(session.handle)) is not session:
-            return
-        seeking = session in self._listening["seekinfo"]
-        for name, members in self._listening.items():
-            if session.ivars[name]:
-                members.add(session)
-            else:
-                members.discard(session)
-        if session.ivars["seekinfo"] and not seeking:  # FICS: <sc>, then every seek
-            self.seeks.refresh(session)
-
-    def list_changed(self, handle: str, name: str, item: str, added: bool) -> None:
-        """A personal list changed: the channel list is who hears a channel."""
-        if name == "channel":
-            (self.talk.channels.join if added else self.talk.channels.leave)(handle, int(item))
 
     # -- boards ----------------------------------------------------------
 
@@ -818,7 +619,7 @@ class FicsServer:
         """The lag (ms) of the player who made ``game``'s last move: style 12's last field."""
         if not IPlayedGame.providedBy(game) or game.tracker.last_ply is None:
             return 0
-        session = self.session(game.handle_of(game.tracker.last_ply.color))
+        session = self.sessions.get(game.handle_of(game.tracker.last_ply.color))
         return session.lag_ms if session is not None else 0
 
     def board_text(self, session: Session, game: Any, *, fresh: bool = False,
@@ -877,7 +678,7 @@ class FicsServer:
         thousand formattings.
         """
         texts: dict[tuple, str] = {}
-        sessions = self._sessions
+        sessions = self.sessions
         players = game.players()
         lag = self.mover_lag(game)
 
@@ -927,13 +728,13 @@ class FicsServer:
     def _ping_to_move(self, game: Any) -> None:
         """A timeseal player to move asks their client when the board arrived (FICS's [G])."""
         if IPlayedGame.providedBy(game) and game.result is None:
-            session = self._sessions.get(fold(game.handle_of(game.tracker.turn)))
+            session = self.sessions.get(fold(game.handle_of(game.tracker.turn)))
             if session is not None and session.move_timer is not None:
                 session.move_timer.ping()
 
     def charge(self, game: Any, handle: str, wall: float) -> float:
         """:class:`IMoveTiming`: a timeseal player's move costs what their stamps say."""
-        session = self.session(handle)
+        session = self.sessions.get(handle)
         if session is None or session.move_timer is None:
             return wall
         return session.move_timer.charge(wall)
@@ -943,7 +744,7 @@ class FicsServer:
 
         The key is (style, language, showfen, ms ivar, charset, prompt).
         """
-        sessions = self._sessions
+        sessions = self.sessions
         folded_players = {fold(h) for h in players}
         groups: dict[tuple, list[Session]] = {}
         for key in self.directory.observer_keys(game):
@@ -959,7 +760,7 @@ class FicsServer:
         if handle in game.examiners:
             game.examiners.remove(handle)
         self.directory.leave(handle)
-        session = self.session(handle)
+        session = self.sessions.get(handle)
         if session is not None and not quiet:
             session.send(msg("You are no longer examining game {number}.", number=game.number))
         if game.examiners:
@@ -971,6 +772,6 @@ class FicsServer:
             targets = self.directory.observers(game)
             self.directory.remove(game)
         for other in targets:
-            s = self.session(other)
+            s = self.sessions.get(other)
             if s is not None and s is not session:
                 s.notify(note)
