@@ -14,7 +14,7 @@ from ficsfen.interfaces import ICaller, IClockedGame, IGame, IGameDirectory, IMo
 from ficsfen.server.challenges import Challenge
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.feed import GameFeed
-from ficsfen.server.games import IGameListener, PlayedGame
+from ficsfen.server.games import IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameEvents, IGameService,
                                        IPlayedGame, IPlayers, IServerCaller, IServerDirectory,
                                        IServerGame)
@@ -39,8 +39,10 @@ def test_examined_games_provide_what_commands_use():
 
 def test_the_server_and_its_parts_provide_their_interfaces():
     server = make_server()
-    for iface in (IPlayers, IBoards, IGameService, IGameListener):
-        assert verifyObject(iface, server)
+    assert verifyObject(IPlayers, server)
+    assert verifyObject(IBoards, server.broadcaster)
+    for iface in (IGameService, IGameListener, IMoveTiming):
+        assert verifyObject(iface, server.games)
     assert verifyObject(IServerDirectory, server.directory)
     assert verifyObject(IGameDirectory, server.directory)
     assert verifyObject(IGameEvents, GameFeed())
@@ -64,8 +66,8 @@ def test_the_games_of_a_running_server_are_told_apart_by_interface():
     bob.login("bob")
     alice.command("examine")
     examined = server.directory.game_of("alice")
-    assert IExaminedGame.providedBy(examined) and examined.listener is server
-    played = server.start_game(Challenge("bob", "carol"))
+    assert IExaminedGame.providedBy(examined) and examined.listener is server.games
+    played = server.games.start_game(Challenge("bob", "carol"))
     assert IPlayedGame.providedBy(played)
 
 

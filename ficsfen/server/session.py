@@ -91,10 +91,10 @@ class Session:
                  peer: str = "") -> None:
         #: Who is logged in, and how to reach them.
         self.players = IPlayers(server)
-        #: Showing games.
-        self.boards = IBoards(server)
-        #: Starting and ending games, match offers, adjourned games.
-        self.games = IGameService(server)
+        #: Showing games (the server's broadcaster).
+        self.boards = IBoards(server.broadcaster)
+        #: Starting and ending games, match offers, adjourned games (the game service).
+        self.games = IGameService(server.games)
         self._ivars_changed = server.ivars_changed
         #: The server's prompt, which ``set prompt`` with no text goes back to.
         self.default_prompt = server.config.prompt

@@ -1,12 +1,14 @@
 """Talking: channels, who hears what, and one fan-out for every kind of message.
 
 ``tell``, ``say``, ``kibitz``, ``whisper``, ``shout``, ``cshout`` and
-channel tells all end in :meth:`Talk.fanout`: the frame around the text
-("alice tells you: ...") is a :class:`~ficsfen.i18n.Message` rendered in
-each recipient's language, the text itself is never translated, and the
-bytes are built once per (language, charset, prompt) and written to every
-member of that group at once (:meth:`Session.emit_all`), so a tell to a
-channel of a thousand costs a thousand writes of the same bytes.
+channel tells all end in :meth:`Talk.fanout`, which picks who hears a
+message and hands them to the server's
+:class:`~ficsfen.server.broadcaster.Broadcaster`: the frame around the
+text ("alice tells you: ...") is a :class:`~ficsfen.i18n.Message`
+rendered in each recipient's language, the text itself is never
+translated, and the bytes are built once per (language, charset, prompt)
+and written to every member of that group at once, so a tell to a channel
+of a thousand costs a thousand writes of the same bytes.
 
 Before anything is sent the text is cleaned (:func:`clean_text`): control
 characters never reach another user's terminal.  A sender is held to
@@ -22,7 +24,6 @@ from typing import Any, Callable, Iterable
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
-from ficsfen.server.session import Session
 
 __all__ = ["CHANNELS", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
            "TextTooLongError", "channel_number", "clean_text", "rating_text"]
@@ -117,18 +118,20 @@ class Talk:
     ``session(key)`` is the logged-in session of a folded handle (or None);
     ``censors(receiver, sender)`` whether the receiver's censor list holds
     the sender, ``censoring(sender)`` the folded handles of all who censor
-    them (one look for a fan-out); ``current()`` the session whose command
-    is running (its copy is command output, not a notification).
+    them (one look for a fan-out); ``deliver(sessions, message)`` sends a
+    message to the sessions chosen
+    (:meth:`ficsfen.server.broadcaster.Broadcaster.talk`).
     """
 
     def __init__(self, *, session: Callable[[str], Any], censors: Callable[[str, str], bool],
-                 censoring: Callable[[str], set[str]], current: Callable[[], Any],
+                 censoring: Callable[[str], set[str]],
+                 deliver: Callable[[list[Any], Message], None],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
         self.censors = censors
         self.censoring = censoring
-        self._current = current
+        self._deliver = deliver
         self.limiter = limiter
         self.max_length = max_length
         #: Per folded handle: whom they last told (``.``), the channel (``,``),
@@ -170,11 +173,10 @@ class Talk:
         otherwise.  Returns how many received it, the sender (who reads
         their own copy as command output) not counted.
         """
-        current = self._current()
         sender_key = fold(sender)
         session_of = self._session
         censoring = self.censoring(sender)
-        groups: dict[tuple[str, str, str], list[Any]] = {}
+        chosen: list[Any] = []
         count = 0
         for key in keys:
             session = session_of(key)
@@ -184,16 +186,8 @@ class Talk:
                 continue
             if key != sender_key:
                 count += 1
-            if session is current:
-                session.send(message)
-                continue
-            groups.setdefault((session.lang, session.charset, session.prompt_text), []).append(session)
-        texts: dict[str, str] = {}
-        for (lang, charset, prompt), members in groups.items():
-            text = texts.get(lang)
-            if text is None:
-                text = texts[lang] = message.render(lang)
-            Session.emit_all(members, Session.notification(text, charset, prompt))
+            chosen.append(session)
+        self._deliver(chosen, message)
         return count
 
     def told(self, session: Any, playing: bool, examining: bool) -> Message:
