@@ -321,11 +321,11 @@ def test_a_line_without_an_id_is_code_519(alice, line):
 
 
 def test_line_too_long_hook(server, alice):
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert alice.output() == (f"Your line was longer than {server.config.max_line} bytes "
                               "and has been ignored.\nfics% ")
     blocked(alice)
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert one_frame(alice.output())[:2] == (0, block.LINE_TOO_LONG)
 
 

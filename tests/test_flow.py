@@ -326,13 +326,13 @@ class _CpuTimer:
 def _costly_commands(server, cost: float) -> _CpuTimer:
     timer = _CpuTimer()
     FicsFactory(server).scheduler.timer = timer  # the server's one scheduler
-    execute = server.execute
+    execute = server.dispatcher.execute
 
     def costly(session, line):
         timer.now += cost
         execute(session, line)
 
-    server.execute = costly
+    server.dispatcher.execute = costly
     return timer
 
 

@@ -8,10 +8,11 @@ type the command being run; a message bus can be put behind this class
 without touching the games.
 
 It finds sessions through ``session(key)`` (a folded handle to the
-logged-in :class:`~ficsfen.server.session.Session`, or ``None``) and asks
-``caller()`` for the session whose command is running: that one reads its
-copy as command output (the command's prompt follows), everyone else as a
-notification with a prompt of its own.
+logged-in :class:`~ficsfen.server.session.Session`, or ``None``).  A session
+whose own command is running (it has an open
+:class:`~ficsfen.server.reply.Reply`: the mover, when the move is announced
+at once) reads its copy within that command's answer (the command's prompt
+follows); everyone else as a notification with a prompt of its own.
 
 A board goes to a thousand observers as a thousand writes of the same
 bytes: :meth:`Broadcaster.show_position` builds one text per distinct view
@@ -45,12 +46,10 @@ class Broadcaster:
     """
 
     def __init__(self, *, session: Callable[[str], Session | None], directory: Any,
-                 caller: Callable[[], Session | None] = lambda: None,
                  allresults: Callable[[], Iterable[Session]] = tuple,
                  renderer: BoardRenderer | None = None) -> None:
         self._session = session
         self.directory = directory
-        self._caller = caller
         self._allresults = allresults
         #: Builds the boards, caching them per game version.
         self.renderer = renderer if renderer is not None else BoardRenderer()
@@ -58,14 +57,11 @@ class Broadcaster:
     # -- messages to people ----------------------------------------------
 
     def tell(self, handle: str, message: Message | str) -> None:
-        """``message`` for ``handle``: command output for the caller, else a notification."""
+        """``message`` for ``handle``: in the answer to their command if it is running,
+        else a notification (:meth:`Session.inform`)."""
         session = self._session(fold(handle))
-        if session is None:
-            return
-        if session is self._caller():
-            session.send(message)
-        else:
-            session.notify(message)
+        if session is not None:
+            session.inform(message)
 
     def deliver(self, notices: Iterable[Any]) -> None:
         """Send :class:`ficsfen.server.challenges.Notice` values, one message per person.
@@ -87,14 +83,14 @@ class Broadcaster:
     def talk(self, sessions: Iterable[Session], message: Message) -> None:
         """``message`` (a tell, a channel or shout line) to each of ``sessions``.
 
-        The caller's copy is command output; the others get it rendered once
-        per language and encoded once per (language, charset, prompt), the
-        same bytes written to every member of a group.
+        A session whose command is running (the sender) reads it in that
+        command's answer; the others get it rendered once per language and
+        encoded once per (language, charset, prompt), the same bytes written
+        to every member of a group.
         """
-        caller = self._caller()
         groups: dict[tuple[str, str, str], list[Session]] = {}
         for session in sessions:
-            if session is caller:
+            if session.reply is not None:  # their command's answer
                 session.send(message)
                 continue
             groups.setdefault((session.lang, session.charset, session.prompt_text),
@@ -136,8 +132,8 @@ class Broadcaster:
                       note_to_caller: bool = True, received: bool = False) -> None:
         """Send the board to everyone watching ``game`` (fast path: ``bench/observers.py``).
 
-        The caller gets it as command output; everyone else as an
-        asynchronous message with a prompt.  A text is built once per
+        A session whose command is running gets it in that command's answer;
+        everyone else as an asynchronous message with a prompt.  A text is built once per
         distinct (style, relation, orientation, language, showfen, ms) and
         its bytes once per group of observers (:meth:`observer_groups`), so
         a thousand observers cost a thousand writes of the same bytes, not a
@@ -147,7 +143,6 @@ class Broadcaster:
         """
         texts: dict[tuple, str] = {}
         session_of = self._session
-        caller = self._caller()
         players = game.players()
         lag = self.mover_lag(game)
 
@@ -164,7 +159,7 @@ class Broadcaster:
             session = session_of(fold(handle))
             if session is None:
                 continue
-            is_caller = session is caller
+            is_caller = session.reply is not None  # the board is its command's answer
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
                    session.lang if noted or session.style == 1 else "", session.showfen,
@@ -183,14 +178,15 @@ class Broadcaster:
             return
         relation = boards.relation_for(game, "")
         noted = note is not None
-        caller_watches = caller is not None and fold(caller.handle) in observer_keys
         for (style, lang, showfen, ms, charset, prompt), members in self.observer_groups(
                 game, players):
             key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
             text = text_for(members[0], key, noted)
-            if caller_watches and caller in members:  # command output, without the prompt
-                caller.write_text(text)
-                members = [m for m in members if m is not caller]
+            answered = [m for m in members if m.reply is not None]
+            if answered:  # an observer's own command: its answer, without the prompt
+                for member in answered:
+                    member.write_text(text)
+                members = [m for m in members if m.reply is None]
             Session.emit_all(members, Session.notification(text, charset, prompt))
         self.ping_to_move(game)
 

@@ -96,7 +96,7 @@ class GameService:
 
     # -- moves -----------------------------------------------------------
 
-    def move(self, session: Any, text: str) -> bool:
+    def move(self, session: Any, text: str, reply: Any = None) -> None:
         """A move typed at the prompt, for the game ``session`` plays or examines.
 
         Played and examined games share one entry point, ``game.move(handle,
@@ -105,24 +105,27 @@ class GameService:
         once or once the move is committed) and returns notices for particular
         people (offers the move withdrew), delivered after the move's board.
 
-        Returns whether the mover's board waits for the commit: it then ends
-        with the prompt, and the command's own prompt is left out.
+        When the move waits for its commit, the mover's board, announced then,
+        ends with the prompt: the command's own is left out
+        (``reply.defer_prompt()``, ``reply`` being the command's
+        :class:`~ficsfen.server.reply.Reply`).
         """
         game = self.directory.game_of(session.handle)
         if game is None:
             session.send(msg("You are not playing or examining a game."))
-            return False
+            return
         try:
             notices = game.move(session.handle, text)
         except LocalizedError as e:
             # Refusals (illegal move, not your turn, setup mode...) carry
             # their localized reason; anything else is a bug, logged by the caller.
             session.send(e.message)
-            return False
-        waits = IPlayedGame.providedBy(game) and game.announcing
+            return
+        if reply is not None and IPlayedGame.providedBy(game) and game.announcing:
+            # One write for the mover, as on FICS: the board then the prompt.
+            reply.defer_prompt()
         if notices:
             self.deliver_after(game, notices)
-        return waits
 
     def deliver_after(self, game: Any, notices: Any) -> None:
         """Deliver ``notices`` once what ``game`` changed before is stored and announced."""

@@ -35,26 +35,24 @@ from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import Message, load_catalogs, msg
-from ficsfen.interfaces import ICommand
-from ficsfen.names import AmbiguousNameError, NameIndex, NameResolutionError, fold, resolve_handle
-from ficsfen.server import block, wholist
+from ficsfen.names import NameIndex, fold, resolve_handle
+from ficsfen.server import wholist
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
                                      play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
-from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.broadcaster import Broadcaster
+from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
 from ficsfen.server.interfaces import IPlayers
 from ficsfen.server.seeks import SeekBoard
-from ficsfen.server.session import Session, encode_text
+from ficsfen.server.session import Services, Session
 from ficsfen.server.talk import Talk, TalkLimiter
-from ficsfen.tracker import is_move_text
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
 
@@ -98,16 +96,6 @@ def build_command_table(server: "FicsServer") -> CommandTable:
     return table
 
 
-def check_command_names(command: ICommand) -> None:
-    """Refuse a name or alias shaped like a move: execute() looks names up first.
-
-    :raises ValueError: ``e4`` or ``O-O`` would run the command instead of moving.
-    """
-    for word in (command.name, *command.aliases):
-        if is_move_text(word):
-            raise ValueError(f"command name {word!r} reads as a move")
-
-
 @implementer(IPlayers)
 class FicsServer:
     """Sessions by handle, the game directory and the command table.
@@ -148,7 +136,6 @@ class FicsServer:
         self.directory = GameDirectory(self.handles)
         #: The one way out to sessions: game events, boards, results, notices and talk.
         self.broadcaster = Broadcaster(session=self._sessions.get, directory=self.directory,
-                                       caller=lambda: self._current,
                                        allresults=lambda: self._listening["allresults"])
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
         self.offer_limiter = OfferLimiter(clock.seconds, per_minute=self.config.offers_per_minute)
@@ -205,10 +192,12 @@ class FicsServer:
         #: not look at every session.
         self._listening: dict[str, set[Session]] = {"pin": set(), "allresults": set(),
                                                     "seekinfo": set()}
-        self._current: Session | None = None
-        #: The session whose move waits for its commit: its board, announced
-        #: then, ends with the prompt, so the command's own prompt is left out.
-        self._prompt_later: Session | None = None
+        #: What every session carries for its commands.
+        self.services = Services(players=self, boards=self.broadcaster, games=self.games,
+                                 ivars_changed=self.ivars_changed, prompt=self.config.prompt)
+        #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
+        self.dispatcher = Dispatcher(self.table, self.directory, move=self.games.move,
+                                     max_line=self.config.max_line)
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self._sessions)} games={len(self.directory)}>"
@@ -346,7 +335,7 @@ class FicsServer:
         old = self._sessions.get(key)
         if old is not None:
             handle = old.handle  # the spelling its games know
-        session = Session(self, handle, write=write, close=close, lang=self.config.language,
+        session = Session(self.services, handle, write=write, close=close, lang=self.config.language,
                           registered=registered, peer=peer)
         session.login_time = self.clock.seconds()
         if registered and self.store is not None:
@@ -441,138 +430,6 @@ class FicsServer:
     def deliver(self, notices: Any) -> None:
         """Send :class:`ficsfen.server.challenges.Notice` values (:meth:`Broadcaster.deliver`)."""
         self.broadcaster.deliver(notices)
-
-    # -- commands --------------------------------------------------------
-
-    def execute(self, session: Session, line: str) -> None:
-        """Run one input line for ``session``, then write the prompt.
-
-        With the ``block`` ivar on, the line must start with a number and
-        the answer is one frame (:meth:`execute_block`), with no prompt.
-        """
-        if session.ivars["block"]:
-            self.execute_block(session, line)
-            return
-        self._current = session
-        self._prompt_later = None
-        session.hold()
-        try:
-            self._run(session, line)
-        except Exception:
-            self._failed(session, line)
-        finally:
-            self._current = None
-        later, self._prompt_later = self._prompt_later, None
-        if self._sessions.get(fold(session.handle)) is session and later is not session:
-            session.prompt()
-        session.release()
-
-    def execute_block(self, session: Session, line: str) -> None:
-        """Run ``ID COMMAND ARGS`` and answer with one block-mode frame.
-
-        A line without an id answers code 519; asynchronous output the
-        command causes for this session (a notification) stays outside the
-        frame, before it.
-        """
-        try:
-            ident, line = block.split_id(line)
-        except block.BlockIdError:
-            self._block_error(session, block.NO_SEQUENCE, msg(
-                "Block mode is on: start each command with its number, as in \"1 games\"."))
-            return
-        self._current = session
-        session.hold()
-        reply = session.open_block(ident)
-        try:
-            reply.code = self._run(session, line)
-        except Exception:
-            self._failed(session, line)
-        finally:
-            self._current = None
-            self._prompt_later = None  # block mode has no prompt
-        session.close_block()
-        session.release()
-
-    def _block_error(self, session: Session, code: int, message: Message) -> None:
-        """A frame for a line that never became a command (no id, too long)."""
-        text = session.render(message).replace("\n", "\r\n") + "\r\n"
-        session.emit(block.frame("0", code, encode_text(text, session.charset)))
-
-    def _failed(self, session: Session, line: str) -> None:
-        word = line.split(None, 1)[0] if line.strip() else ""
-        try:
-            secret = self.table.resolve(word.lstrip("$")).secret
-        except (NameResolutionError, AttributeError):
-            secret = False
-        self.log.failure("command {line!r} from {handle} failed",
-                         line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
-        session.send(msg("Sorry, an internal error occurred; it has been logged."))
-
-    def _run(self, session: Session, line: str) -> int:
-        """Run one command line; returns its block-mode code (FICS's table).
-
-        ``$`` and ``$$`` before a command skip alias expansion (the telnet
-        side does not count a ``$$`` line as activity).
-        """
-        words = line.split(None, 1)
-        if not words:
-            return block.NULL
-        word = words[0]
-        if word[0] == "$":
-            text = line.lstrip()
-            line = text[2:] if text.startswith("$$") else text[1:]
-            words = line.split(None, 1)
-            if not words:
-                return block.NULL
-            word = words[0]
-        elif session.aliases and not (len(words) == 1 and is_move_text(word)):
-            try:
-                expanded = expand_alias(line, session.aliases, session.handle)
-            except AliasError as e:
-                session.send(e.message)
-                return block.BAD_COMMAND
-            if expanded is not line:
-                words = expanded.split(None, 1)
-                if not words:
-                    return block.NULL
-                word = words[0]
-        rest = words[1].strip() if len(words) > 1 else ""
-        if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
-            rest = f"{word[1:]} {rest}".strip()
-            word = word[0]
-        # An exact command name first (one dict access): no name or alias is
-        # shaped like a move (see build_command_table).
-        command = self.table.exact(word)
-        if command is None:
-            if not rest and is_move_text(word):  # the tracker's own grammar
-                if self.games.move(session, word):
-                    # The board waits for the commit, then ends with the prompt:
-                    # one write for the mover, as on FICS.
-                    self._prompt_later = session
-                return block.GAME_MOVE
-            try:
-                command = self.table.resolve(word)
-            except NameResolutionError as e:
-                session.send(e.message)
-                return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
-        code = block.code_for(command.name)
-        reply = session.block_reply
-        if reply is not None:  # known before it runs: "quit" closes the frame itself
-            reply.code = code
-        command(session, rest, self.directory)
-        return code
-
-    def line_too_long(self, session: Session) -> None:
-        """The telnet side dropped an over-long line: say so (code 520 in block mode)."""
-        note = msg("Your line was longer than {limit} bytes and has been ignored.",
-                   limit=self.config.max_line)
-        if session.ivars["block"]:
-            self._block_error(session, block.LINE_TOO_LONG, note)
-        else:
-            session.send(note)
-            session.prompt()
-
-    # -- messages to people ----------------------------------------------
 
     def pin_arrival(self, session: Session) -> str:
         """The ``<wa>`` line of ``session``'s arrival, as FICS's ``pin`` ivar shows it:

@@ -19,11 +19,12 @@ characters never reach another user's terminal.  A sender is held to
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
+from ficsfen.server.session import Session
 
 __all__ = ["CHANNELS", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
            "TextTooLongError", "channel_number", "clean_text", "rating_text"]
@@ -70,7 +71,7 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in _DROPPED).strip()
 
 
-def rating_text(session: Any) -> str:
+def rating_text(session: Session) -> str:
     """How FICS shows a player with no rating: ``----`` registered, ``++++`` guest."""
     return "----" if session.registered else "++++"
 
@@ -120,12 +121,14 @@ class Talk:
     the sender, ``censoring(sender)`` the folded handles of all who censor
     them (one look for a fan-out); ``deliver(sessions, message)`` sends a
     message to the sessions chosen
-    (:meth:`ficsfen.server.broadcaster.Broadcaster.talk`).
+    (:meth:`ficsfen.server.broadcaster.Broadcaster.talk`: a recipient whose own
+    command is running, the sender reading their copy, gets it within that
+    command's answer, everyone else as a notification).
     """
 
-    def __init__(self, *, session: Callable[[str], Any], censors: Callable[[str, str], bool],
-                 censoring: Callable[[str], set[str]],
-                 deliver: Callable[[list[Any], Message], None],
+    def __init__(self, *, session: Callable[[str], Session | None],
+                 censors: Callable[[str, str], bool], censoring: Callable[[str], set[str]],
+                 deliver: Callable[[list[Session], Message], None],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
@@ -176,7 +179,7 @@ class Talk:
         sender_key = fold(sender)
         session_of = self._session
         censoring = self.censoring(sender)
-        chosen: list[Any] = []
+        chosen: list[Session] = []
         count = 0
         for key in keys:
             session = session_of(key)
@@ -190,7 +193,7 @@ class Talk:
         self._deliver(chosen, message)
         return count
 
-    def told(self, session: Any, playing: bool, examining: bool) -> Message:
+    def told(self, session: Session, playing: bool, examining: bool) -> Message:
         """FICS's answer to the sender of a tell: ``(told alice)``, and what they are doing."""
         if playing:
             return msg("(told {handle}, who is playing)", handle=session.handle)

@@ -1038,7 +1038,7 @@ class FicsProtocol(TelnetProtocol):
                 and data.find(b"\n") == len(data) - 1):
             if (data[0] != _DOLLAR or data[1] != _DOLLAR) and self._idle is not None:
                 self._idle.start(self)  # activity ("$$" is not): the idle time starts again
-            self.server.execute(self.session, decode_line(data[:-1]))
+            self.server.dispatcher.execute(self.session, decode_line(data[:-1]))
             return
         self._receive(data, limit)
 
@@ -1138,13 +1138,13 @@ class FicsProtocol(TelnetProtocol):
         if self.state == "command":  # what line_command does, one call less
             if not text.startswith("$$"):
                 self._arm_idle()
-            self.server.execute(self.session, text)
+            self.server.dispatcher.execute(self.session, text)
         else:
             self.lineReceived(text)
 
     def _line_too_long(self) -> None:
         if self.session is not None:  # the server answers (code 520 in block mode)
-            self.server.line_too_long(self.session)
+            self.server.dispatcher.line_too_long(self.session)
         else:
             self._complain(msg("Your line was longer than {limit} bytes and has been ignored.",
                                limit=self.config.max_line))
@@ -1387,7 +1387,7 @@ class FicsProtocol(TelnetProtocol):
     def line_command(self, line: str) -> None:
         if not line.startswith("$$"):  # "$$" lines do not count as activity
             self._arm_idle()
-        self.server.execute(self.session, line)
+        self.server.dispatcher.execute(self.session, line)
 
     # -- telnet options ----------------------------------------------------
 
