@@ -24,22 +24,21 @@ import random
 import time
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, DeferredList, gatherResults, succeed
+from twisted.internet.defer import Deferred, DeferredList
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg, msgn
 from ficsfen.names import fold
-from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.boards import game_info_line
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.game_hooks import IGameListener, IMoveTiming
-from ficsfen.server.game_values import EndCode, GameResult, GameStatus
+from ficsfen.server.game_keeping import GameKeeping
+from ficsfen.server.game_values import GameResult
 from ficsfen.server.games import PlayedGame
 from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame
-from ficsfen.server.journal import StoreJournal, restore_game
-from ficsfen.server.store.records import GameEnd
+from ficsfen.server.journal import StoreJournal
 from ficsfen.server.variant_games import FICS_TYPES, start_fen
 
 __all__ = ["GameService"]
@@ -56,9 +55,6 @@ class GameService:
     """
 
     log = Logger()
-
-    #: The longest wait between two looks for expired adjourned games, in seconds.
-    EXPIRY_INTERVAL = 3600.0
 
     def __init__(self, *, directory: Any, broadcaster: Any, clock: IReactorTime,
                  session: Callable[[str], Any], is_registered: Callable[[str], bool],
@@ -77,8 +73,12 @@ class GameService:
         self.offer_limiter = offer_limiter
         #: Writes each change of a played game before it is announced (``None``: no store).
         self.journal = StoreJournal(store, wall=wall) if store is not None else None
+        #: Adjourned games, their expiry and their restoration at start.
+        self.keeping = GameKeeping(clock=clock, wall=wall,
+                                   expiry_days=lambda: config.adjourned_expiry_days,
+                                   journal=self.journal, tell=broadcaster.tell)
         #: Adjourned games waiting for ``resume``, with their history and clocks.
-        self.adjourned = AdjournedGames()
+        self.adjourned = self.keeping.adjourned
         #: Pending match offers (:class:`ficsfen.server.challenges.Challenges`).
         self.challenges: Any = None
         #: Seeks (a player who starts a game seeks no more), and talk (``say``
@@ -87,8 +87,6 @@ class GameService:
         self.talk: Any = None
         #: Players of games being created or resumed, not yet announced (they are busy).
         self._starting: dict[str, PlayedGame] = {}
-        #: The next look for expired adjourned games (``None``: none kept).
-        self._expiry_call: Any = None
 
     def busy(self, handle: str) -> bool:
         """Whether ``handle`` plays or examines a game, or one is being started for them."""
@@ -347,9 +345,7 @@ class GameService:
 
         The Deferred fires once every game's changes are stored and announced.
         """
-        if self._expiry_call is not None and self._expiry_call.active():
-            self._expiry_call.cancel()
-        self._expiry_call = None
+        self.keeping.stop()
         for game in self.directory.games():
             if IPlayedGame.providedBy(game):
                 game.stop()
@@ -360,70 +356,15 @@ class GameService:
     # -- the store: restore and expiry -------------------------------------
 
     def restore(self) -> Deferred[list[Any]]:
-        """Bring back the games the store has unfinished: those in progress when the
-        server stopped (a crash) are adjourned there, clocks as at their last move.
-
-        Run once at start, before listening.  A game with a player who has no
-        account could never be resumed: it ends, aborted.
-        """
-        writes = []
-        for stored in self.store.unfinished_games():
-            start = stored.start
-            if not (self._is_registered(start.white) and self._is_registered(start.black)):
-                writes.append(self.store.end_game(stored.id, GameEnd(
-                    "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
-                continue
-            reason = msg("Game adjourned by server shutdown")
-            game = restore_game(stored, reactor=self.clock, reason=reason, listener=self,
-                                journal=self.journal)
-            game.limiter = self.offer_limiter
-            if stored.status is GameStatus.PLAYING:
-                game.adjourned_at = self.wall()
-                writes.append(self.journal.adjourned(game, game.result))
-            self.keep_adjourned(game)
-        writes.append(self.expire_adjourned())
-        return gatherResults(writes, consumeErrors=True)
+        """Bring back, adjourned, the games the store has unfinished
+        (:meth:`GameKeeping.restore`); run once at start, before listening."""
+        return self.keeping.restore(self.store, listener=self, is_registered=self._is_registered,
+                                    limiter=self.offer_limiter)
 
     def keep_adjourned(self, game: PlayedGame) -> None:
-        """Keep ``game`` for ``resume``; look for expired games periodically while any is kept."""
-        self.adjourned.keep(game)
-        expiry = self.config.adjourned_expiry_days * 86400
-        if expiry > 0 and self._expiry_call is None:
-            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
-                                                     self._expire_periodically)
-
-    def _expire_periodically(self) -> None:
-        self._expiry_call = None
-        self.expire_adjourned()
-        if len(self.adjourned):
-            expiry = self.config.adjourned_expiry_days * 86400
-            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
-                                                     self._expire_periodically)
+        """Keep ``game`` for ``resume`` (:meth:`GameKeeping.keep`)."""
+        self.keeping.keep(game)
 
     def expire_adjourned(self) -> Deferred[Any]:
-        """End, aborted, the adjourned games not resumed for ``[limits] adjourned_expiry_days``.
-
-        Each ends in the store like any aborted game (it leaves the players'
-        ``stored`` lists and enters no history), its players are told if
-        they are here, and the operator's log has a line.  The Deferred fires
-        once the ends are written.
-        """
-        days = self.config.adjourned_expiry_days
-        if days <= 0:
-            return succeed([])
-        writes = []
-        for game in self.adjourned.expire(self.wall() - days * 86400):
-            result = GameResult("*", msg("Game adjourned too long; aborted"),
-                                code=EndCode.ABORTED)
-            game.result = result
-            if self.journal is not None and game.record_id is not None:
-                writes.append(self.journal.ended(game, result))
-            self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
-                          "{days:g} days", white=game.white, black=game.black, days=days)
-            for handle in game.players():
-                self.broadcaster.tell(handle, msgn(
-                    "Your adjourned game with {handle} has expired: it was not resumed within "
-                    "{count} day.",
-                    "Your adjourned game with {handle} has expired: it was not resumed within "
-                    "{count} days.", int(days), handle=game.opponent_of(handle)))
-        return gatherResults(writes, consumeErrors=True)
+        """End the adjourned games not resumed in time (:meth:`GameKeeping.expire`)."""
+        return self.keeping.expire()

@@ -45,7 +45,6 @@ from chess import Outcome, Termination
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
-from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg, msgn
@@ -53,15 +52,16 @@ from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl
 from ficsfen.server.commit_order import AfterCommit
+from ficsfen.server.game_durability import DurableGame
 from ficsfen.server.game_errors import (BadTakebackError, GameError, GameFinishedError,
                                         MoveRefusedError, NoOfferError, NotAdjournableError,
                                         NotOutOfTimeError, NotPlayingError, NotYourMoveError,
                                         OfferPendingError)
 from ficsfen.server.game_hooks import IGameJournal, IGameListener, IMoveTiming, NullListener
-from ficsfen.server.game_values import (DRAW, NOT_SAVED, UNFINISHED, DurableState, EndCode,
+from ficsfen.server.game_values import (DRAW, UNFINISHED, DurableState, EndCode,
                                         GameResult, draw_result, win_score)
 from ficsfen.server.interfaces import IPlayedGame
-from ficsfen.server.offers import GameOffers, Offer
+from ficsfen.server.offers import GameOffers, Offer, OfferActions
 from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
 from ficsfen.variants import Variant
 
@@ -92,7 +92,7 @@ __all__ = [
 
 
 @implementer(IPlayedGame)
-class PlayedGame:
+class PlayedGame(DurableGame, OfferActions):
     """A game between two handles, with clocks on ``reactor``.
 
     ``move_times[i]`` is how long ply ``i + 1`` took (reactor seconds since
@@ -144,93 +144,6 @@ class PlayedGame:
         #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
         self.adjourned_at = 0.0
         self._announcements = AfterCommit(self, self._not_kept)
-
-    # -- durability ------------------------------------------------------------
-
-    def after_write(self, written: Deferred[Any] | None, announce: Callable[[], None]) -> None:
-        """Run ``announce`` once ``written`` (a journal write, or ``None``) and every
-        write made before it are committed; at once when nothing is waiting.
-
-        Hosts use it for what a change tells particular people (offers
-        withdrawn by a move, an offer made while the move is being written),
-        so that nobody hears of anything before the move itself.
-        """
-        self._announcements.after_write(written, announce)
-
-    def _not_kept(self, failure: Failure) -> None:
-        self.log.failure("the store could not keep a change of {game!r}; game adjourned",
-                         failure, game=self)
-        # Later in the reactor: a write refused at once fails inside the change itself.
-        self.reactor.callLater(0, self.write_failed)
-
-    @property
-    def move_clocks(self) -> tuple[float, float]:
-        """Both clocks (white, black; seconds) as at the instant of the last move: what
-        its boards show and what the journal stores with it."""
-        white, black, _running = self._move_clocks[1]
-        return white, black
-
-    def shown_clocks(self) -> tuple[float, float, bool] | None:
-        """The clocks boards of the current version show (White's, Black's seconds, whether
-        one runs): as read at the move's instant when the move waited for its write, else
-        ``None`` (read them now)."""
-        held = self._move_clocks
-        return held[1] if held is not None and held[0] == self.version else None
-
-    @property
-    def announcing(self) -> bool:
-        """Whether a change waits for its write before it is announced."""
-        return bool(self._announcements)
-
-    def settled(self) -> Deferred[None]:
-        """Fires once every change made so far is committed and announced."""
-        return self._announcements.settled()
-
-    def write_failed(self) -> None:
-        """A change could not be stored: back to what the journal holds, adjourned there.
-
-        Announcements still waiting are dropped (they told of what the store
-        does not have); players and observers are told the game is adjourned
-        (:data:`NOT_SAVED`) at the position they last saw.  The store still
-        has the game in progress at that position, so a restart brings it
-        back adjourned there too.  A game whose start was never stored ends
-        at once with that reason (the host tells its two players).
-        """
-        self._announcements.reset()
-        state = self.journal.durable(self) if self.journal is not None else None
-        self.clock.stop()
-        self.offers.clear()
-        if state is None:
-            self.result = GameResult(UNFINISHED, NOT_SAVED)
-        else:
-            self.load(state)
-            self.clock.pause()
-            self.result = GameResult(UNFINISHED, NOT_SAVED, adjourned=True)
-        self._changed()
-        try:
-            self.listener.game_ended(self, self.result)
-        finally:
-            self._announcements.fire_settled()
-
-    def load(self, state: DurableState) -> None:
-        """Bring moves, move times and clocks to ``state`` (a restart, a failed write).
-
-        The moves in common are kept; the others are taken back or played.
-        """
-        played = [p.san for p in self.tracker.history]
-        common = 0
-        for mine, kept in zip(played, state.sans):
-            if mine != kept:
-                break
-            common += 1
-        self.tracker.takeback(len(played) - common)
-        for san in state.sans[common:]:
-            self.tracker.push(san)
-        self.move_times[:] = list(state.took)
-        self.clock.set_remaining(state.white, state.black)
-        self._resync_clock()
-        self._turn_started = self.reactor.seconds()
-        self._changed()
 
     def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
         """Call ``callback(ply)`` once each move is complete (clocks as they now show).
@@ -330,53 +243,6 @@ class PlayedGame:
                               code=EndCode.MATE)
         return draw_result(outcome.termination)
 
-    # -- offers --------------------------------------------------------------
-
-    @property
-    def offers(self) -> list[Offer]:
-        """The pending in-game offers, oldest first."""
-        return self._offers.pending
-
-    def offers_to(self, handle: str) -> list[Offer]:
-        return self._offers.to(handle)
-
-    def offers_by(self, handle: str) -> list[Offer]:
-        return self._offers.by(handle)
-
-    def _offer(self, handle: str, kind: str, plies: int = 0) -> list[Notice]:
-        return self._offers.make(handle, self.opponent_of(handle), kind, plies,
-                                 limiter=self.limiter)
-
-    def _drop_offers(self) -> list[Notice]:
-        return self._offers.drop(self.white, self.black)
-
-    def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
-        """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""
-        self._player(handle)
-        offers = self._offers.numbered(self.offers_to(handle), offer_id)
-        if not offers:
-            raise NoOfferError(msg("There are no offers to accept."))
-        if len(offers) > 1:
-            raise NoOfferError(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
-        offer = offers[0]
-        accepting = {
-            "draw": self.draw,
-            "abort": self.abort,
-            "adjourn": self.adjourn,
-            "takeback": lambda handle: self.takeback(handle, offer.plies),
-        }
-        return accepting[offer.kind](handle)
-
-    def decline(self, handle: str, offer_id: int | None = None) -> list[Notice]:
-        """Decline every offer made to ``handle`` (or only offer ``offer_id``)."""
-        self._player(handle)
-        return self._offers.decline(handle, offer_id)
-
-    def withdraw(self, handle: str, offer_id: int | None = None) -> list[Notice]:
-        """Withdraw every offer ``handle`` made (or only offer ``offer_id``)."""
-        self._player(handle)
-        return self._offers.withdraw(handle, self.opponent_of(handle), offer_id)
-
     # -- endings by players --------------------------------------------------
 
     def resign(self, handle: str) -> list[Notice]:
@@ -448,14 +314,6 @@ class PlayedGame:
                                     "You accept the takeback request: {count} half moves taken back.",
                                     plies)),
                 *removed]
-
-    def _resync_clock(self) -> None:
-        first = chess.WHITE if self.tracker.initial_fen.split(" ")[1] == "w" else chess.BLACK
-        plies = self.tracker.ply
-        by_first = (plies + 1) // 2
-        by_second = plies // 2
-        white, black = (by_first, by_second) if first == chess.WHITE else (by_second, by_first)
-        self.clock.resync(white_moves=white, black_moves=black, turn=self.tracker.turn)
 
     def flag(self, handle: str) -> list[Notice]:
         """Claim a win because the opponent's time is out."""

@@ -11,13 +11,13 @@ takes back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.server.challenges import Notice, next_offer_id, offer_notices, removal_notices
 from ficsfen.server.game_errors import NoOfferError, OfferPendingError
 
-__all__ = ["OFFER_NAMES", "GameOffers", "Offer"]
+__all__ = ["OFFER_NAMES", "GameOffers", "Offer", "OfferActions"]
 
 
 #: The word of each kind of offer, as FICS's lines name it.
@@ -166,6 +166,71 @@ class GameOffers:
                                                 handle=handle, what=what)))
             notices.append(Notice(handle, msg("You withdraw the {what} offer.", what=what)))
         return notices
+
+
+class OfferActions:
+    """The offer commands of a played game (a base of
+    :class:`~ficsfen.server.games.PlayedGame`, whose ``_offers`` is a
+    :class:`GameOffers`): ``accept`` runs the game's own ``draw``, ``abort``,
+    ``adjourn`` or ``takeback``."""
+
+    _offers: GameOffers
+    white: str
+    black: str
+    limiter: Any
+
+    if TYPE_CHECKING:  # pragma: no cover - PlayedGame's
+        def _player(self, handle: str) -> Any: ...
+        def opponent_of(self, handle: str) -> str: ...
+        def draw(self, handle: str) -> list[Notice]: ...
+        def abort(self, handle: str) -> list[Notice]: ...
+        def adjourn(self, handle: str) -> list[Notice]: ...
+        def takeback(self, handle: str, plies: int = 1) -> list[Notice]: ...
+
+    @property
+    def offers(self) -> list[Offer]:
+        """The pending in-game offers, oldest first."""
+        return self._offers.pending
+
+    def offers_to(self, handle: str) -> list[Offer]:
+        return self._offers.to(handle)
+
+    def offers_by(self, handle: str) -> list[Offer]:
+        return self._offers.by(handle)
+
+    def _offer(self, handle: str, kind: str, plies: int = 0) -> list[Notice]:
+        return self._offers.make(handle, self.opponent_of(handle), kind, plies,
+                                 limiter=self.limiter)
+
+    def _drop_offers(self) -> list[Notice]:
+        return self._offers.drop(self.white, self.black)
+
+    def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""
+        self._player(handle)
+        offers = self._offers.numbered(self.offers_to(handle), offer_id)
+        if not offers:
+            raise NoOfferError(msg("There are no offers to accept."))
+        if len(offers) > 1:
+            raise NoOfferError(msg("Several offers are pending; use draw, abort, adjourn or takeback to accept one."))
+        offer = offers[0]
+        accepting = {
+            "draw": self.draw,
+            "abort": self.abort,
+            "adjourn": self.adjourn,
+            "takeback": lambda handle: self.takeback(handle, offer.plies),
+        }
+        return accepting[offer.kind](handle)
+
+    def decline(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Decline every offer made to ``handle`` (or only offer ``offer_id``)."""
+        self._player(handle)
+        return self._offers.decline(handle, offer_id)
+
+    def withdraw(self, handle: str, offer_id: int | None = None) -> list[Notice]:
+        """Withdraw every offer ``handle`` made (or only offer ``offer_id``)."""
+        self._player(handle)
+        return self._offers.withdraw(handle, self.opponent_of(handle), offer_id)
 
 
 def _offer_words(kind: str, handle: str, opponent: str, plies: int) -> tuple[Message, Message]:
