@@ -15,7 +15,7 @@ from ficsfen.interfaces import ICaller, IClockedGame, IGame, IGameDirectory, IMo
 from ficsfen.server.challenges import Challenge
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.feed import GameFeed
-from ficsfen.server.games import IGameListener, PlayedGame
+from ficsfen.server.games import IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameEvents, IGameService,
                                        IPlayedGame, IPlayers, IServerCaller, IServerDirectory,
                                        IServerGame)
@@ -41,9 +41,11 @@ def test_examined_games_provide_what_commands_use():
 def test_the_server_and_its_parts_provide_their_interfaces():
     server = make_server()
     assert verifyObject(IPlayers, server.sessions)
-    assert not IPlayers.providedBy(server)  # the registry is, not the composition root
-    for iface in (IBoards, IGameService, IGameListener):
-        assert verifyObject(iface, server)
+    assert verifyObject(IBoards, server.broadcaster)
+    for iface in (IGameService, IGameListener, IMoveTiming):
+        assert verifyObject(iface, server.games)
+    for iface in (IPlayers, IBoards, IGameService):  # the services are, not the composition root
+        assert not iface.providedBy(server)
     assert verifyObject(ICredentialsChecker, server.accounts)
     assert verifyObject(IServerDirectory, server.directory)
     assert verifyObject(IGameDirectory, server.directory)
@@ -69,8 +71,8 @@ def test_the_games_of_a_running_server_are_told_apart_by_interface():
     bob.login("bob")
     alice.command("examine")
     examined = server.directory.game_of("alice")
-    assert IExaminedGame.providedBy(examined) and examined.listener is server
-    played = server.start_game(Challenge("bob", "carol"))
+    assert IExaminedGame.providedBy(examined) and examined.listener is server.games
+    played = server.games.start_game(Challenge("bob", "carol"))
     assert IPlayedGame.providedBy(played)
 
 

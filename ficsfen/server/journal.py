@@ -26,8 +26,8 @@ from zope.interface import implementer
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.games import (DurableState, GameResult, IGameJournal, PlayedGame,
                                   UNFINISHED)
-from ficsfen.server.store import (Adjournment, EndCode, GameEnd, GameStart, MoveRecord,
-                                  StoredGame)
+from ficsfen.server.game_values import EndCode
+from ficsfen.server.store import Adjournment, GameEnd, GameStart, MoveRecord, StoredGame
 from ficsfen.server.variant_games import stored_name, stored_variant
 from ficsfen.tracker import Ply
 

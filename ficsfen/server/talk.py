@@ -1,12 +1,14 @@
 """Talking: channels, who hears what, and one fan-out for every kind of message.
 
 ``tell``, ``say``, ``kibitz``, ``whisper``, ``shout``, ``cshout`` and
-channel tells all end in :meth:`Talk.fanout`: the frame around the text
-("alice tells you: ...") is a :class:`~ficsfen.i18n.Message` rendered in
-each recipient's language, the text itself is never translated, and the
-bytes are built once per (language, charset, prompt) and written to every
-member of that group at once (:meth:`Session.emit_all`), so a tell to a
-channel of a thousand costs a thousand writes of the same bytes.
+channel tells all end in :meth:`Talk.fanout`, which picks who hears a
+message and hands them to the server's
+:class:`~ficsfen.server.broadcaster.Broadcaster`: the frame around the
+text ("alice tells you: ...") is a :class:`~ficsfen.i18n.Message`
+rendered in each recipient's language, the text itself is never
+translated, and the bytes are built once per (language, charset, prompt)
+and written to every member of that group at once, so a tell to a channel
+of a thousand costs a thousand writes of the same bytes.
 
 Before anything is sent the text is cleaned (:func:`clean_text`): control
 characters never reach another user's terminal.  A sender is held to
@@ -117,18 +119,22 @@ class Talk:
     ``session(key)`` is the logged-in session of a folded handle (or None);
     ``censors(receiver, sender)`` whether the receiver's censor list holds
     the sender, ``censoring(sender)`` the folded handles of all who censor
-    them (one look for a fan-out).  A recipient whose own command is running
-    (the sender, reading their copy) gets it within that command's answer
-    (:attr:`Session.reply`), everyone else as a notification.
+    them (one look for a fan-out); ``deliver(sessions, message)`` sends a
+    message to the sessions chosen
+    (:meth:`ficsfen.server.broadcaster.Broadcaster.talk`: a recipient whose own
+    command is running, the sender reading their copy, gets it within that
+    command's answer, everyone else as a notification).
     """
 
     def __init__(self, *, session: Callable[[str], Session | None],
                  censors: Callable[[str, str], bool], censoring: Callable[[str], set[str]],
+                 deliver: Callable[[list[Session], Message], None],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
         self.censors = censors
         self.censoring = censoring
+        self._deliver = deliver
         self.limiter = limiter
         self.max_length = max_length
         #: Per folded handle: whom they last told (``.``), the channel (``,``),
@@ -173,7 +179,7 @@ class Talk:
         sender_key = fold(sender)
         session_of = self._session
         censoring = self.censoring(sender)
-        groups: dict[tuple[str, str, str], list[Session]] = {}
+        chosen: list[Session] = []
         count = 0
         for key in keys:
             session = session_of(key)
@@ -183,16 +189,8 @@ class Talk:
                 continue
             if key != sender_key:
                 count += 1
-            if session.reply is not None:  # their command's answer
-                session.send(message)
-                continue
-            groups.setdefault((session.lang, session.charset, session.prompt_text), []).append(session)
-        texts: dict[str, str] = {}
-        for (lang, charset, prompt), members in groups.items():
-            text = texts.get(lang)
-            if text is None:
-                text = texts[lang] = message.render(lang)
-            Session.emit_all(members, Session.notification(text, charset, prompt))
+            chosen.append(session)
+        self._deliver(chosen, message)
         return count
 
     def told(self, session: Session, playing: bool, examining: bool) -> Message:

@@ -11,9 +11,9 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import msg
 from ficsfen.interfaces import IGame
 from ficsfen.names import fold
-from ficsfen.server.boards import category
+from ficsfen.server.boards import category, played_listing
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
-                                       IServerDirectory, IServerGame)
+                                       IServerDirectory)
 from ficsfen.server.variant_games import category_letter
 from ficsfen.server.wholist import (WhoCache, WhoOptions, WhoOptionsError, interface_entry,
                                     parse_games_flags, parse_who_options, status_char)
@@ -112,8 +112,11 @@ def _who_line(session: IServerCaller, game: object | None, request: WhoOptions) 
 
 
 def games_line(game: IGame) -> str:
-    """One ``games`` line: a server game's own ``listing()``, else number and players."""
-    if IServerGame.providedBy(game):
+    """One ``games`` line: a played game's (:func:`boards.played_listing`), an examined
+    game's own ``listing()``, else number and players."""
+    if IPlayedGame.providedBy(game):
+        return played_listing(game)
+    if IExaminedGame.providedBy(game):
         return game.listing()
     return f"{game.number:>3} {game.white} {game.black}"
 
