@@ -51,12 +51,6 @@ class Announce(Protocol):
                  but: Session | None = None) -> None: ...
 
 
-def _notify_each(sessions: Iterable[Session], line: str, *, but: Session | None = None) -> None:
-    for session in list(sessions):
-        if session is not but:
-            session.notify(line)
-
-
 @implementer(IPlayers)
 class Sessions:
     """The logged-in sessions, by folded handle, and what their comings and goings tell.
@@ -76,7 +70,7 @@ class Sessions:
         self._handles = NameIndex()  # the handles of _sessions
         self._services: Services | None = None
         self._game_of: Callable[[str], object | None] = lambda handle: None
-        self._announce: Announce = _notify_each
+        self._announce: Announce | None = None
         #: When each registered player who left logged out (reactor time), for ``finger``.
         self.last_seen: dict[str, float] = {}
         #: Logins, logouts and ``open`` changes so far: with the game directory's
@@ -239,8 +233,10 @@ class Sessions:
         self._tell_pin(f"<wd> {session.handle}", session)
 
     def _tell_pin(self, line: str, about: Session) -> None:
-        """``line`` to every other session with the ``pin`` ivar on."""
-        self._announce(self._listening["pin"], line, but=about)
+        """``line`` to every other session with the ``pin`` ivar on (there are sessions,
+        so :meth:`bind` gave ``announce``)."""
+        if self._announce is not None:
+            self._announce(self._listening["pin"], line, but=about)
 
     # -- who listens to what ---------------------------------------------------------
 
