@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from twisted.cred.checkers import ICredentialsChecker
 from twisted.internet.task import Clock
 from zope.interface.verify import verifyObject
 
@@ -39,10 +40,12 @@ def test_examined_games_provide_what_commands_use():
 
 def test_the_server_and_its_parts_provide_their_interfaces():
     server = make_server()
-    assert verifyObject(IPlayers, server)
+    assert verifyObject(IPlayers, server.sessions)
+    assert not IPlayers.providedBy(server)  # the registry is, not the composition root
     assert verifyObject(IBoards, server.broadcaster)
     for iface in (IGameService, IGameListener, IMoveTiming):
         assert verifyObject(iface, server.games)
+    assert verifyObject(ICredentialsChecker, server.accounts)
     assert verifyObject(IServerDirectory, server.directory)
     assert verifyObject(IGameDirectory, server.directory)
     assert verifyObject(IGameEvents, GameFeed())
@@ -52,9 +55,10 @@ def test_a_session_is_a_caller_carrying_narrow_services():
     server = make_server()
     client = connect(server)
     client.login("alice")
-    session = server.session("alice")
+    session = server.sessions.get("alice")
     assert verifyObject(ICaller, session) and verifyObject(IServerCaller, session)
     assert IPlayers.providedBy(session.players) and IBoards.providedBy(session.boards)
+    assert session.players is server.sessions
     assert IGameService.providedBy(session.games)
     assert not hasattr(session, "server")  # commands reach no further than the services
 

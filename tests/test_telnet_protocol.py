@@ -51,7 +51,7 @@ def test_guest_login_fics_wording(server):
     text = client.output()
     assert f"**** Starting FICS session as {handle}(U) ****" in text
     assert text.endswith(PROMPT)
-    assert server.session(handle) is not None
+    assert server.sessions.get(handle) is not None
 
 
 def test_every_line_ends_with_cr_lf(server):
@@ -138,7 +138,7 @@ def test_idle_timeout_and_activity_resets_it():
     clock.advance(101)
     assert "Auto-logout because you were idle more than 10 minutes" in client.output()
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def test_connection_limit():
@@ -169,7 +169,7 @@ def test_registered_account_password_is_hidden_with_will_wont_echo():
     client.send("s3cret")
     out = client.raw_output().decode()
     assert "Starting FICS session as alice ****" in out  # registered: no (U)
-    assert server.session("alice").registered
+    assert server.sessions.get("alice").registered
 
 
 def test_disconnect_before_return_releases_the_name(server):
@@ -337,7 +337,7 @@ def test_quit_and_its_aliases(server, word):
     text = client.output()
     assert "Logging you out." in text and not text.endswith(PROMPT)
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def test_disconnect_ends_the_examined_game_and_frees_its_number(server):

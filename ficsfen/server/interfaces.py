@@ -185,12 +185,10 @@ class IGameEvents(Interface):
 
 
 class IPlayers(Interface):
-    """Who is logged in, and how to reach them."""
+    """Who is logged in, and how to reach them (:class:`ficsfen.server.sessions.Sessions`)."""
 
     def session(handle):
         """The :class:`IServerCaller` logged in as ``handle`` (folded), or None."""
-
-    who_cache = Attribute("The :class:`ficsfen.server.wholist.WhoCache` of ``who``'s answers")
 
     def sessions_sorted():
         """Every logged-in :class:`IServerCaller`, by handle."""
@@ -206,9 +204,6 @@ class IPlayers(Interface):
 
     def deliver(notices):
         """Send notices (``handle``, ``message``), one message per person."""
-
-    def save_settings(session):
-        """Keep ``session``'s settings for its player's next login (registered players)."""
 
     def logout(session, *, reason=""):
         """Take ``session`` out of the server and close it."""
@@ -260,6 +255,8 @@ class IServerCaller(ICaller):
     interface = Attribute("str: what the client said it is (set interface).")
     variables = Attribute("dict[str, int | bool]: the FICS variables clients set (open, "
                           "autoflag...), by name; absent ones have their default.")
+    reply = Attribute("ficsfen.server.reply.Reply: the answer to the command this caller is "
+                      "running (what send writes goes in it), or None between commands.")
 
     def render(message):
         """``message`` in the caller's language."""

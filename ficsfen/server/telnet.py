@@ -30,6 +30,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
+from ficsfen.server.accounts import BadPassword, LoginRefused, PasswordAttempt
 from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
@@ -977,10 +978,10 @@ class FicsProtocol(TelnetProtocol):
             self.server.address_limits.disconnect(self._host)
             self._host = ""
         if self.session is not None:
-            self.server.logout(self.session, reason="connection closed")
+            self.server.sessions.logout(self.session, reason="connection closed")
             self.session = None
         elif self._held:
-            self.server.release(self._held)
+            self.server.accounts.release(self._held)
             self._held = ""
         self.pending_name = ""
         self.state = "closed"
@@ -1009,7 +1010,7 @@ class FicsProtocol(TelnetProtocol):
             note = msg("**** Auto-logout because you were idle more than {minutes} minutes. ****",
                        minutes=minutes)
             self.session.write_text("\n" + self.session.render(note))
-            self.server.logout(self.session, reason="idle")
+            self.server.sessions.logout(self.session, reason="idle")
 
     def close(self) -> None:
         self.state = "closed"
@@ -1192,18 +1193,18 @@ class FicsProtocol(TelnetProtocol):
             self.close()
             return
         if fold(name) == fold(self.config.guest_login):
-            handle = server.allocate_guest()
+            handle = server.accounts.allocate_guest()
             self.pending_name = self._held = handle
             self.say(msg("Logging you in as \"{handle}\"; you may use this name to play "
                          "unrated games.", handle=handle))
             self._ask_return(handle)
             return
-        if server.is_registered(name):
+        if server.accounts.is_registered(name):
             # Asked even when the player is logged in, and the name is not
             # held meanwhile: the right password, typed here or at another
             # connection's prompt, gets in and closes the other session
-            # (FicsServer.enter).  A locked-out account is not even asked.
-            refusal = server.throttle.refusal(name, self.host)
+            # (Sessions.enter).  A locked-out account is not even asked.
+            refusal = server.accounts.throttle.refusal(name, self.host)
             if refusal is not None and refusal.kind == "locked":
                 self._refuse(name, refusal)
                 return
@@ -1215,12 +1216,12 @@ class FicsProtocol(TelnetProtocol):
             self._echo(False)
             self._reprompt()
             return
-        reason = server.check_name(name)
+        reason = server.accounts.check_name(name)
         if reason is not None:
             self.say(reason)
             self._reprompt()
             return
-        server.reserve(name)
+        server.accounts.reserve(name)
         self.pending_name = self._held = name
         self.say(msg("\"{name}\" is not a registered name.  You may play unrated games as a "
                      "guest.", name=name))
@@ -1254,24 +1255,23 @@ class FicsProtocol(TelnetProtocol):
             self.state = "login"
             self._reprompt()
             return
-        name, host, throttle = self.pending_name, self.host, self.server.throttle
-        refusal = throttle.refusal(name, host)
-        if refusal is not None:  # refused before the hash: it costs nothing
-            self._refuse(name, refusal)
-            return
+        name = self.pending_name
         self.state = "checking"  # lines typed meanwhile wait in self._type_ahead
-        throttle.begin(name, host)
-        d = self.server.check_password(name, line)
+        d = self.server.accounts.requestAvatarId(PasswordAttempt(name, line, self.host))
+        d.addCallbacks(lambda _: self._password_checked(name, None), self._password_failed,
+                       errbackArgs=(name,))
 
-        def checked(ok: bool) -> None:
-            throttle.end(name, host)
-            self._password_checked(ok, name, host)
-
-        def failed(failure: Any) -> None:
-            throttle.end(name, host)
-            self.log.failure("password check failed", failure)
-
-        d.addCallbacks(checked, failed)
+    def _password_failed(self, reason: Any, name: str) -> None:
+        """The accounts refused the password: throttled (never hashed), wrong, or broken."""
+        if reason.check(LoginRefused):
+            if self.state == "checking":
+                self._refuse(name, reason.value.refusal)
+        elif reason.check(BadPassword):  # counted even if the connection went away meanwhile
+            failure = reason.value.failure
+            self._log_failure(name, failure)
+            self._password_checked(name, failure)
+        else:
+            self.log.failure("password check failed", reason)
 
     def _refuse(self, name: str, refusal: Refusal) -> None:
         """A password login refused by the throttle, back at ``login:``."""
@@ -1293,16 +1293,11 @@ class FicsProtocol(TelnetProtocol):
         else:
             self._dropped += 1
 
-    def _password_checked(self, ok: bool, name: str, host: str) -> None:
-        throttle = self.server.throttle
-        failure: Failure | None = None
-        if not ok:  # counted even if the connection went away meanwhile
-            failure = throttle.failed(name, host)
-            self._log_failure(name, failure)
+    def _password_checked(self, name: str, failure: Failure | None) -> None:
+        """The password was right (``failure`` is ``None``) or wrong, as counted."""
         if self.state != "checking":  # the connection went away meanwhile
             return
         if failure is None:
-            throttle.succeeded(name, host)
             self._enter(registered=True)
         else:
             self.pending_name = ""
@@ -1357,7 +1352,7 @@ class FicsProtocol(TelnetProtocol):
         self._cancel_timer()
         # The session writes straight to the telnet transport (what self.write
         # does, one call less per board sent to each of many observers).
-        session = self.server.enter(handle, write=self.transport.write, close=self.close,
+        session = self.server.sessions.enter(handle, write=self.transport.write, close=self.close,
                                     registered=registered, peer=self.peer)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
@@ -1376,7 +1371,7 @@ class FicsProtocol(TelnetProtocol):
                                 "{count} lines typed before your login was complete were ignored.",
                                 self._dropped))
             self._dropped = 0
-        self.server.arrived(session)  # a game going on, adjourned games: tell both players
+        self.server.sessions.arrived(session)  # a game going on, adjourned games: tell both players
         self._arm_idle()
 
     def _arm_idle(self) -> None:

@@ -180,11 +180,14 @@ class _ListCommand(Command):
 
     def __init__(self, lists: PersonalLists, *,
                  is_registered: Callable[[str], bool] = lambda name: False,
-                 changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> None:
+                 changed: Callable[[str, str, str, bool], None] = lambda *change: None,
+                 save: Callable[[IServerCaller], None] = lambda caller: None) -> None:
         self.lists = lists
         self.is_registered = is_registered
         #: Told (handle, list, item, added) after each change (channels follow it).
         self.changed = changed
+        #: Keeps a registered player's lists (with their settings) for their next login.
+        self.save = save
 
     def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> str:
         """The handle ``word`` names: someone logged in, else a registered account.
@@ -204,7 +207,7 @@ class _ListCommand(Command):
 
     def _saved(self, caller: IServerCaller) -> None:
         if caller.registered:
-            caller.players.save_settings(caller)
+            self.save(caller)
 
 
 class AddlistCommand(_ListCommand):
@@ -277,9 +280,11 @@ class ShowlistCommand(_ListCommand):
 
 
 def commands(lists: PersonalLists, *, is_registered: Callable[[str], bool],
-             changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> list[Command]:
-    """The list commands sharing ``lists``; ``changed`` hears of each change."""
-    return [cls(lists, is_registered=is_registered, changed=changed)
+             changed: Callable[[str, str, str, bool], None] = lambda *change: None,
+             save: Callable[[IServerCaller], None] = lambda caller: None) -> list[Command]:
+    """The list commands sharing ``lists``; ``changed`` hears of each change, ``save``
+    keeps a registered player's lists."""
+    return [cls(lists, is_registered=is_registered, changed=changed, save=save)
             for cls in (AddlistCommand, SublistCommand, ShowlistCommand)]
 
 

@@ -15,7 +15,7 @@ from ficsfen.server.boards import category, played_listing
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 from ficsfen.server.variant_games import category_letter
-from ficsfen.server.wholist import (WhoOptions, WhoOptionsError, interface_entry,
+from ficsfen.server.wholist import (WhoCache, WhoOptions, WhoOptionsError, interface_entry,
                                     parse_games_flags, parse_who_options, status_char)
 
 __all__ = ["GamesCommand", "QuitCommand", "WhoCommand", "games_line"]
@@ -46,6 +46,10 @@ class WhoCommand(Command):
     spec = "s"
     usage = msg("who [o][r][f][a][R][U][B][s][b][w][z][L][S][A][l][t][I][1-3|ij]")
 
+    def __init__(self, *, cache: WhoCache | None = None) -> None:
+        #: Answers already rendered, while nothing they list changes (``None``: none kept).
+        self.cache = cache
+
     def run(self, caller: IServerCaller, options: str | None, *,
             directory: IServerDirectory) -> None:
         try:
@@ -57,8 +61,10 @@ class WhoCommand(Command):
             caller.send(msg("The v and n layouts are not available here: who lists players "
                             "tersely (t, the default) or one line each for interfaces (I)."))
             return
-        text = caller.players.who_cache.answer(
-            request, lambda request: _listing(caller.players.sessions_sorted(), request, directory))
+        def listing(request: WhoOptions) -> str | None:
+            return _listing(caller.players.sessions_sorted(), request, directory)
+
+        text = listing(request) if self.cache is None else self.cache.answer(request, listing)
         if text is None:
             caller.send(msg("No logged in players match the flags in your who request."))
             return
