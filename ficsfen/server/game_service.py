@@ -331,9 +331,10 @@ class GameService:
                                 "{count} players, who have an adjourned game with you, are online:\n{names}",
                                 len(online), names=" ".join(online)))
 
-    def left(self, handle: str) -> None:
-        """``handle`` logged out: they stop examining, or their game is adjourned (between
-        registered players) or forfeited; ``game_ended`` tells the others."""
+    def departed(self, session: Any) -> None:
+        """``session`` logged out: they stop examining, or their game is adjourned (between
+        registered players) or forfeited, as on FICS; ``game_ended`` tells the others."""
+        handle = session.handle
         game = self.directory.game_of(handle)
         if IExaminedGame.providedBy(game):
             self.stop_examining(handle, game, quiet=True)

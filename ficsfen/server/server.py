@@ -12,20 +12,21 @@ and :attr:`FicsServer.sessions` and hands each line typed at the prompt to
 - :class:`~ficsfen.server.dispatcher.Dispatcher`: the command-line grammar
   and the command table; each command answers through a
   :class:`~ficsfen.server.reply.Reply`;
-- :class:`~ficsfen.server.game_service.GameService`: the games (start, move,
-  end, adjourn, expiry, restore);
-- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one way out to sessions
-  for everything but a command's own answer (boards, results, notices, talk);
+- :class:`~ficsfen.server.game_service.GameService`: the games themselves
+  (start, move, end, adjourn, resume, expiry, restore);
+- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one seam through
+  which game events, boards, results, notices and talk reach sessions;
 - the game directory, offers, seeks, talk and personal lists.
 
 Time comes from an injected ``IReactorTime`` (a
 :class:`twisted.internet.task.Clock` in tests): game clocks and flag fall
 run on it.  With a store (``ficsfen.server.store.IStore``) the played games
 write each change through a :class:`ficsfen.server.journal.StoreJournal` and
-are announced once it is committed (``docs/store.md``); accounts and saved
-settings are read from the store at each login; :meth:`FicsServer.restore`
-brings back, adjourned, the games the store had in progress.  Without one
-nothing is written and everything is announced at once.
+are announced once it is committed (``docs/store.md``; ``docs/design.md``,
+"Game path", follows a move); accounts and saved settings are read from the
+store at each login; :meth:`FicsServer.restore` brings back, adjourned, the
+games the store had in progress.  Without one nothing is written and
+everything is announced at once.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ class FicsServer:
         self.game_hooks = directory.listeners
         #: The one way out to sessions: game events, boards, results, notices and talk.
         self.broadcaster = broadcaster = Broadcaster(
-            session=sessions.get, directory=directory,
+            session=sessions.by_key, directory=directory,
             allresults=lambda: sessions.listening("allresults"))
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
         self.offer_limiter = OfferLimiter(clock.seconds, per_minute=config.offers_per_minute)
@@ -193,7 +194,7 @@ class FicsServer:
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
         sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
         sessions.departures.extend([
-            lambda session: games.left(session.handle),  # adjourned or forfeited, as on FICS
+            games.departed,  # their game adjourned or forfeited, as on FICS
             lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),

@@ -107,6 +107,12 @@ class Sessions:
 
     session = get  # IPlayers's name
 
+    @property
+    def by_key(self) -> Callable[[str], Session | None]:
+        """The lookup of a session by its folded handle (a fan-out's fast path: the keys
+        it holds are folded already, and this is the table's own ``get``)."""
+        return self._sessions.get
+
     def named(self, word: str) -> Session:
         """The session whose handle ``word`` names, exactly or as a unique prefix.
 
