@@ -113,6 +113,11 @@ class Sessions:
         it holds are folded already, and this is the table's own ``get``)."""
         return self._sessions.get
 
+    def host_of(self, handle: str) -> str:
+        """The address ``handle``'s session is counted by for per-address limits ("": none)."""
+        session = self._sessions.get(fold(handle))
+        return session.host if session is not None else ""
+
     def named(self, word: str) -> Session:
         """The session whose handle ``word`` names, exactly or as a unique prefix.
 
@@ -167,8 +172,11 @@ class Sessions:
     # -- arrivals and departures -----------------------------------------------------
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "") -> Session:
+              registered: bool = False, peer: str = "", host: str = "") -> Session:
         """Make and list the session of ``handle``, whose login the accounts accepted.
+
+        ``peer`` names the connection in the log; ``host`` is the address the
+        per-address limits count the player by.
 
         A registered player who is logged in already is replaced, as on FICS:
         the old session is told and closed, and the new one takes over what
@@ -183,7 +191,7 @@ class Sessions:
         if old is not None:
             handle = old.handle  # the spelling its games know
         session = Session(self._services, handle, write=write, close=close, lang=self._language,
-                          registered=registered, peer=peer)
+                          registered=registered, peer=peer, host=host)
         session.login_time = self._clock.seconds()
         for hook in self.entering:
             hook(session, old)
