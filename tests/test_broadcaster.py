@@ -46,7 +46,8 @@ class Room:
             rng=random.Random(0), store=store)
         self.sessions.bind(Services(players=self.sessions, boards=self.broadcaster,
                                     games=self.service, ivars_changed=self.sessions.ivars_changed,
-                                    prompt=PROMPT), game_of=self.directory.game_of)
+                                    prompt=PROMPT), game_of=self.directory.game_of,
+                           announce=self.broadcaster.announce)
         self.wires: dict[str, StringTransport] = {}
 
     def login(self, handle: str, *, style: int = 1, lang: str = "en", showfen: bool = False):

@@ -50,7 +50,8 @@ class Table:
             wall=lambda: self.now)
         self.sessions.bind(Services(players=self.sessions, boards=self.broadcaster,
                                     games=self.service, ivars_changed=self.sessions.ivars_changed,
-                                    prompt="fics% "), game_of=self.directory.game_of)
+                                    prompt="fics% "), game_of=self.directory.game_of,
+                           announce=self.broadcaster.announce)
         self.wires: dict[str, StringTransport] = {}
 
     def login(self, handle: str, *, registered: bool = True):

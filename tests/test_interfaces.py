@@ -41,10 +41,11 @@ def test_examined_games_provide_what_commands_use():
 def test_the_server_and_its_parts_provide_their_interfaces():
     server = make_server()
     assert verifyObject(IPlayers, server.sessions)
-    assert not IPlayers.providedBy(server)  # the registry is, not the composition root
     assert verifyObject(IBoards, server.broadcaster)
     for iface in (IGameService, IGameListener, IMoveTiming):
         assert verifyObject(iface, server.games)
+    for iface in (IPlayers, IBoards, IGameService):  # the services are, not the composition root
+        assert not iface.providedBy(server)
     assert verifyObject(ICredentialsChecker, server.accounts)
     assert verifyObject(IServerDirectory, server.directory)
     assert verifyObject(IGameDirectory, server.directory)

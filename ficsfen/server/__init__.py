@@ -10,7 +10,12 @@ uses (:mod:`ficsfen`), plus the codec and tracker modules themselves.
 - :mod:`~ficsfen.server.interfaces`: what commands see of games and of the server
   (:class:`IPlayedGame`, :class:`IExaminedGame`, :class:`IPlayers`, :class:`IBoards`, ...)
 - :mod:`~ficsfen.server.session`: one logged-in user (:class:`IServerCaller`)
-- :mod:`~ficsfen.server.server`: the service that ties sessions, games and commands
+- :mod:`~ficsfen.server.server`: the composition root that builds and wires the services
+  (``docs/design.md`` has their map)
+- :mod:`~ficsfen.server.sessions`: who is online, arrivals and departures (:class:`IPlayers`)
+- :mod:`~ficsfen.server.accounts`: names, guests, passwords (a credentials checker), settings
+- :mod:`~ficsfen.server.dispatcher`: the command-line grammar (aliases, ``$``, block mode)
+- :mod:`~ficsfen.server.reply`: the answer to one command (prompt or block-mode frame)
 - :mod:`~ficsfen.server.command_table`: names and aliases (prefixes by :mod:`ficsfen.names`)
 - :mod:`~ficsfen.server.commands`: the server's own commands
 - :mod:`~ficsfen.server.directory`, :mod:`~ficsfen.server.games`,

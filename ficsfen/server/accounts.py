@@ -33,6 +33,7 @@ from twisted.cred.error import UnauthorizedLogin
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
+from twisted.python import failure
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg
@@ -93,7 +94,8 @@ class Accounts:
     credentialInterfaces = (IUsernamePassword,)
     log = Logger()
 
-    def __init__(self, config: Config, *, clock: IReactorTime, store: Any,
+    def __init__(self, config: Config, *, clock: IReactorTime,
+                 store: Any,  # an IStore provider (a zope interface: no static type), or None
                  rng: random.Random, online: Callable[[str], bool]) -> None:
         self._config = config
         self._store = store
@@ -220,7 +222,7 @@ class Accounts:
             throttle.succeeded(name, host)
             return name
 
-        def broken(reason: Any) -> Any:
+        def broken(reason: failure.Failure) -> failure.Failure:
             throttle.end(name, host)
             return reason
 
@@ -254,5 +256,5 @@ class Accounts:
         if self._store is None or not session.registered:
             return
         d = self._store.save_settings(session.handle, data)
-        d.addErrback(lambda failure: self.log.failure(
-            "could not save the settings of {handle}", failure, handle=session.handle))
+        d.addErrback(lambda reason: self.log.failure(
+            "could not save the settings of {handle}", reason, handle=session.handle))

@@ -285,3 +285,11 @@ class Broadcaster:
             session = self._session(fold(handle))
             if session is not None and session is not but:
                 session.notify(message)
+
+    def announce(self, sessions: Iterable[Session], line: str, *,
+                 but: Session | None = None) -> None:
+        """``line``, already rendered (``<wa>``/``<wd>``: not localized), as a notification
+        to each of ``sessions`` but one."""
+        for session in list(sessions):
+            if session is not but:
+                session.notify(line)

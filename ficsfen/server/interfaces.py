@@ -202,15 +202,16 @@ class IPlayers(Interface):
         :raises ficsfen.names.NameResolutionError: nobody, or several players.
         """
 
-    def deliver(notices):
-        """Send notices (``handle``, ``message``), one message per person."""
-
     def logout(session, *, reason=""):
         """Take ``session`` out of the server and close it."""
 
 
 class IBoards(Interface):
-    """Showing games to people, each in their own style and language."""
+    """What reaches people other than a command's answer: boards of games, each in their
+    own style and language, and notices (:class:`ficsfen.server.broadcaster.Broadcaster`)."""
+
+    def deliver(notices):
+        """Send notices (``handle``, ``message``), one message per person."""
 
     def send_board(session, game):
         """The board of ``game`` for ``session`` alone, clocks read now."""

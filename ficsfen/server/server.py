@@ -12,10 +12,10 @@ and :attr:`FicsServer.sessions` and hands each line typed at the prompt to
 - :class:`~ficsfen.server.dispatcher.Dispatcher`: the command-line grammar
   and the command table; each command answers through a
   :class:`~ficsfen.server.reply.Reply`;
-- :class:`~ficsfen.server.game_service.GameService`: the games themselves
-  (start, move, end, adjourn, resume, expiry, restore);
-- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one seam through
-  which game events, boards, results and talk reach sessions;
+- :class:`~ficsfen.server.game_service.GameService`: the games (start, move,
+  end, adjourn, expiry, restore);
+- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one way out to sessions
+  for everything but a command's own answer (boards, results, notices, talk);
 - the game directory, offers, seeks, talk and personal lists.
 
 Time comes from an injected ``IReactorTime`` (a
@@ -109,9 +109,10 @@ def build_command_table(server: "FicsServer") -> CommandTable:
 class FicsServer:
     """Builds the services and wires them; see the module's documentation.
 
-    Sessions carry the services commands use (:class:`~ficsfen.server.session.Services`):
-    :class:`IPlayers` is :attr:`sessions`, :class:`IBoards` :attr:`broadcaster`,
-    :class:`IGameService` :attr:`games`.
+    Sessions carry the services commands use
+    (:class:`~ficsfen.server.session.Services`): :class:`IPlayers` is
+    :attr:`sessions`, :class:`IBoards` :attr:`broadcaster`,
+    :class:`IGameService` :attr:`games`.  This object provides none of them.
     """
 
     log = Logger()
@@ -131,34 +132,35 @@ class FicsServer:
         #: Who is online (:class:`IPlayers` for commands).
         self.sessions = sessions = Sessions(clock=clock, language=config.language)
         #: Names, guests, passwords (the login's credentials checker), saved settings.
-        self.accounts = Accounts(config, clock=clock, store=store, rng=self.rng,
-                                 online=sessions.has)
+        self.accounts = accounts = Accounts(config, clock=clock, store=store, rng=self.rng,
+                                            online=sessions.has)
         #: Connections and login attempts per address (``[limits]``).
         self.address_limits = AddressLimits(
             clock, connections=config.connections_per_address,
             logins_per_minute=config.logins_per_minute, exempt=config.exempt)
         #: Open connections (the telnet side counts them against ``max_connections``).
         self.connections = 0
-        self.directory = GameDirectory(sessions.handles)
+        self.directory = directory = GameDirectory(sessions.handles)
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
-        self.game_hooks = self.directory.listeners
-        #: ``who`` answers, rendered once per change of what they list.
-        self.who_cache = wholist.WhoCache(
-            lambda: (sessions.listing_changes, self.directory.changes), clock=clock.seconds)
-        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
-        self.lists = lists.PersonalLists(size=config.list_size)
+        self.game_hooks = directory.listeners
+        #: The one way out to sessions: game events, boards, results, notices and talk.
+        self.broadcaster = broadcaster = Broadcaster(
+            session=sessions.by_key, directory=directory,
+            allresults=lambda: sessions.listening("allresults"))
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
         self.offer_limiter = OfferLimiter(clock.seconds, per_minute=config.offers_per_minute)
-        #: The one way out to sessions: game events, boards, results and talk.
-        self.broadcaster = Broadcaster(session=sessions.by_key, directory=self.directory,
-                                       allresults=lambda: sessions.listening("allresults"))
         #: The games hosted: start, move, end, adjourn, resume, expiry, restore.
         self.games = games = GameService(
-            directory=self.directory, broadcaster=self.broadcaster, clock=clock,
-            session=sessions.get, is_registered=self.accounts.is_registered, config=config,
-            rng=self.rng, store=store, wall=wall, offer_limiter=self.offer_limiter)
+            directory=directory, broadcaster=broadcaster, clock=clock, session=sessions.get,
+            is_registered=accounts.is_registered, config=config, rng=self.rng, store=store,
+            wall=wall, offer_limiter=self.offer_limiter)
         #: Adjourned games waiting for ``resume`` (the game service's).
         self.adjourned = games.adjourned
+        #: ``who`` answers, rendered once per change of what they list.
+        self.who_cache = wholist.WhoCache(
+            lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
+        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        self.lists = lists.PersonalLists(size=config.list_size)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
@@ -166,39 +168,39 @@ class FicsServer:
         self.seeks = SeekBoard(sessions=sessions.all, is_busy=games.busy,
                                refuses=lambda receiver, sender:
                                self.lists.refusal(receiver, sender) is not None,
-                               tell=self.broadcaster.tell)
+                               tell=broadcaster.tell)
         #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
         self.talk = Talk(session=sessions.get, censors=self.lists.censors,
-                         censoring=self.lists.censoring, deliver=self.broadcaster.talk,
+                         censoring=self.lists.censoring, deliver=broadcaster.talk,
                          limiter=TalkLimiter(clock.seconds, per_minute=config.talk_per_minute),
                          max_length=config.talk_max_length)
         games.challenges, games.seeks, games.talk = self.challenges, self.seeks, self.talk
-        sessions.bind(Services(players=sessions, boards=self.broadcaster, games=games,
+        sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
-                      game_of=self.directory.game_of)
+                      game_of=directory.game_of, announce=broadcaster.announce)
         self._wire_logins()
         self.table = build_command_table(self)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
-        self.dispatcher = Dispatcher(self.table, self.directory, move=self.games.move,
+        self.dispatcher = Dispatcher(self.table, directory, move=games.move,
                                      max_line=config.max_line)
 
     def _wire_logins(self) -> None:
         """What a login and a logout do beyond the registry, service by service, in order."""
-        sessions = self.sessions
+        sessions, games = self.sessions, self.games
         sessions.entering.extend([
             lambda session, replaced: self.accounts.release(session.handle),  # held no more
             self._restore_settings,
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
-        sessions.arrivals.append(self.games.arrived)
+        sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
         sessions.departures.extend([
-            self.games.departed,
-            lambda session: sessions.deliver(self.challenges.drop(session.handle)),
+            games.departed,  # adjourned or forfeited, as on FICS
+            lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),
             lambda session: self.lists.forget(session.handle),
             lambda session: self.offer_limiter.forget(session.handle),
-            self.observers_departed,
+            self._stop_observing,
         ])
 
     def __repr__(self) -> str:
@@ -221,7 +223,25 @@ class FicsServer:
         """Start the background threads (password hashing) before any connection."""
         return self.accounts.start_threads()
 
-    # -- settings and lists across logins ------------------------------------
+    def restore(self) -> Deferred[list[Any]]:
+        """Bring back the games the store has unfinished (:meth:`GameService.restore`)."""
+        return self.games.restore()
+
+    def shutdown(self) -> Deferred[None]:
+        """Stop every game, then tell everyone the server stops and close every session.
+
+        Games between registered players are adjourned ("Game adjourned by
+        server shutdown"), the others aborted; players and observers are told
+        once that is stored.  The Deferred fires when the sessions are closed.
+        """
+        def goodbye(_: object) -> None:
+            for session in list(self.sessions):
+                session.notify(msg("The server is shutting down. Goodbye."))
+                self.sessions.logout(session, reason="shutdown")
+
+        return self.games.stop().addCallback(goodbye)
+
+    # -- settings, lists and observations across logins ------------------------------
 
     def _restore_settings(self, session: Session, replaced: Session | None) -> None:
         """A registered player's saved settings and lists; a new guest's lists start empty."""
@@ -232,7 +252,7 @@ class FicsServer:
             self.lists.load(handle, saved.get("lists"))
             for channel in self.lists.of(handle).members("channel"):
                 self.talk.channels.join(handle, int(channel))
-        elif replaced is None and not session.registered:
+        elif replaced is None:
             self.lists.forget(handle)  # a guest's lists last one session
 
     def save_settings(self, session: Session) -> None:
@@ -248,29 +268,7 @@ class FicsServer:
         if name == "channel":
             (self.talk.channels.join if added else self.talk.channels.leave)(handle, int(item))
 
-    # -- games: departures ------------------------------------------------------
-
-    def observers_departed(self, session: Session) -> None:
+    def _stop_observing(self, session: Session) -> None:
         """A player left: they observe nothing any more."""
         for observed in self.directory.observed_games(session.handle):
             self.directory.unobserve(session.handle, observed)
-
-    def shutdown(self) -> Deferred[None]:
-        """Stop every game, then tell everyone the server stops and close every session.
-
-        Games between registered players are adjourned ("Game adjourned by
-        server shutdown"), the others aborted; players and observers are told
-        once that is stored (:meth:`GameService.stop`).  The Deferred fires
-        when the sessions are closed.
-        """
-        def goodbye(_: object) -> None:
-            for session in list(self.sessions):
-                session.notify(msg("The server is shutting down. Goodbye."))
-                self.sessions.logout(session, reason="shutdown")
-
-        return self.games.stop().addCallback(goodbye)
-
-    def restore(self) -> Deferred[list[Any]]:
-        """Bring back, adjourned, the games the store has unfinished
-        (:meth:`GameService.restore`); run once at start, before listening."""
-        return self.games.restore()

@@ -21,23 +21,20 @@ session.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Iterator, KeysView
+from typing import AbstractSet, Callable, Iterable, Iterator, KeysView, Protocol
 
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import msg
 from ficsfen.names import NameIndex, fold, resolve_handle
 from ficsfen.server import wholist
 from ficsfen.server.interfaces import IPlayers
 from ficsfen.server.limits import compact
 from ficsfen.server.session import Services, Session
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ficsfen.server.challenges import Notice
-
-__all__ = ["LISTENING_IVARS", "Sessions"]
+__all__ = ["LISTENING_IVARS", "Announce", "Sessions"]
 
 #: The interface variables whose sessions the registry keeps sets of.
 LISTENING_IVARS = ("pin", "allresults", "seekinfo")
@@ -45,6 +42,19 @@ LISTENING_IVARS = ("pin", "allresults", "seekinfo")
 #: Told ``(session, replaced)`` as a session enters, before it is listed:
 #: ``replaced`` is the player's previous session (a registered player logging in again).
 Entering = Callable[[Session, "Session | None"], None]
+
+
+class Announce(Protocol):
+    """How a line reaches a group of sessions as notifications (``but`` one of them)."""
+
+    def __call__(self, sessions: Iterable[Session], line: str, *,
+                 but: Session | None = None) -> None: ...
+
+
+def _notify_each(sessions: Iterable[Session], line: str, *, but: Session | None = None) -> None:
+    for session in list(sessions):
+        if session is not but:
+            session.notify(line)
 
 
 @implementer(IPlayers)
@@ -66,6 +76,7 @@ class Sessions:
         self._handles = NameIndex()  # the handles of _sessions
         self._services: Services | None = None
         self._game_of: Callable[[str], object | None] = lambda handle: None
+        self._announce: Announce = _notify_each
         #: When each registered player who left logged out (reactor time), for ``finger``.
         self.last_seen: dict[str, float] = {}
         #: Logins, logouts and ``open`` changes so far: with the game directory's
@@ -82,11 +93,14 @@ class Sessions:
         #: games, offers, seeks, talk).
         self.departures: list[Callable[[Session], None]] = []
 
-    def bind(self, services: Services, *, game_of: Callable[[str], object | None]) -> None:
-        """The services sessions are made with, and ``game_of(handle)``, the game a
-        player plays or examines (the game directory's lookup)."""
+    def bind(self, services: Services, *, game_of: Callable[[str], object | None],
+             announce: Announce) -> None:
+        """The services sessions are made with; ``game_of(handle)``, the game a player
+        plays or examines (the game directory's lookup); ``announce(sessions, line, but=)``,
+        how the ``<wa>``/``<wd>`` lines reach the ``pin`` sessions (the broadcaster)."""
         self._services = services
         self._game_of = game_of
+        self._announce = announce
 
     def __repr__(self) -> str:
         return f"<Sessions {len(self._sessions)} online>"
@@ -155,31 +169,6 @@ class Sessions:
     def tidy(self) -> None:
         """Resize the table a crowd of logins grew (after a burst of disconnections)."""
         compact(self._sessions)
-
-    # -- reaching people -----------------------------------------------------------
-
-    def tell(self, handle: str, message: Message | str) -> None:
-        """``message`` for ``handle`` if online: in the answer to their command if it is
-        running, else a notification (:meth:`Session.inform`)."""
-        session = self._sessions.get(fold(handle))
-        if session is not None:
-            session.inform(message)
-
-    def deliver(self, notices: Iterable[Notice]) -> None:
-        """Send :class:`ficsfen.server.challenges.Notice` values, one message per person.
-
-        A notice for an interface variable (``pendinfo``) reaches only those who set it.
-        """
-        grouped: dict[str, list[Notice]] = {}
-        for notice in notices:
-            grouped.setdefault(notice.handle, []).append(notice)
-        for handle, wanted in grouped.items():
-            session = self.get(handle)
-            if session is None:
-                continue
-            messages = [n.message for n in wanted if n.ivar is None or session.ivars.get(n.ivar)]
-            if messages:
-                session.inform("\n".join(session.render(m) for m in messages))
 
     # -- arrivals and departures -----------------------------------------------------
 
@@ -257,9 +246,7 @@ class Sessions:
 
     def _tell_pin(self, line: str, about: Session) -> None:
         """``line`` to every other session with the ``pin`` ivar on."""
-        for other in list(self._listening["pin"]):
-            if other is not about:
-                other.notify(line)
+        self._announce(self._listening["pin"], line, but=about)
 
     # -- who listens to what ---------------------------------------------------------
 

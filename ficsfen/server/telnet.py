@@ -26,6 +26,7 @@ from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
+from twisted.python import failure
 
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
@@ -1261,15 +1262,15 @@ class FicsProtocol(TelnetProtocol):
         d.addCallbacks(lambda _: self._password_checked(name, None), self._password_failed,
                        errbackArgs=(name,))
 
-    def _password_failed(self, reason: Any, name: str) -> None:
+    def _password_failed(self, reason: failure.Failure, name: str) -> None:
         """The accounts refused the password: throttled (never hashed), wrong, or broken."""
         if reason.check(LoginRefused):
             if self.state == "checking":
                 self._refuse(name, reason.value.refusal)
         elif reason.check(BadPassword):  # counted even if the connection went away meanwhile
-            failure = reason.value.failure
-            self._log_failure(name, failure)
-            self._password_checked(name, failure)
+            counted = reason.value.failure
+            self._log_failure(name, counted)
+            self._password_checked(name, counted)
         else:
             self.log.failure("password check failed", reason)
 
