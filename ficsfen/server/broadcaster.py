@@ -191,7 +191,8 @@ class Broadcaster:
         self.ping_to_move(game)
 
     def observer_groups(self, game: Any, players: Iterable[str]) -> list[tuple[tuple, list[Session]]]:
-        """``game``'s observers (not its players) by what they receive.
+        """``game``'s observers (not its players) by what they receive (part of the
+        fan-out's fast path: ``bench/observers.py``).
 
         The key is (style, language, showfen, ms ivar, charset, prompt).
         """
