@@ -63,6 +63,10 @@ class Broadcaster:
         if session is not None:
             session.inform(message)
 
+    def notify(self, session: Session, message: Message | str) -> None:
+        """``message`` to ``session`` as a notification (on a fresh line, with its prompt)."""
+        session.notify(message)
+
     def deliver(self, notices: Iterable[Any]) -> None:
         """Send :class:`ficsfen.server.challenges.Notice` values, one message per person.
 
@@ -191,7 +195,8 @@ class Broadcaster:
         self.ping_to_move(game)
 
     def observer_groups(self, game: Any, players: Iterable[str]) -> list[tuple[tuple, list[Session]]]:
-        """``game``'s observers (not its players) by what they receive.
+        """``game``'s observers (not its players) by what they receive (part of the
+        fan-out's fast path: ``bench/observers.py``).
 
         The key is (style, language, showfen, ms ivar, charset, prompt).
         """
@@ -215,10 +220,19 @@ class Broadcaster:
 
     # -- game events -----------------------------------------------------
 
-    def game_created(self, game: Any, *, info_line: str) -> None:
+    def game_info(self, game: Any) -> str:
+        """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
+        white, black = self._session(fold(game.white)), self._session(fold(game.black))
+        return boards.game_info_line(
+            game, registered=(white is not None and white.registered,
+                              black is not None and black.registered),
+            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
+
+    def game_created(self, game: Any) -> None:
         """Both players of the new ``game`` get FICS's ``Creating:`` and ``{Game N ...}``
-        lines, the ``<g1>`` ``info_line`` if they asked for it, and the board."""
+        lines, the ``<g1>`` line if they asked for it (:meth:`game_info`), and the board."""
         white, black, tc = game.white, game.black, game.time_control
+        info_line = self.game_info(game)
         kind = boards.category(game)
         creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
                        white=white, black=black, category=kind, minutes=tc.minutes,
@@ -236,6 +250,16 @@ class Broadcaster:
                     lines.append(info_line)
                 lines += ["", self.board_text(session, game)]
                 self.tell(handle, "\n".join(lines))
+        self.ping_to_move(game)
+
+    def still_playing(self, session: Session, game: Any) -> None:
+        """``session`` logged in again during its ``game``: say so, with the board as it
+        is now (clocks read now)."""
+        other = game.opponent_of(session.handle)
+        session.notify("\n".join([
+            session.render(msg("You are still playing game {number} against {handle}.",
+                               number=game.number, handle=other)),
+            self.board_text(session, game, fresh=True)]))
         self.ping_to_move(game)
 
     def game_continued(self, game: Any) -> None:

@@ -9,8 +9,9 @@ progress.  With a store each change goes through the
 :class:`~ficsfen.server.journal.StoreJournal` first; only once it is
 committed does the game tell this service, which then asks the
 :class:`~ficsfen.server.broadcaster.Broadcaster` to announce it
-(``docs/store.md``: a move is announced only after its commit).  It never
-writes to a session itself.
+(``docs/store.md``: a move is announced only after its commit).  It sends
+nothing to sessions itself but a command's own answer (a refused move):
+everything else goes out through the broadcaster.
 
 A move goes down the layers once (``docs/design.md``, "Game path"):
 :meth:`GameService.move` -> :meth:`PlayedGame.move` -> journal -> store;
@@ -31,7 +32,6 @@ from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg, msgn
 from ficsfen.names import fold
-from ficsfen.server.boards import game_info_line
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.game_hooks import IGameListener, IMoveTiming
 from ficsfen.server.game_keeping import GameKeeping
@@ -230,7 +230,7 @@ class GameService:
     def _announce_start(self, game: PlayedGame) -> None:
         """Number the new ``game`` and show both players the board."""
         self.directory.add(game)
-        self.broadcaster.game_created(game, info_line=self.game_info(game))
+        self.broadcaster.game_created(game)
 
     def resume_game(self, game: PlayedGame) -> None:
         """Continue an adjourned ``game`` under a new number, from the same position and clocks.
@@ -254,14 +254,6 @@ class GameService:
         self.broadcaster.game_continued(game)
         game.listener = self
         game.resume()
-
-    def game_info(self, game: Any) -> str:
-        """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
-        white, black = self._session(game.white), self._session(game.black)
-        return game_info_line(
-            game, registered=(white is not None and white.registered,
-                              black is not None and black.registered),
-            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
 
     def _logged_in_registered(self, handle: str) -> bool:
         """Whether ``handle`` is logged in with a password (only their games are adjourned)."""
@@ -308,12 +300,7 @@ class GameService:
         their adjourned games (their opponents here are told, and so are they)."""
         game = self.directory.game_of(session.handle)
         if IPlayedGame.providedBy(game):
-            other = game.opponent_of(session.handle)
-            session.notify("\n".join([
-                session.render(msg("You are still playing game {number} against {handle}.",
-                                   number=game.number, handle=other)),
-                self.broadcaster.board_text(session, game, fresh=True)]))
-            self.broadcaster.ping_to_move(game)
+            self.broadcaster.still_playing(session, game)
         online = []
         for game in self.adjourned.of(session.handle):
             other = game.black if fold(game.white) == fold(session.handle) else game.white
@@ -324,12 +311,14 @@ class GameService:
                     handle=session.handle))
                 online.append(present.handle)
             else:
-                session.notify(msg("You have an adjourned game with {handle}, who is not logged in.",
-                                   handle=other))
+                self.broadcaster.notify(session, msg(
+                    "You have an adjourned game with {handle}, who is not logged in.",
+                    handle=other))
         if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
-            session.notify(msgn("{count} player, who has an adjourned game with you, is online:\n{names}",
-                                "{count} players, who have an adjourned game with you, are online:\n{names}",
-                                len(online), names=" ".join(online)))
+            self.broadcaster.notify(session, msgn(
+                "{count} player, who has an adjourned game with you, is online:\n{names}",
+                "{count} players, who have an adjourned game with you, are online:\n{names}",
+                len(online), names=" ".join(online)))
 
     def departed(self, session: Any) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between

@@ -193,7 +193,11 @@ class PlayedGame(DurableGame, OfferActions):
     # -- moves ---------------------------------------------------------------
 
     def move(self, handle: str, text: str) -> list[Notice]:
-        """``handle`` plays ``text``; refused moves raise and change nothing."""
+        """``handle`` plays ``text``; refused moves raise and change nothing.
+
+        Hot path, with the journal's write behind it: ``bench/games_store.py``
+        (store on against store off).
+        """
         color = self._player(handle)
         if color != self.tracker.turn:
             raise NotYourMoveError(msg("It is not your move."))

@@ -100,6 +100,7 @@ class StoreJournal:
         return self._write(d, lambda: setattr(kept, "started", True))
 
     def moved(self, game: PlayedGame, ply: Ply) -> Deferred[Any]:
+        """One ``add_move`` write (hot path: ``bench/games_store.py``)."""
         white, black = game.move_clocks
         record = MoveRecord(game.tracker.ply, ply.san, ply.uci, _ms(white), _ms(black),
                             _ms(game.move_times[-1]))
