@@ -19,7 +19,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, NoReturn, Sequence, TextIO
+from typing import AnyStr, BinaryIO, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 import chess
 
@@ -27,7 +27,8 @@ from ficsfen import fenfile
 from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
                           resolve_language)
-from ficsfen.pgn import PgnError, PgnGame, decode, read_games
+from ficsfen.pgn import PgnError, PgnGame, ScanCount, iter_games
+from ficsfen.pgnfens import replayed
 from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
 
 __all__ = ["board_diagram", "main", "write_fens"]
@@ -146,6 +147,8 @@ def _parser(lang: str) -> _Parser:
     fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg(
         "write one .fen file per game into DIR, named INPUT-NUMBER-WHITE-BLACK.fen; a second input of the same "
         "name is called INPUT-2, so that no file of the run replaces another")))
+    fens.add_argument("-j", "--jobs", metavar="N", type=_jobs, default=1, help=t(msg(
+        "replay games in N processes (0: one per CPU); the output keeps the input's order")))
     sub.add_parser(
         "serve",
         help=t(msg("run the telnet server (options are passed on to it)")),
@@ -163,6 +166,14 @@ def _parser(lang: str) -> _Parser:
         add_help=False,
     )
     return parser
+
+
+def _jobs(text: str) -> int:
+    """``-j``'s value: a whole number, 0 or more (argparse reports a ValueError as invalid)."""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -205,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = _check(args.fen, board=args.board, lang=lang, out=out, err=err,
                             variant=args.variant, shredder=args.shredder)
         else:
-            status = _fens(args.files, output=args.output, lang=lang, out=out, err=err)
+            jobs = args.jobs if args.jobs > 0 else os.cpu_count() or 1
+            status = _fens(args.files, output=args.output, lang=lang, out=out, err=err, jobs=jobs)
         out.flush()  # a write error shows here, not as a traceback at exit
         return status
     except KeyboardInterrupt:
@@ -324,7 +336,7 @@ class _ReadError(Exception):
         self.error = error
 
 
-def _read_lines(stream: TextIO) -> Iterator[str]:
+def _read_lines(stream: Iterable[AnyStr]) -> Iterator[AnyStr]:
     try:
         yield from stream
     except OSError as exc:
@@ -359,7 +371,7 @@ def board_diagram(board: chess.Board) -> str:
 
 
 def write_fens(
-    text: str,
+    text: str | bytes | BinaryIO | TextIO,
     sink: TextIO,
     *,
     source: str = "",
@@ -367,36 +379,37 @@ def write_fens(
     output: Path | None = None,
     progress: _Progress | None = None,
     names: _FileNames | None = None,
+    jobs: int = 1,
 ) -> tuple[int, int]:
     """Replay every game of PGN ``text``; FENs to ``sink`` (or one file per game in ``output``).
 
-    Bad games are appended to ``errors`` and skipped.  ``names`` keeps the
-    file names of several calls apart (one per input of a run).  Returns
-    ``(plies written, bad games)``.
+    ``text`` is PGN text, bytes or a stream, read one game at a time.  Bad
+    games are appended to ``errors`` and skipped.  ``names`` keeps the file
+    names of several calls apart (one per input of a run).  ``jobs`` above 1
+    replays games in that many processes, the output in input order.
+    ``progress`` is told how much of the input was read (in characters).
+    Returns ``(plies written, bad games)``; :class:`OSError` from reading or
+    writing propagates.
     """
-    games = read_games(text)
-    if progress is not None:
-        progress.start(len(games))
+    count = ScanCount() if progress is not None else None
     if output is not None:
         names = names or _FileNames()
         stem = names.stem(source)
     plies = bad = 0
-    for index, game in enumerate(games):
-        try:
-            fens = game.fens()
-        except PgnError as exc:
+    for game, result in replayed(iter_games(text, count=count), jobs=jobs):
+        if progress is not None:
+            progress.update(count.characters)  # type: ignore[union-attr]
+        if isinstance(result, PgnError):
             bad += 1
             if errors is not None:
-                errors.append(exc)
+                errors.append(result)
             continue
-        finally:
-            if progress is not None:
-                progress.update(index + 1)
-        plies += len(fens) - 1
+        plies += result.count("\n") - 1
         if output is None:
-            fenfile.write(sink, fens)
+            sink.write(result)
         else:
-            fenfile.write(output / names.claim(game_file_name(game, stem=stem)), fens)
+            (output / names.claim(game_file_name(game, stem=stem))).write_text(  # type: ignore[union-attr]
+                result, encoding="utf-8")
     if progress is not None:
         progress.finish()
     return plies, bad
@@ -462,9 +475,14 @@ class _FileNames:
 
 
 class _Progress:
-    """A one-line progress bar on a terminal (stderr), redrawn at most 10 times a second."""
+    """A one-line progress bar on a terminal (stderr), redrawn at most 10 times a second.
 
-    def __init__(self, stream: TextIO, label: str, *, minimum: int = 50) -> None:
+    It shows how much of the input was read (``total`` is about the file's
+    size in characters); nothing is drawn for an input under ``minimum``
+    characters or of unknown size.
+    """
+
+    def __init__(self, stream: TextIO, label: str, *, minimum: int = 1024) -> None:
         self.stream = stream
         self.label = label
         self.minimum = minimum
@@ -483,8 +501,9 @@ class _Progress:
             return
         self.last = now
         width = 30
+        done = min(done, self.total)
         filled = width * done // self.total
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total}")
+        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {100 * done // self.total}%")
         self.stream.flush()
         self.shown = True
 
@@ -495,7 +514,15 @@ class _Progress:
             self.shown = False
 
 
-def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err: TextIO) -> int:
+def _size(stream: BinaryIO) -> int:
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return 0
+
+
+def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err: TextIO,
+          jobs: int = 1) -> int:
     status = EXIT_OK
     if output is not None:
         try:
@@ -507,23 +534,35 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
     show_progress = err.isatty() and (output is not None or not out.isatty())
     names = _FileNames()
     for name in files:
+        errors: list[PgnError] = []
         try:
-            data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+            stream = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as exc:
             err.write(msg("cannot read {path}: {reason}", path=name, reason=exc.strerror or str(exc)).render(lang) + "\n")
             status = EXIT_BAD_INPUT
             continue
-        errors: list[PgnError] = []
-        progress = _Progress(err, Path(name).name) if show_progress else None
+        progress = None
+        if show_progress:
+            progress = _Progress(err, Path(name).name)
+            if name != "-":
+                progress.start(_size(stream))
         try:
-            write_fens(decode(data), out, source=name, errors=errors, output=output, progress=progress,
-                       names=names)
+            write_fens(_read_lines(stream), out, source=name, errors=errors, output=output,
+                       progress=progress, names=names, jobs=jobs)
+        except _ReadError as exc:  # the input could not be read past some point
+            err.write(msg("cannot read {path}: {reason}", path=name,
+                          reason=exc.error.strerror or str(exc.error)).render(lang) + "\n")
+            status = EXIT_BAD_INPUT
+            continue
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise
             where = exc.filename or output or "<stdout>"
             err.write(msg("cannot write {path}: {reason}", path=str(where), reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
+        finally:
+            if name != "-":
+                stream.close()
         label = "<stdin>" if name == "-" else name
         for exc in errors:
             err.write(f"{label}: {exc.render(lang)}\n")

@@ -1,45 +1,39 @@
 """Reading PGN game scores and replaying their main lines into FENs.
 
-One regular expression tokenizes a whole file: whitespace, ``{}`` and ``;``
-comments, ``%`` escape lines, NAGs, ``<...>`` (reserved by the standard for
-expansion) and move numbers are skipped inside the
-expression, so the Python loop only sees tag pairs, moves, results and
-variation brackets.  Variations are skipped (the main line is followed).
-Moves may be SAN or coordinates; each is resolved by
-:func:`ficsfen.tracker.resolve` and the FEN kept by
+:func:`iter_games` reads games one at a time from text, bytes, a stream or
+a file (:func:`iter_file`), in time linear in the input whatever its bytes
+(the tokens come from :mod:`ficsfen.pgnlex`).  Variations are skipped (the
+main line is followed).  Moves may be SAN or coordinates; each is resolved
+by :func:`ficsfen.tracker.resolve` and the FEN kept by
 :class:`ficsfen.tracker.FenBuilder`, so legality always comes from
-python-chess.
+python-chess.  A null move (``--`` or ChessBase's ``Z0``) passes the turn
+as python-chess plays it.
 """
 
 from __future__ import annotations
 
-import re
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Iterator
 
+import chess
 
 from ficsfen.fen import STARTING_FEN, FenError, parse
 from ficsfen.i18n import LocalizedError, Message, msg
-from ficsfen.tracker import FenBuilder, MoveError, VariantFenBuilder, resolve
+from ficsfen.pgnlex import ScanCount, Source, lines_of, tokens
+from ficsfen.quickpush import play
+from ficsfen.tracker import FenBuilder, IllegalMoveError, MoveError, VariantFenBuilder, resolve
 from ficsfen.variants import UnknownVariantError, Variant, parse_variant, variant_named
 
-__all__ = ["PgnError", "PgnGame", "decode", "read_file", "read_games"]
+__all__ = ["NULL_MOVES", "PgnError", "PgnGame", "ScanCount", "decode", "iter_file", "iter_games", "read_file",
+           "read_games"]
 
-_TOKENS = re.compile(
-    r"""
-    (?:\s+ | \{[^}]*\} | ;[^\n]* | ^%[^\n]* | \$\d+ | <[^<>]*> | (?:[2-9]|\d\d+)\.+ | 1\.\.+ )*
-    (?:
-        \[\s*(\w+)\s*"((?:[^"\\]|\\.)*)"\s*\]     # tag pair
-      | (1\.(?!\.) | [^\s{}()\[\];$%.]+ | [(){\[.$;%] | \Z)
-    )
-    """,
-    re.X | re.M,
-)
 _STANDARD_NAMES = frozenset(("standard", "chess", "normal", "from position"))
 _RESULTS = frozenset(("1-0", "0-1", "1/2-1/2", "*", "\u00bd-\u00bd"))  # some files write ½-½
-_UNESCAPE = re.compile(r"\\(.)")
+#: the null move as PGN files write it: pgn-extract and python-chess "--", ChessBase "Z0"
+NULL_MOVES = frozenset(("--", "Z0"))
 _IGNORED_FIRST = frozenset("!?.$;%")
+_MOVE_FIRST = frozenset("abcdefghNBRQKOo")
 _LONGEST_MOVE = 24  # e.g. "exd8=Q+!?" is 9; anything much longer is not a move
 _SHOWN_LENGTH = 40  # longest token quoted in an error
 
@@ -65,6 +59,14 @@ class PgnError(LocalizedError, ValueError):
         else:
             self.message = msg("Game {game}: {reason}", game=game, reason=reason)
         super().__init__(self.message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # keyword-only fields: pickled (e.g. from a worker process) by a function that takes them
+        return (_pgn_error, (self.reason, self.game, self.ply, self.move_text))
+
+
+def _pgn_error(reason: Message, game: int, ply: int, move_text: str | None) -> PgnError:
+    return PgnError(reason, game=game, ply=ply, move_text=move_text)
 
 
 @dataclass
@@ -115,13 +117,34 @@ class PgnGame:
         yield fen
         board = position.board()
         placement, turn = fen.split(" ", 2)[:2]
-        # as the tracker plays a move
-        step = (FenBuilder(placement) if variant is None
-                else VariantFenBuilder(placement, variant, turn == "w")).push
         ply = 0
+        text = ""
         try:
-            for ply, text in enumerate(self.moves, 1):
-                yield step(board, resolve(board, text))
+            if variant is None:  # as the tracker plays a move, without its undo record
+                builder = FenBuilder(placement)
+                apply, fen_after = builder.apply, builder.fen
+                for ply, text in enumerate(self.moves, 1):
+                    try:
+                        move = resolve(board, text)
+                    except MoveError:
+                        if text not in NULL_MOVES:
+                            raise
+                        board.push(_null_move(board, text))
+                        yield fen_after(board)
+                        continue
+                    apply(move)
+                    play(board, move)
+                    yield fen_after(board)
+            else:
+                step = VariantFenBuilder(placement, variant, turn == "w").push
+                for ply, text in enumerate(self.moves, 1):
+                    try:
+                        move = resolve(board, text)
+                    except MoveError:
+                        if text not in NULL_MOVES:
+                            raise
+                        move = _null_move(board, text)
+                    yield step(board, move)
         except MoveError as exc:
             raise PgnError(exc.message, game=self.number, ply=ply, move_text=text) from exc
         if self.syntax_error is not None:
@@ -136,83 +159,131 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def read_file(path: str | Path) -> list[PgnGame]:
-    """All games of a PGN file."""
-    return read_games(decode(Path(path).read_bytes()))
+def read_file(path: str | os.PathLike[str]) -> list[PgnGame]:
+    """All games of a PGN file, in a list (:func:`iter_file` reads them one at a time)."""
+    return list(iter_file(path))
+
+
+def iter_file(path: str | os.PathLike[str], *, count: ScanCount | None = None) -> Iterator[PgnGame]:
+    """The games of a PGN file, one at a time, as :func:`iter_games` reads them.
+
+    Raises :class:`OSError` when the file cannot be opened or read.
+    """
+    with open(path, "rb") as stream:
+        yield from iter_games(stream, count=count)
 
 
 def read_games(text: str) -> list[PgnGame]:
-    """Split PGN text into games, skipping comments, NAGs and variations.
+    """All games of PGN ``text``, in a list."""
+    return list(iter_games(text))
 
-    A new game starts at a tag pair after movetext, after a result, or at a
-    ``1.`` once the current game has moves (files that omit results).
+
+def iter_games(source: Source, *, count: ScanCount | None = None) -> Iterator[PgnGame]:
+    """The games of PGN ``source``, each yielded once it is complete.
+
+    ``source`` is text, bytes, a text or binary stream, or an iterable of
+    lines (see :func:`ficsfen.pgnlex.lines_of`); it is read as games are
+    taken, in time linear in its length.  Comments, NAGs and variations are
+    skipped.  A new game starts at a tag pair after movetext, after a
+    result, or at a ``1.`` once the current game has moves (files that omit
+    results).  Syntax errors are kept on the game (:meth:`PgnGame.replay`
+    raises them at their ply), never raised here.  ``count`` adds up the
+    characters read and examined (see :class:`~ficsfen.pgnlex.ScanCount`).
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:  # ";" comments and "%" lines end at a line end, whichever it is
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    games: list[PgnGame] = []
     game: PgnGame | None = None
+    moves: list[str] = []
     in_movetext = False  # the current game's tags are over
     depth = 0  # variation nesting
     number = 0
-    for name, value, tok in _TOKENS.findall(text):
-        if name:
-            if game is None or in_movetext:
-                if depth and game is not None and game.syntax_error is None:
-                    _syntax(game, "(")
+    plain = False  # in a game's movetext, outside variations, with no result and no error yet
+    for line in tokens(lines_of(source), count):
+        for tok in line:
+            if plain and tok[0] in _MOVE_FIRST and tok.__class__ is str:  # the usual case: a move
+                if len(tok) <= _LONGEST_MOVE and tok.isprintable():
+                    moves.append(tok)
+                    continue
+            if tok.__class__ is tuple:
+                if game is None or in_movetext:
+                    if game is not None:
+                        yield _finished(game, depth)
+                    number += 1
+                    game = PgnGame(number)
+                    moves = game.moves
+                    in_movetext = plain = False
+                    depth = 0
+                name, value = tok
+                game.headers[name] = value
+                continue
+            if tok == "1." and game is not None and moves and game.result is None and not depth:
+                game.result = ""  # ends it without a result
+                plain = False
+            if game is None or game.result is not None:
+                if tok[0] in _IGNORED_FIRST or tok == "1." or tok.isdigit() or tok in _RESULTS:
+                    continue
+                if game is not None:
+                    yield _finished(game, depth)
                 number += 1
                 game = PgnGame(number)
-                games.append(game)
-                in_movetext = False
+                moves = game.moves
                 depth = 0
-            game.headers[name] = _UNESCAPE.sub(r"\1", value) if "\\" in value else value
-            continue
-        if not tok:
-            continue  # end of text
-        if tok == "1." and game is not None and game.moves and game.result is None and not depth:
-            game.result = ""  # ends it without a result
-        if game is None or game.result is not None:
-            if tok[0] in _IGNORED_FIRST or tok == "1." or tok.isdigit() or tok in _RESULTS:
+            in_movetext = True
+            if game.syntax_error is not None:
+                if tok in _RESULTS and not depth:
+                    game.result = tok
                 continue
-            number += 1
-            game = PgnGame(number)
-            games.append(game)
-            depth = 0
-        in_movetext = True
-        if game.syntax_error is not None:
-            if tok in _RESULTS and not depth:
-                game.result = tok
-            continue
-        first = tok[0]
-        if depth:
-            if first == "(":
-                depth += 1
-            elif first == ")":
-                depth -= 1
-            elif first in "{[":
-                _syntax(game, first)
-            continue
-        if first in "abcdefghNBRQKOo" or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS) \
-                or "@" in tok:  # a crazyhouse drop: P@e4, @e4
-            if len(tok) > _LONGEST_MOVE or not tok.isprintable():
-                _syntax(game, tok)  # binary noise or a run-on word: never a move
+            first = tok[0]
+            if depth:
+                if first == "(":
+                    depth += 1
+                elif first == ")":
+                    depth -= 1
+                    plain = not depth
+                elif first in "{[":
+                    _syntax(game, first)
                 continue
-            game.moves.append(tok)
-        elif tok in _RESULTS:
-            game.result = "1/2-1/2" if tok == "\u00bd-\u00bd" else tok
-        elif first == "(":
-            depth = 1
-        elif first in _IGNORED_FIRST or tok == "1." or tok.isdigit():
-            continue
-        else:
-            _syntax(game, first if first in ")[{" else tok)
-    if depth and game is not None and game.syntax_error is None:
+            plain = True
+            if first in _MOVE_FIRST or (first == "0" and tok[:2] == "0-" and tok not in _RESULTS) \
+                    or "@" in tok or tok in NULL_MOVES:  # "@": a crazyhouse drop, P@e4, @e4
+                if len(tok) > _LONGEST_MOVE or not tok.isprintable():
+                    _syntax(game, tok)  # binary noise or a run-on word: never a move
+                    plain = False
+                    continue
+                moves.append(tok)
+            elif tok in _RESULTS:
+                game.result = "1/2-1/2" if tok == "\u00bd-\u00bd" else tok
+                plain = False
+            elif first == "(":
+                depth = 1
+                plain = False
+            elif first in _IGNORED_FIRST or tok == "1." or tok.isdigit():
+                continue
+            else:
+                _syntax(game, first if first in ")[{" else tok)
+                plain = False
+    if game is not None:
+        yield _finished(game, depth)
+
+
+def _finished(game: PgnGame, depth: int) -> PgnGame:
+    """``game`` as it is when the next one starts or the text ends."""
+    if depth and game.syntax_error is None:
         _syntax(game, "(")
-    for g in games:
-        if g.result == "":
-            g.result = None
-    return games
+    if game.result == "":
+        game.result = None
+    return game
+
+
+def _null_move(board: chess.Board, text: str) -> chess.Move:
+    """The null move ``text`` (``--``, ``Z0``): the turn passes, as python-chess plays it.
+
+    The en passant square is cleared, the halfmove clock counts it, the
+    fullmove number goes up after Black's; :class:`IllegalMoveError` when the
+    side to move is in check (the position after it could not happen).
+    """
+    if board.is_check():
+        raise IllegalMoveError(msg('Illegal move: a null move ("{move}") cannot be played in check.', move=text),
+                               move_text=text, code="null-in-check")
+    return chess.Move.null()
 
 
 def _shown(token: str) -> str:

@@ -10,7 +10,10 @@ Crazyhouse FEN appends the pieces in hand to the placement in brackets
 (``.../RNBQKBNR[QNPbp]``, White's in capitals) and marks a piece that was a
 pawn with ``~`` after its letter (``Q~``): captured, it goes into the hand as
 a pawn.  Holdings are read in any order and written ``QRBNP`` for White then
-``qrbnp`` for Black, as python-chess and lichess write them.
+``qrbnp`` for Black, as python-chess and lichess write them.  Two other
+forms are read, never written: the pieces in hand as a ninth rank
+(``.../RNBQKBNR/QNPbp``, as lichess's scalachess writes them) and with no
+brackets after the last rank's eighth square (``.../RNBQKBNRQNPbp``).
 
 The rest is standard FEN, checked by :mod:`ficsfen.fen` with its strict en
 passant rule (the square is written after every two-square push).  The rules
@@ -217,10 +220,11 @@ def parse_variant(text: str, variant: str | Variant) -> VariantPosition:
             not text.isprintable() and any(c.isspace() and c != " " for c in text)):
         _fen._record_error(text)
     placement, turn, castling, ep, half, full = fields
-    board_part, holdings = placement, None
+    board_part = marked = placement
+    holdings = None
     if v.holdings:
-        board_part, held = _split_holdings(placement)
-        board_part = _promoted_marks(board_part)
+        marked, held = _split_holdings(placement)
+        board_part = _promoted_marks(marked)
         holdings = _holdings(held)
     if v.chess960:
         # Fields 1 and 2, then castling, then the rest, so errors come in field order.
@@ -232,8 +236,7 @@ def parse_variant(text: str, variant: str | Variant) -> VariantPosition:
         position = _fen._parse(f"{board_part} {turn} {castling} {ep} {half} {full}", True, False)
         xfen = position.castling
         shredder = xfen.translate(_SHREDDER_CORNERS)
-        _check_totals(placement, holdings or "")
-    marked = placement.partition("[")[0]
+        _check_totals(marked, holdings or "")
     return VariantPosition(v, marked, holdings, turn, xfen, shredder, position.ep,
                            position.halfmove, position.fullmove)
 
@@ -246,24 +249,42 @@ _HELD_RANK = {c: i for i, c in enumerate(_HELD_ORDER)}
 
 
 def _split_holdings(placement: str) -> tuple[str, str]:
+    """The board (``~`` marks kept) and the pieces in hand of a crazyhouse placement.
+
+    Read in three forms: in brackets after the board (``.../RNBQKBNR[Pp]``,
+    the one we write), as a ninth rank (``.../RNBQKBNR/Pp``, as lichess's
+    scalachess writes them) and with no brackets, right after the eighth
+    square of the last rank (``.../RNBQKBNRPp``); with neither, nothing is
+    in hand.  A board that is not well-formed is left whole, for the
+    standard codec to say what is wrong with it.
+    """
     opening = placement.find("[")
     if opening < 0:
-        if placement.count("/") == 8:  # holdings written as a ninth rank
+        if placement.count("/") == 8:  # the pieces in hand as a ninth rank
             board, _, held = placement.rpartition("/")
-            suggestion = f"{board}[{held}]"
-            raise HoldingsError(1, "holdings-bracket", placement, msg(
-                'the pieces in hand follow the placement in brackets, not as a ninth rank; '
-                'write "{suggestion}"', suggestion=_fen._shown(suggestion)), suggestion=suggestion)
-        suggestion = placement + "[]"
-        raise HoldingsError(1, "holdings-missing", placement, msg(
-            'a crazyhouse placement ends with the pieces in hand in brackets, "[]" when '
-            'there are none; write "{suggestion}"', suggestion=_fen._shown(suggestion)),
-            suggestion=suggestion)
+            return board, held
+        return _unbracketed(placement)
     if not placement.endswith("]") or placement.count("[") != 1 or placement.count("]") != 1:
         raise HoldingsError(1, "holdings-bracket", placement, msg(
             '"{text}": the pieces in hand go in one pair of brackets at the end of the placement',
             text=_fen._shown(placement)))
     return placement[:opening], placement[opening + 1:-1]
+
+
+def _unbracketed(placement: str) -> tuple[str, str]:
+    """Split after the eighth square of the last rank: the letters after it are in hand."""
+    start = placement.rfind("/") + 1
+    squares = 0
+    for index in range(start, len(placement)):
+        c = placement[index]
+        if c != "~":
+            if squares == 8:
+                held = placement[index:]
+                if held.isalpha() and held.isascii():
+                    return placement[:index], held
+                break
+            squares += int(c) if c in "12345678" else 1
+    return placement, ""
 
 
 def _holdings(held: str) -> str:

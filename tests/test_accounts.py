@@ -132,4 +132,5 @@ def test_guests_get_fresh_held_names():
 def test_registered_names_come_from_the_configuration_without_a_store():
     accounts, _ = make_accounts()
     assert accounts.is_registered("ALICE") and not accounts.is_registered("bob")
-    assert accounts.load_settings("alice") is None  # nothing kept without a store
+    settings = accounts.saved_settings("alice")  # nothing kept without a store
+    assert settings.called and settings.result == {}

@@ -87,6 +87,21 @@ def test_bench_fens_reports_the_median_ratio_of_paired_rounds(shared_pgn, capsys
     assert ratio and float(ratio[2]) <= float(ratio[1]) <= float(ratio[3])
 
 
+def test_bench_fens_commands_times_whole_commands_beside_the_peers(shared_pgn, capsys):
+    bench_fens = load("bench_fens")
+    code = bench_fens.main(["--commands", str(shared_pgn / "kasparov-deep-blue-1997.pgn"), "--rounds", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "identical output: True" in out and "525 positions" in out
+    for side in ("ficsfen fens ", "ficsfen fens -j 2", "python-chess"):
+        assert re.search(rf"^{side} +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+$", out, re.M), side
+    assert re.search(r"^python-chess / ficsfen fens \(wall\) +: [\d.]+x$", out, re.M)
+    if bench_fens.pgn_extract() is None:
+        assert "pgn-extract: not installed" in out
+    else:
+        assert re.search(r"^ficsfen fens -j 2 / pgn-extract \(wall\) : [\d.]+x$", out, re.M)
+
+
 def test_bench_scripts_refuse_a_missing_file(tmp_path, capsys):
     for name in ("bench_fens", "bench_parse"):
         assert load(name).main([str(tmp_path / "absent.pgn")]) == 2

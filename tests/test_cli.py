@@ -423,12 +423,12 @@ def test_progress_bar_not_drawn_among_fens_on_the_terminal(tmp_path):
     assert b"many.pgn [" not in terminal and b"\x1b[K" not in terminal
     # stdout elsewhere: the bar is drawn on the terminal, then wiped
     terminal, stdout = _run_on_ptys(["fens", str(games)], stdout_on_the_terminal=False, tmp_path=tmp_path)
-    assert b"many.pgn [" in terminal and b"60/60" in terminal and terminal.endswith(b"\r\x1b[K")
+    assert b"many.pgn [" in terminal and b"] 100%" in terminal and terminal.endswith(b"\r\x1b[K")
     assert stdout.count(b"\n") == 180 and b"[" not in stdout
     # with -o nothing goes to stdout, so the bar may share the terminal
     terminal, _ = _run_on_ptys(["fens", "-o", str(tmp_path / "out"), str(games)],
                                stdout_on_the_terminal=True, tmp_path=tmp_path)
-    assert b"60/60" in terminal and len(list((tmp_path / "out").iterdir())) == 60
+    assert b"] 100%" in terminal and len(list((tmp_path / "out").iterdir())) == 60
 
 
 def test_progress_bar_only_on_a_terminal():
@@ -443,7 +443,13 @@ def test_progress_bar_only_on_a_terminal():
         bar.update(i)
     bar.finish()
     text = stream.getvalue()
-    assert "x.pgn [" in text and "4/4" in text and text.endswith("\r\x1b[K")
+    assert "x.pgn [" in text and "] 100%" in text and text.endswith("\r\x1b[K")
+    stream = Tty()
+    bar = cli._Progress(stream, "small.pgn")  # under the minimum: nothing drawn
+    bar.start(300)
+    bar.update(300)
+    bar.finish()
+    assert stream.getvalue() == ""
 
 
 def test_python_dash_m_runs_the_same_cli():

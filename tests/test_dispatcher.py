@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from twisted.internet.defer import succeed
 from twisted.internet.task import Clock
 
 from ficsfen.commands.fen import FenCommand
@@ -30,7 +31,7 @@ class World:
         pager = Pager(20)
         for command in (FenCommand(), HelpCommand(pager=pager), NextCommand(pager),
                         settings.SetCommand(), session_cmds.QuitCommand(), *interface.COMMANDS,
-                        *lists.commands(self.lists, is_registered=lambda name: False)):
+                        *lists.commands(self.lists, registered=lambda name: succeed(False))):
             check_command_names(command)
             table.register(command)
         self.dispatcher = Dispatcher(table, self.parts.directory, move=self.parts.games.move,

@@ -117,14 +117,14 @@ def test_a_logout_runs_the_departure_hooks_unlisted_then_closes():
 
 def test_a_registered_player_logging_in_again_replaces_the_old_session():
     sessions = registry()
-    entered: list[tuple[Session, Session | None]] = []
-    sessions.entering.append(lambda new, old: entered.append((new, old)))
+    entered: list[tuple[Session, Session | None, object]] = []
+    sessions.entering.append(lambda new, old, saved: entered.append((new, old, saved)))
     old, old_line = log_in(sessions, "Alice", registered=True)
     new_line = Line()
     new = sessions.enter("alice", write=new_line.write, close=new_line.close,
-                         registered=True)
+                         registered=True, saved={"style": 12})
     assert new.handle == "Alice"  # the spelling its games know
-    assert entered == [(old, None), (new, old)]
+    assert entered == [(old, None, None), (new, old, {"style": 12})]
     assert sessions.get("alice") is new and old.closed and old_line.closed
     assert "Alice has arrived - you can't both be logged in" in old_line.text()
     assert "Alice is already logged in - kicking them out" in new_line.text()

@@ -145,8 +145,7 @@ def test_promoted_markers():
 
 
 @pytest.mark.parametrize("placement, code, error_class", [
-    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "holdings-missing", HoldingsError),
-    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/Pp", "holdings-bracket", HoldingsError),
+    ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/Pk", "holdings-king", HoldingsError),  # a ninth rank
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pp", "holdings-bracket", HoldingsError),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ[P]KBNR[p]", "holdings-bracket", HoldingsError),
     ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Pk]", "holdings-king", HoldingsError),
@@ -177,13 +176,10 @@ def test_crazyhouse_allows_more_than_sixteen_men_of_one_colour():
         ficsfen.parse(fen.replace("[]", ""))
 
 
-def test_holdings_error_suggestions():
-    with pytest.raises(HoldingsError) as info:
-        parse_variant("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "crazyhouse")
-    assert info.value.suggestion == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[]"
-    with pytest.raises(HoldingsError) as info:
-        parse_variant("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1", "crazyhouse")
-    assert info.value.suggestion == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[]"
+def test_holdings_without_brackets_are_read_and_written_in_brackets():
+    for placement in ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/"):
+        position = parse_variant(f"{placement} w KQkq - 0 1", "crazyhouse")
+        assert position.fen() == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
 
 
 # -- names, facade -------------------------------------------------------------

@@ -45,7 +45,10 @@ def test_check_crazyhouse(capsys):
     assert code == 0 and out.splitlines()[0] == ZH_START and "8 | r n b q k b n r |" in out
     code, out, err = run(capsys, "check", "--variant", "crazyhouse", ZH_START.replace("[]", "[K]"))
     assert code == 1 and "a king is never in hand" in err
-    code, out, err = run(capsys, "check", "--variant", "crazyhouse", ZH_START.replace("[]", ""))
+    # read without brackets or as a ninth rank, written in brackets
+    assert run(capsys, "check", "--variant", "crazyhouse", ZH_START.replace("[]", "")) == (0, ZH_START + "\n", "")
+    assert run(capsys, "check", "--variant", "crazyhouse", ZH_START.replace("[]", "/")) == (0, ZH_START + "\n", "")
+    code, out, err = run(capsys, "check", "--variant", "crazyhouse", ZH_START.replace("[]", "9"))
     assert code == 1 and "field 1 (placement)" in err
 
 

@@ -95,13 +95,15 @@ class Command:
         if cls.name and not cls.topic:
             cls.topic = cls.name
 
-    def __call__(self, caller: Any, args: str, directory: Any) -> None:
+    def __call__(self, caller: Any, args: str, directory: Any) -> Any:
+        """Parse ``args`` and run; returns what :meth:`run` returns (``None``, or for a
+        host that allows it an object saying the answer is not complete yet)."""
         try:
             parsed = parse_args(self.spec, args)
         except UsageError:
             self.send_usage(caller)
-            return
-        self.run(caller, *parsed, directory=directory)
+            return None
+        return self.run(caller, *parsed, directory=directory)
 
     def send_usage(self, caller: Any) -> None:
         caller.send(msg("Usage: {usage}", usage=self.usage))

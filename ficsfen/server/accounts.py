@@ -15,8 +15,9 @@ was never computed) or :class:`BadPassword` (carrying the throttle's
 :class:`~ficsfen.server.limits.Failure`: the next wait, any lockout).
 
 Accounts live in the store when there is one (read at each call, so an
-account an operator adds or removes counts at once), else in the
-configuration's ``[accounts]``.  Settings (``set``, ``style``, personal
+account an operator adds or removes counts at once; the login reads them off
+the reactor thread: :meth:`~Accounts.registered`,
+:meth:`~Accounts.saved_settings`), else in the configuration's ``[accounts]``.  Settings (``set``, ``style``, personal
 lists) are saved to the store for registered players.
 """
 
@@ -30,7 +31,7 @@ from typing import Any, Callable, TypeVar
 from twisted.cred.checkers import ICredentialsChecker
 from twisted.cred.credentials import IUsernamePassword
 from twisted.cred.error import UnauthorizedLogin
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
 from twisted.python import failure
@@ -41,6 +42,7 @@ from ficsfen.names import fold
 from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.limits import Failure, LoginThrottle, Refusal
+from ficsfen.server.reads import Reader
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.session import Session
 
@@ -99,9 +101,12 @@ class Accounts:
 
     def __init__(self, config: Config, *, clock: IReactorTime,
                  store: Any,  # an IStore provider (a zope interface: no static type), or None
-                 rng: random.Random, online: Callable[[str], bool]) -> None:
+                 rng: random.Random, online: Callable[[str], bool],
+                 read: Reader = maybeDeferred) -> None:
         self._config = config
         self._store = store
+        #: Runs a store read off the reactor thread (:class:`ficsfen.server.reads.StoreReads`).
+        self._read = read
         self._rng = rng
         self._online = online
         self._reserved: set[str] = set()
@@ -147,10 +152,22 @@ class Accounts:
 
     def is_registered(self, name: str) -> bool:
         """Whether ``name`` has an account: in the store when there is one (read at each
-        call), else in the configuration's ``[accounts]``."""
+        call, in the calling thread), else in the configuration's ``[accounts]``."""
         if self._store is not None:
             return self._store.get_account(name) is not None
         return fold(name) in self._config.accounts
+
+    def registered(self, name: str) -> Deferred[bool]:
+        """:meth:`is_registered`, read off the reactor thread."""
+        return self._read(self.is_registered, name)
+
+    def saved_settings(self, name: str) -> Deferred[dict[str, Any]]:
+        """The settings a registered ``name`` saved (``set``, ``style``, lists; empty without
+        a store), read off the reactor thread: what a login hands to
+        :meth:`ficsfen.server.sessions.Sessions.enter`."""
+        if self._store is None:
+            return succeed({})
+        return self._read(self._store.load_settings, name)
 
     # -- guests and reservations -----------------------------------------------------
 
@@ -187,13 +204,14 @@ class Accounts:
         """Whether ``password`` is ``name``'s, as a Deferred; no throttling (see
         :meth:`requestAvatarId`).
 
-        The hash is read from the store at each call (never cached).
-        Hashing takes a good fraction of a second by design, so it runs in
+        The hash is read from the store at each call (never cached), off the
+        reactor thread.  Hashing takes a good fraction of a second by design, so it runs in
         a thread pool of its own at a lower CPU priority when the clock is a
         real reactor (inline with a test clock), never blocking other
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
-        return self.run_hash(verify_password, password, self._password_hash(name))
+        return self._read(self._password_hash, name).addCallback(
+            lambda stored: self.run_hash(verify_password, password, stored))
 
     def run_hash(self, function: Callable[..., T], *args: object) -> Deferred[T]:
         """``function(*args)``, a slow password hash, in the password pool (inline with a
@@ -249,12 +267,6 @@ class Accounts:
         return self._password_pool.threads
 
     # -- saved settings ------------------------------------------------------------------
-
-    def load_settings(self, handle: str) -> dict[str, Any] | None:
-        """What ``handle`` saved (``set``, ``style``, lists), or ``None`` without a store."""
-        if self._store is None:
-            return None
-        return self._store.load_settings(handle)
 
     def save_settings(self, session: Session, data: dict[str, Any]) -> None:
         """Keep ``data`` (a registered player's settings) for their next login.

@@ -94,7 +94,7 @@ class Broadcaster:
         """
         groups: dict[tuple[str, str, str], list[Session]] = {}
         for session in sessions:
-            if session.reply is not None:  # their command's answer
+            if session.answering:  # their command's answer
                 session.send(message)
                 continue
             groups.setdefault((session.lang, session.charset, session.prompt_text),
@@ -163,7 +163,7 @@ class Broadcaster:
             session = session_of(fold(handle))
             if session is None:
                 continue
-            is_caller = session.reply is not None  # the board is its command's answer
+            is_caller = session.answering  # the board is its command's answer
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
                    session.lang if noted or session.style == 1 else "", session.showfen,
@@ -186,11 +186,11 @@ class Broadcaster:
                 game, players):
             key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
             text = text_for(members[0], key, noted)
-            answered = [m for m in members if m.reply is not None]
+            answered = [m for m in members if m.answering]
             if answered:  # an observer's own command: its answer, without the prompt
                 for member in answered:
                     member.write_text(text)
-                members = [m for m in members if m.reply is None]
+                members = [m for m in members if not m.answering]
             Session.emit_all(members, Session.notification(text, charset, prompt))
         self.ping_to_move(game)
 

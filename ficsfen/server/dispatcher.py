@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
-from ficsfen.i18n import Message, msg
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.interfaces import ICommand
 from ficsfen.names import AmbiguousNameError, NameResolutionError
 from ficsfen.server import block
@@ -73,6 +75,10 @@ class Dispatcher:
         number and the answer is one frame with no prompt.  A command that
         raises is logged and the player told; nobody else is affected.
         """
+        current = session.reply
+        if current is not None and current.waiting:  # run once that answer is complete
+            current.keep(line)
+            return
         ident: str | None = None
         if session.ivars["block"]:
             try:
@@ -86,10 +92,38 @@ class Dispatcher:
         try:
             reply.code = self.run(session, line, reply)
         except Exception:
+            reply.done_waiting()
             self._failed(session, line, reply)
-        finally:
+        answer = reply.pending
+        if answer is None or not reply.waiting:
             reply.close()
             session.release()
+        else:
+            answer.addBoth(self._answered, session, line, reply)
+
+    def _answered(self, result: object, session: Session, line: str, reply: Reply) -> None:
+        """The answer that waited is complete: the prompt or frame, the output held so far,
+        then the lines typed meanwhile, in order (until one of them waits in turn)."""
+        reply.done_waiting()
+        if isinstance(result, Failure):
+            self._failed(session, line, reply, result)
+        reply.close()
+        session.release()
+        queued, dropped = reply.queued, reply.dropped
+        if session.closed:
+            return  # gone meanwhile: nothing more to run
+        if dropped:
+            session.notify(msgn(
+                "{count} line typed while your previous command waited for the data file "
+                "was ignored.",
+                "{count} lines typed while your previous command waited for the data file "
+                "were ignored.", dropped))
+        while queued:
+            self.execute(session, queued.popleft())
+            later = session.reply
+            if later is not None and later.waiting:  # that one waits too: the rest after it
+                later.queued.extend(queued)
+                return
 
     def run(self, session: Session, line: str, reply: Reply) -> int:
         """Run one command line into ``reply``; returns its block-mode code (FICS's table).
@@ -137,7 +171,9 @@ class Dispatcher:
                 return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
         code = block.code_for(command.name)
         reply.code = code  # known before it runs: "quit" closes the frame itself
-        command(session, rest, self.directory)
+        answer = command(session, rest, self.directory)
+        if isinstance(answer, Deferred):  # it reads the store: the answer waits for that
+            reply.wait(answer)
         return code
 
     def line_too_long(self, session: Session) -> None:
@@ -156,12 +192,13 @@ class Dispatcher:
         text = session.render(message).replace("\n", "\r\n") + "\r\n"
         session.emit(block.frame("0", code, encode_text(text, session.charset)))
 
-    def _failed(self, session: Session, line: str, reply: Reply) -> None:
+    def _failed(self, session: Session, line: str, reply: Reply,
+                failure: Failure | None = None) -> None:
         word = line.split(None, 1)[0] if line.strip() else ""
         try:
             secret = self.table.resolve(word.lstrip("$")).secret
         except (NameResolutionError, AttributeError):
             secret = False
-        self.log.failure("command {line!r} from {handle} failed",
+        self.log.failure("command {line!r} from {handle} failed", failure,
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         reply.send(msg("Sorry, an internal error occurred; it has been logged."))

@@ -107,19 +107,29 @@ class GameKeeping:
                     "{count} days.", int(days), handle=game.opponent_of(handle)))
         return gatherResults(writes, consumeErrors=True)
 
-    def restore(self, store: Any, *, listener: Any, is_registered: Callable[[str], bool],
+    def restore(self, store: Any, *, read: Callable[..., Deferred[Any]], listener: Any,
+                is_registered: Callable[[str], bool],
                 limiter: Any = None) -> Deferred[list[Any]]:
         """Bring back the games ``store`` has unfinished: those in progress when the
         server stopped (a crash) are adjourned there, clocks as at their last move.
 
-        Run once at start, before listening.  A game with a player who has no
-        account could never be resumed: it ends, aborted.  ``listener`` hears
-        the restored games (the game service); ``limiter`` counts their offers.
+        Run once at start, before listening; the store is read through ``read``
+        (off the reactor thread).  A game with a player who has no account
+        could never be resumed: it ends, aborted.  ``listener`` hears the
+        restored games (the game service); ``limiter`` counts their offers.
         """
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, is_registered(stored.start.white)
+                     and is_registered(stored.start.black))
+                    for stored in store.unfinished_games()]
+
+        return read(unfinished).addCallback(self._restore, store, listener, limiter)
+
+    def _restore(self, unfinished: list[tuple[Any, bool]], store: Any, listener: Any,
+                 limiter: Any) -> Deferred[list[Any]]:
         writes = []
-        for stored in store.unfinished_games():
-            start = stored.start
-            if not (is_registered(start.white) and is_registered(start.black)):
+        for stored, resumable in unfinished:
+            if not resumable:
                 writes.append(store.end_game(stored.id, GameEnd(
                     "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
                 continue

@@ -25,7 +25,7 @@ import random
 import time
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, DeferredList
+from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -59,8 +59,11 @@ class GameService:
     def __init__(self, *, directory: Any, broadcaster: Any, clock: IReactorTime,
                  session: Callable[[str], Any], is_registered: Callable[[str], bool],
                  config: Any, rng: random.Random | None = None, store: Any = None,
-                 wall: Callable[[], float] = time.time, offer_limiter: Any = None) -> None:
+                 wall: Callable[[], float] = time.time, offer_limiter: Any = None,
+                 read: Callable[..., Deferred] = maybeDeferred) -> None:
         self.directory = directory
+        #: Runs a store read off the reactor thread (restore reads the unfinished games).
+        self._read = read
         self.broadcaster = broadcaster
         self.clock = clock
         self._session = session
@@ -348,7 +351,8 @@ class GameService:
     def restore(self) -> Deferred[list[Any]]:
         """Bring back, adjourned, the games the store has unfinished
         (:meth:`GameKeeping.restore`); run once at start, before listening."""
-        return self.keeping.restore(self.store, listener=self, is_registered=self._is_registered,
+        return self.keeping.restore(self.store, read=self._read, listener=self,
+                                    is_registered=self._is_registered,
                                     limiter=self.offer_limiter)
 
     def keep_adjourned(self, game: PlayedGame) -> None:

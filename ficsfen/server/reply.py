@@ -17,7 +17,10 @@ is committed) takes the prompt over with :meth:`Reply.defer_prompt`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections import deque
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from twisted.internet.defer import Deferred
 
 from ficsfen.i18n import Message
 from ficsfen.server.block import NULL, BlockReply
@@ -26,7 +29,13 @@ from ficsfen.server.session import encode_text
 if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.session import Session
 
-__all__ = ["Reply"]
+__all__ = ["MAX_WAITING_LINES", "Reply", "resumed"]
+
+T = TypeVar("T")
+
+#: Lines a session may type while its command's answer waits (run after it);
+#: later ones are dropped, and counted.
+MAX_WAITING_LINES = 50
 
 
 class Reply:
@@ -39,7 +48,8 @@ class Reply:
     and the prompt follows.
     """
 
-    __slots__ = ("session", "_frame", "_prompt", "_open")
+    __slots__ = ("session", "_frame", "_prompt", "_open", "_waiting", "_answer", "queued",
+                 "dropped")
 
     def __init__(self, session: Session, frame: BlockReply | None = None) -> None:
         self.session = session
@@ -47,6 +57,12 @@ class Reply:
         #: Whether :meth:`close` writes the prompt (never in block mode).
         self._prompt = frame is None
         self._open = False
+        self._waiting = False
+        self._answer: Deferred[object] | None = None
+        #: Lines the session typed while the answer waits (:meth:`wait`), to run after it.
+        self.queued: deque[str] = deque()
+        #: Lines dropped meanwhile, beyond :data:`MAX_WAITING_LINES`.
+        self.dropped = 0
 
     @classmethod
     def open(cls, session: Session, ident: str | None = None) -> Reply:
@@ -65,6 +81,62 @@ class Reply:
     @property
     def is_open(self) -> bool:
         return self._open
+
+    @property
+    def answering(self) -> bool:
+        """Whether what happens to the session now is part of this answer: open, and not
+        waiting (:meth:`wait`) unless inside what it waited for (:meth:`resumed`)."""
+        return self._open and not self._waiting
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the answer waits for something (a store read) before it is complete."""
+        return self._open and self._waiting
+
+    def wait(self, answer: Deferred[object]) -> None:
+        """The command returned ``answer``, a Deferred: its answer is complete once that
+        fires (it reads the store).
+
+        Meanwhile the session gets what others do as notifications, and the
+        lines it types are kept (:meth:`keep`) to run after the answer.
+        """
+        self._answer = answer
+        self._waiting = True
+
+    @property
+    def pending(self) -> Deferred[object] | None:
+        """What the answer waits for (:meth:`wait`), or ``None``."""
+        return self._answer
+
+    def keep(self, line: str) -> None:
+        """A line typed while the answer waits: kept (at most :data:`MAX_WAITING_LINES`)."""
+        if len(self.queued) < MAX_WAITING_LINES:
+            self.queued.append(line)
+        else:
+            self.dropped += 1
+
+    def resumed(self, waited: Deferred[T]) -> Deferred[T]:
+        """What ``waited`` gives, with the answer resumed while its callbacks run: what
+        they cause for the session (the board of a stored game opened) is the answer again.
+
+        A command wraps the reads it waits for in it; outside a waiting answer it
+        changes nothing.
+        """
+        out: Deferred[T] = Deferred()
+
+        def arrived(result: object) -> None:
+            waiting, self._waiting = self._waiting, False
+            try:
+                out.callback(result)  # a Failure errbacks
+            finally:
+                self._waiting = waiting and self._open  # closed meanwhile: it waits no more
+
+        waited.addBoth(arrived)
+        return out
+
+    def done_waiting(self) -> None:
+        """What the answer waited for is there: it can be closed."""
+        self._waiting = False
 
     @property
     def block(self) -> bool:
@@ -130,7 +202,7 @@ class Reply:
         is false, as when the session is closing).  Later calls do nothing."""
         if not self._open:
             return
-        self._open = False
+        self._open = self._waiting = False
         session = self.session
         if session.reply is self:
             session.reply = None
@@ -139,3 +211,10 @@ class Reply:
             session.emit(frame.to_bytes())
         elif prompt and self._prompt and not session.closed:
             session.prompt()
+
+
+def resumed(caller: object, waited: Deferred[T]) -> Deferred[T]:
+    """``waited``, with the answer of ``caller``'s command resumed while its callbacks run
+    (:meth:`Reply.resumed`); unchanged for a caller with no open reply (a host's own)."""
+    reply = getattr(caller, "reply", None)
+    return waited if not isinstance(reply, Reply) else reply.resumed(waited)

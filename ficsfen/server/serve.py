@@ -193,10 +193,11 @@ class FicsService(MultiService):
     """The telnet server on its endpoints (and the feed, if any), as a Twisted service.
 
     Listening starts with the service, once the configuration's
-    ``[accounts]`` are in the store (if any); stopping it says goodbye to
-    every session, closes the feed's readers and the listening ports, waits
-    (at most :data:`SHUTDOWN_GRACE` seconds) for the goodbyes to leave, then
-    closes the store (committing what is queued).  A port that cannot be
+    ``[accounts]`` are in the store (if any); stopping it refuses the
+    logins under way, says goodbye to every session, closes the feed's
+    readers and the listening ports, waits (at most :data:`SHUTDOWN_GRACE`
+    seconds) for the goodbyes to leave and for the store reads under way,
+    then closes the store (committing what is queued).  A port that cannot be
     opened, or accounts that cannot be stored, stop the reactor with
     :attr:`status` 1.
     """
@@ -321,7 +322,12 @@ class FicsService(MultiService):
     def _close_store(self, result: Any) -> Any:
         if self.store is None:
             return result
-        return self.store.close().addCallback(lambda _: result)
+        # Every session is gone and no login completes (FicsServer.stopping); the
+        # reads under way end before their connection is closed.
+        store = self.store
+        d = self.server.reads_done()
+        d.addCallback(lambda _: store.close())
+        return d.addCallback(lambda _: result)
 
     def _stopped_forwarding(self, result: Any) -> Any:
         # after the goodbyes: a failure while saying them still reaches the log

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
@@ -57,6 +57,7 @@ from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.limits import AddressLimits, AddressRate
+from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session
 from ficsfen.server.sessions import Sessions
@@ -70,6 +71,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
     pager = Pager(server.config.help_page_lines)
     table = CommandTable()
     sessions, accounts, clock = server.sessions, server.accounts, server.clock
+    read = server.reads.read
     for command in (
         FenCommand(),
         HelpCommand(server.catalog, pager=pager, command_names=lambda: table.names(),
@@ -81,7 +83,7 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         session_cmds.WhoCommand(cache=server.who_cache),
         session_cmds.GamesCommand(),
         session_cmds.QuitCommand(),
-        examine.ExamineCommand(store=lambda: server.store, listener=server.games),
+        examine.ExamineCommand(store=lambda: server.store, listener=server.games, read=read),
         examine.UnexamineCommand(),
         examine.ForwardCommand(),
         examine.BackwardCommand(),
@@ -91,13 +93,14 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         board_cmds.MovesCommand(now=clock.seconds),
         info.DateCommand(now=clock.seconds),
         info.FingerCommand(now=clock.seconds, last_seen=sessions.last_seen,
-                           is_registered=accounts.is_registered),
+                           registered=accounts.registered),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
         *history_cmds.commands(lambda: server.store, throttle=accounts.throttle,
-                               refusals=accounts.password_refusals, hash=accounts.run_hash),
-        *lists.commands(server.lists, is_registered=accounts.is_registered,
+                               refusals=accounts.password_refusals, hash=accounts.run_hash,
+                               read=read),
+        *lists.commands(server.lists, registered=accounts.registered,
                         changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
@@ -130,11 +133,15 @@ class FicsServer:
         self.rng = rng if rng is not None else random.SystemRandom()
         self.catalog = catalog if catalog is not None else HelpCatalog(config.help_dir)
         load_catalogs()  # every message's text read now, not first rendered amid a crowd
+        #: Store reads, off the reactor thread with a real reactor (inline with a test clock).
+        self.reads = reads = StoreReads(clock, store)
+        #: Set as :meth:`shutdown` begins: from then on no login completes (the telnet side).
+        self.stopping = False
         #: Who is online (:class:`IPlayers` for commands).
         self.sessions = sessions = Sessions(clock=clock, language=config.language)
         #: Names, guests, passwords (the login's credentials checker), saved settings.
         self.accounts = accounts = Accounts(config, clock=clock, store=store, rng=self.rng,
-                                            online=sessions.has)
+                                            online=sessions.has, read=reads.read)
         #: Connections and login attempts per address (``[limits]``).
         self.address_limits = AddressLimits(
             clock, connections=config.connections_per_address,
@@ -158,7 +165,7 @@ class FicsServer:
         self.games = games = GameService(
             directory=directory, broadcaster=broadcaster, clock=clock, session=sessions.get,
             is_registered=accounts.is_registered, config=config, rng=self.rng, store=store,
-            wall=wall, offer_limiter=self.offer_limiter)
+            wall=wall, offer_limiter=self.offer_limiter, read=reads.read)
         #: Adjourned games waiting for ``resume`` (the game service's).
         self.adjourned = games.adjourned
         #: ``who`` answers, rendered once per change of what they list.
@@ -201,7 +208,7 @@ class FicsServer:
         """What a login and a logout do beyond the registry, service by service, in order."""
         sessions, games = self.sessions, self.games
         sessions.entering.extend([
-            lambda session, replaced: self.accounts.release(session.handle),  # held no more
+            lambda session, replaced, saved: self.accounts.release(session.handle),  # held no more
             self._restore_settings,
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
@@ -235,8 +242,13 @@ class FicsServer:
         self.sessions.tidy()
 
     def start_threads(self) -> list[threading.Thread]:
-        """Start the background threads (password hashing) before any connection."""
-        return self.accounts.start_threads()
+        """Start the background threads (password hashing, store reads) before any
+        connection: threads started later, amid a crowd of logins, keep memory of it."""
+        return [*self.accounts.start_threads(), *self.reads.start()]
+
+    def reads_done(self) -> Deferred[Any]:
+        """Fires once the store reads under way have ended (before the store closes)."""
+        return self.reads.done()
 
     def restore(self) -> Deferred[list[Any]]:
         """Bring back the games the store has unfinished (:meth:`GameService.restore`)."""
@@ -249,6 +261,8 @@ class FicsServer:
         server shutdown"), the others aborted; players and observers are told
         once that is stored.  The Deferred fires when the sessions are closed.
         """
+        self.stopping = True  # logins under way are refused from now on (the telnet side)
+
         def goodbye(_: object) -> None:
             for session in list(self.sessions):
                 session.notify(msg("The server is shutting down. Goodbye."))
@@ -258,11 +272,13 @@ class FicsServer:
 
     # -- settings, lists and observations across logins ------------------------------
 
-    def _restore_settings(self, session: Session, replaced: Session | None) -> None:
-        """A registered player's saved settings and lists; a new guest's lists start empty."""
+    def _restore_settings(self, session: Session, replaced: Session | None,
+                          saved: Mapping[str, Any] | None) -> None:
+        """A registered player's saved settings and lists (read before the login entered:
+        ``saved``); a new guest's lists start empty."""
         handle = session.handle
-        saved = self.accounts.load_settings(handle) if session.registered else None
-        if saved is not None:
+        if session.registered and self.store is not None:
+            saved = dict(saved or {})
             settings.apply_saved(session, saved)
             self.lists.load(handle, saved.get("lists"))
             for channel in self.lists.of(handle).members("channel"):
@@ -274,6 +290,8 @@ class FicsServer:
         """Keep a registered player's settings (``set``, ``style``, lists) for their next login."""
         if not session.registered:
             return
+        if not self.sessions.is_online(session):
+            return  # gone (a command's answer that waited for a read): saved at each change
         data = settings.saved(session)
         data["lists"] = self.lists.of(session.handle).to_json()
         self.accounts.save_settings(session, data)

@@ -204,10 +204,17 @@ class Session:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         self.emit(encode_text(text + "\r\n", self.charset))
 
+    @property
+    def answering(self) -> bool:
+        """Whether what happens to this player now is part of the answer to their own
+        command (it is running: they caused it), not a notification."""
+        reply = self.reply
+        return reply is not None and reply.answering
+
     def inform(self, message: Message | str) -> None:
         """Something that happened, for this player: part of the answer when their own
         command is running (they caused it), else a notification (:meth:`notify`)."""
-        if self.reply is not None:
+        if self.answering:
             self.send(message)
         else:
             self.notify(message)

@@ -21,7 +21,7 @@ session.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Callable, Iterable, Iterator, KeysView, Protocol
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, KeysView, Mapping, Protocol
 
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
@@ -39,9 +39,10 @@ __all__ = ["LISTENING_IVARS", "Announce", "Sessions"]
 #: The interface variables whose sessions the registry keeps sets of.
 LISTENING_IVARS = ("pin", "allresults", "seekinfo")
 
-#: Told ``(session, replaced)`` as a session enters, before it is listed:
-#: ``replaced`` is the player's previous session (a registered player logging in again).
-Entering = Callable[[Session, "Session | None"], None]
+#: Told ``(session, replaced, saved)`` as a session enters, before it is listed:
+#: ``replaced`` is the player's previous session (a registered player logging in again),
+#: ``saved`` a registered player's saved settings (read beforehand), else ``None``.
+Entering = Callable[[Session, "Session | None", "Mapping[str, Any] | None"], None]
 
 
 class Announce(Protocol):
@@ -78,7 +79,7 @@ class Sessions:
         self.listing_changes = 0
         self._listening: dict[str, set[Session]] = {name: set() for name in LISTENING_IVARS}
         self._turned_on: dict[str, list[Callable[[Session], None]]] = {}
-        #: Told ``(session, replaced)`` as a session enters, before it is listed
+        #: Told ``(session, replaced, saved)`` as a session enters, before it is listed
         #: (saved settings, personal lists, channels).
         self.entering: list[Entering] = []
         #: Told ``session`` once it has arrived (its game in progress, adjourned games).
@@ -172,11 +173,15 @@ class Sessions:
     # -- arrivals and departures -----------------------------------------------------
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "", host: str = "") -> Session:
+              registered: bool = False, peer: str = "", host: str = "",
+              saved: Mapping[str, Any] | None = None) -> Session:
         """Make and list the session of ``handle``, whose login the accounts accepted.
 
         ``peer`` names the connection in the log; ``host`` is the address the
-        per-address limits count the player by.
+        per-address limits count the player by; ``saved``, a registered
+        player's settings, read beforehand off the reactor thread
+        (:meth:`ficsfen.server.accounts.Accounts.saved_settings`): nothing is
+        read here.
 
         A registered player who is logged in already is replaced, as on FICS:
         the old session is told and closed, and the new one takes over what
@@ -194,7 +199,7 @@ class Sessions:
                           registered=registered, peer=peer, host=host)
         session.login_time = self._clock.seconds()
         for hook in self.entering:
-            hook(session, old)
+            hook(session, old, saved if registered else None)
         self._sessions[key] = session
         self._handles.add(handle)
         self.listing_changed()

@@ -1184,6 +1184,9 @@ class FicsProtocol(TelnetProtocol):
     def lineReceived(self, line: str) -> None:
         handler = _LINE_HANDLERS.get(self.state)
         if handler is not None:
+            if self.session is None and self.server.stopping:
+                self._refuse_stopping()
+                return
             handler(self, line)
 
     def line_login(self, line: str) -> None:
@@ -1215,7 +1218,46 @@ class FicsProtocol(TelnetProtocol):
                          "unrated games.", handle=handle))
             self._ask_return(handle)
             return
-        if server.accounts.is_registered(name):
+        # Read off the reactor thread (a stalled disk must not stall everyone);
+        # lines typed meanwhile wait in self._type_ahead.
+        self.state = "checking"
+        server.accounts.registered(name).addCallbacks(self._looked_up, self._lookup_failed,
+                                                      callbackArgs=(name,), errbackArgs=(name,))
+
+    def _looked_up(self, registered: bool, name: str) -> None:
+        """The rest of ``login:`` once the store said whether ``name`` has an account."""
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.server.stopping:
+            self._refuse_stopping()
+            return
+        self.state = "login"
+        self._named(registered, name)
+        self._replay_type_ahead()
+
+    def _lookup_failed(self, failure: Any, name: str) -> None:
+        """A read of the login (account, settings) failed: refused, and closed."""
+        if self.state != "checking":
+            return
+        if self.server.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("store read for the login of {name} failed", failure, name=name)
+        self._refuse_unavailable()
+
+    def _refuse_stopping(self) -> None:
+        """A login not finished when the server began to stop: told, and closed."""
+        self.log.info("login of {peer} refused: the server is shutting down", peer=self.peer)
+        self.say(msg("The server is shutting down. Goodbye."))
+        self.close()
+
+    def _refuse_unavailable(self) -> None:
+        self.say(msg("Sorry, your login could not be completed; please try again later."))
+        self.close()
+
+    def _named(self, registered: bool, name: str) -> None:
+        server = self.server
+        if registered:
             # Asked even when the player is logged in, and the name is not
             # held meanwhile: the right password, typed here or at another
             # connection's prompt, gets in and closes the other session
@@ -1278,16 +1320,24 @@ class FicsProtocol(TelnetProtocol):
                        errbackArgs=(name,))
 
     def _password_failed(self, reason: failure.Failure, name: str) -> None:
-        """The accounts refused the password: throttled (never hashed), wrong, or broken."""
+        """The accounts refused the password: throttled (never hashed), wrong, or the
+        check broke (the store read or the hash)."""
         if reason.check(LoginRefused):
             if self.state == "checking":
                 self._refuse(name, reason.value.refusal)
-        elif reason.check(BadPassword):  # counted even if the connection went away meanwhile
+            return
+        if reason.check(BadPassword):  # counted even if the connection went away meanwhile
             counted = reason.value.failure
             self._log_failure(name, counted)
             self._password_checked(name, counted)
-        else:
-            self.log.failure("password check failed", reason)
+            return
+        if self.state != "checking":
+            return
+        if self.server.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("password check failed", reason)
+        self._refuse_unavailable()
 
     def _refuse(self, name: str, refusal: Refusal) -> None:
         """A password login refused by the throttle, back at ``login:``."""
@@ -1316,19 +1366,24 @@ class FicsProtocol(TelnetProtocol):
         if self.state != "checking":  # the connection went away meanwhile
             return
         if failure is None:
-            self._enter(registered=True)
-        else:
-            self.pending_name = ""
-            self.say(msg("**** Invalid password! ****"))
-            if failure.locked:
-                wait = seconds_left(failure.until, self.server.clock.seconds())
-                self.say(_refusal_text(name, "locked", failure.locked[0], wait))
-            if failure.locked or not failure.delay:
-                self.state = "login"
-                self._reprompt(fresh_line=True)
-            else:  # the next "login:" after the delay; lines typed meanwhile wait
-                self.state = "delayed"
-                self._delay = self.server.clock.callLater(failure.delay, self._delay_over)
+            if self.server.stopping:
+                self._refuse_stopping()
+                return
+            # Settings read off the reactor thread, too; the state stays "checking".
+            self.server.accounts.saved_settings(name).addCallbacks(
+                self._settings_read, self._lookup_failed, errbackArgs=(name,))
+            return
+        self.pending_name = ""
+        self.say(msg("**** Invalid password! ****"))
+        if failure.locked:
+            wait = seconds_left(failure.until, self.server.clock.seconds())
+            self.say(_refusal_text(name, "locked", failure.locked[0], wait))
+        if failure.locked or not failure.delay:
+            self.state = "login"
+            self._reprompt(fresh_line=True)
+        else:  # the next "login:" after the delay; lines typed meanwhile wait
+            self.state = "delayed"
+            self._delay = self.server.clock.callLater(failure.delay, self._delay_over)
         self._replay_type_ahead()
 
     def _log_failure(self, name: str, failure: Failure) -> None:
@@ -1361,10 +1416,19 @@ class FicsProtocol(TelnetProtocol):
                 self._seal.digits = digits
             self.lineReceived(line)
 
+    def _settings_read(self, saved: dict[str, Any]) -> None:
+        if self.state != "checking":  # the connection went away meanwhile
+            return
+        if self.server.stopping:
+            self._refuse_stopping()
+            return
+        self._enter(registered=True, saved=saved)
+        self._replay_type_ahead()
+
     def line_confirm(self, line: str) -> None:
         self._enter(registered=False)
 
-    def _enter(self, *, registered: bool) -> None:
+    def _enter(self, *, registered: bool, saved: dict[str, Any] | None = None) -> None:
         handle = self.pending_name
         self.pending_name = self._held = ""
         self._cancel_timer()
@@ -1372,7 +1436,7 @@ class FicsProtocol(TelnetProtocol):
         # does, one call less per board sent to each of many observers).
         session = self.server.sessions.enter(handle, write=self.transport.write,
                                              close=self.close, registered=registered,
-                                             peer=self.peer, host=self.host)
+                                             peer=self.peer, host=self.host, saved=saved)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
             session.preset_ivars(self._ivars)

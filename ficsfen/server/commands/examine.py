@@ -12,14 +12,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from twisted.internet.defer import Deferred, maybeDeferred
+
 from ficsfen.commands.base import Command
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve
-from ficsfen.server.commands.history import StoreGetter, replayed_history_game
+from ficsfen.server.commands.history import Reader, StoreGetter, replayed_history_game
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.server.reply import resumed
 from ficsfen.server.variant_games import FICS_TYPES, stored_variant, variant_word
 from ficsfen.variants import Variant
 
@@ -49,32 +52,49 @@ class ExamineCommand(Command):
     spec = "op"
     usage = msg("examine [HANDLE NUMBER]")
 
-    def __init__(self, store: StoreGetter = lambda: None, listener: Any = None) -> None:
+    def __init__(self, store: StoreGetter = lambda: None, listener: Any = None,
+                 read: Reader = maybeDeferred) -> None:
         self.store = store
         self.listener = listener
+        #: Runs a store read off the reactor thread (``FicsServer.read``).
+        self.read = read
 
     def run(self, caller: IServerCaller, who: str | None, number: int | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
+        """A Deferred for a stored game (it is read off the reactor thread)."""
         if who is not None and number is None:
             self.send_usage(caller)  # FICS's adjourned and journal games are not examined here
-            return
-        current = directory.game_of(caller.handle)
-        if current is not None:
-            if IExaminedGame.providedBy(current):
-                caller.send(msg("You are already examining game {number}.", number=current.number))
-            else:
-                caller.send(msg("You are playing game {number}.", number=current.number))
-            return
+            return None
+        if self._busy(caller, directory):
+            return None
         if who is None or number is None:
             caller.send(msg("Starting a game in examine (scratch) mode."))
             caller.games.examine(caller.handle)
-            return
-        self.examine_stored(caller, who, number, directory)
+            return None
+        return self.examine_stored(caller, who, number, directory)
+
+    @staticmethod
+    def _busy(caller: IServerCaller, directory: IServerDirectory) -> bool:
+        current = directory.game_of(caller.handle)
+        if current is None:
+            return False
+        if IExaminedGame.providedBy(current):
+            caller.send(msg("You are already examining game {number}.", number=current.number))
+        else:
+            caller.send(msg("You are playing game {number}.", number=current.number))
+        return True
 
     def examine_stored(self, caller: IServerCaller, who: str, number: int,
-                       directory: IServerDirectory) -> None:
-        found = replayed_history_game(caller, self.store(), who, number)
-        if found is None:
+                       directory: IServerDirectory) -> Deferred[None]:
+        # Once the game is read, its board is part of this command's answer again.
+        return resumed(caller, replayed_history_game(caller, self.store(), who, number,
+                                                     self.read)).addCallback(
+            self._open, caller, directory)
+
+    def _open(self, found: Any, caller: IServerCaller, directory: IServerDirectory) -> None:
+        # Checked again: a game may have started, or the caller left, during the read.
+        if found is None or caller.players.session(caller.handle) is not caller or (
+                self._busy(caller, directory)):
             return
         stored = found[0]
         game = ExaminedGame.replaying(caller.handle, white=stored.start.white,

@@ -2,9 +2,11 @@
 
 The store (:class:`ficsfen.server.store.IStore`) is reached through a
 callable that returns it, or ``None`` on a server run without a data file.
-Its reads are small indexed queries made in the reactor thread; the password
-check and hash, slow on purpose, run in the server's password pool, and the
-check is throttled like a password login.
+Its reads run off the reactor thread, through a ``read(function, *args)``
+callable that returns a Deferred (the server's ``FicsServer.read``): a
+command reading the store returns that Deferred, and the server writes its
+prompt once it fired.  The password check and hash, slow on purpose, run in
+the server's password pool, and the check is throttled like a password login.
 
 ``history`` keeps FICS's layout, which clients parse (pychess reads the
 ``History for NAME:`` block, ``smoves HANDLE N`` and ``examine HANDLE N``):
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -40,21 +42,24 @@ __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
 
 #: Returns the server's store, or ``None`` when it runs without a data file.
 StoreGetter = Callable[[], Any]
+#: Runs ``function(*args)`` (a store read) off the reactor thread; its result as a Deferred.
+Reader = Callable[..., Deferred]
 
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
 _HEADER = "                  Opponent      Type         ECO End Date"
 
 
-def whose(caller: IServerCaller, word: str | None, store: Any) -> str | None:
+def whose(caller: IServerCaller, word: str | None, store: Any,
+          read: Reader = maybeDeferred) -> Deferred[str | None]:
     """The handle ``word`` names for a history, as FICS finds players; else tell why not.
 
     A logged-in player of that exact name, else an account of that exact
-    name (logged in or not), else a logged-in player whose handle starts
-    with ``word``.  ``None`` (no word) is the caller.
+    name (logged in or not, read with ``read``), else a logged-in player
+    whose handle starts with ``word``.  ``None`` (no word) is the caller.
     """
     if word is None:
-        return caller.handle
+        return succeed(caller.handle)
     online: str | None = None
     error: NameResolutionError | None = None
     try:
@@ -62,15 +67,19 @@ def whose(caller: IServerCaller, word: str | None, store: Any) -> str | None:
     except NameResolutionError as e:
         error = e
     if online is not None and fold(online) == fold(word):
-        return online
-    account = store.get_account(word) if store is not None else None
-    if account is not None:
-        return account.name
-    if online is not None:
-        return online
-    assert error is not None
-    caller.send(error.message)
-    return None
+        return succeed(online)
+
+    def chosen(account: Any) -> str | None:
+        if account is not None:
+            return str(account.name)
+        if online is not None:
+            return online
+        assert error is not None
+        caller.send(error.message)
+        return None
+
+    found = read(store.get_account, word) if store is not None else succeed(None)
+    return found.addCallback(chosen)
 
 
 def history_line(entry: HistoryEntry) -> str:
@@ -95,43 +104,60 @@ def history_text(handle: str, entries: list[HistoryEntry]) -> str:
     return "\n".join([f"History for {handle}:", _HEADER, *map(history_line, entries)])
 
 
-def find_history_game(caller: IServerCaller, store: Any, handle: str,
-                      number: int) -> StoredGame | None:
-    """Game ``number`` of ``handle``'s history (``-1`` the last one), or tell why not."""
-    entries = store.history(handle) if store is not None else []
+def _history_game(store: Any, handle: str, number: int) -> tuple[bool, StoredGame | None]:
+    """Whether ``handle`` has history games, and game ``number`` of them (``-1`` the last
+    one) or ``None``: two reads, made together in the read thread."""
+    entries = store.history(handle)
     if not entries:
-        caller.send(f"{handle} has no history games.")  # FICS's words: clients parse them
-        return None
+        return False, None
     if number < 0:
         entry = entries[number] if -number <= len(entries) else None
     else:
         entry = next((e for e in entries if e.number == number), None)
-    game = store.get_game(entry.game.id) if entry is not None else None
-    if game is None:
-        caller.send(msg("There is no history game {number} for {handle}.", number=number,
-                        handle=handle))
-    return game
+    return True, store.get_game(entry.game.id) if entry is not None else None
 
 
-def replayed_history_game(caller: IServerCaller, store: Any, who: str,
-                          number: int) -> tuple[StoredGame, Tracker] | None:
+def find_history_game(caller: IServerCaller, store: Any, handle: str, number: int,
+                      read: Reader = maybeDeferred) -> Deferred[StoredGame | None]:
+    """Game ``number`` of ``handle``'s history (``-1`` the last one), or tell why not."""
+    def found(result: tuple[bool, StoredGame | None]) -> StoredGame | None:
+        listed, game = result
+        if not listed:
+            caller.send(f"{handle} has no history games.")  # FICS's words: clients parse them
+        elif game is None:
+            caller.send(msg("There is no history game {number} for {handle}.", number=number,
+                            handle=handle))
+        return game
+
+    looked = read(_history_game, store, handle, number) if store is not None else (
+        succeed((False, None)))
+    return looked.addCallback(found)
+
+
+def replayed_history_game(caller: IServerCaller, store: Any, who: str, number: int,
+                          read: Reader = maybeDeferred
+                          ) -> Deferred[tuple[StoredGame, Tracker] | None]:
     """Game ``number`` of ``who``'s history and its moves replayed, or tell the caller why not.
 
     A damaged record (a stored move that does not replay) is refused before
     anyone sees it.
     """
-    handle = whose(caller, who, store)
-    if handle is None:
-        return None
-    game = find_history_game(caller, store, handle, number)
-    if game is None:
-        return None
-    try:
-        return game, game.replay()
-    except TrackerError:
-        caller.send(msg("History game {number} not available for {handle}.",
-                        number=number, handle=handle))
-        return None
+    def named(handle: str | None) -> Any:
+        if handle is None:
+            return None
+        return find_history_game(caller, store, handle, number, read).addCallback(replayed, handle)
+
+    def replayed(game: StoredGame | None, handle: str) -> tuple[StoredGame, Tracker] | None:
+        if game is None:
+            return None
+        try:
+            return game, game.replay()
+        except TrackerError:
+            caller.send(msg("History game {number} not available for {handle}.",
+                            number=number, handle=handle))
+            return None
+
+    return whose(caller, who, store, read).addCallback(named)
 
 
 class HistoryCommand(Command):
@@ -141,16 +167,21 @@ class HistoryCommand(Command):
     spec = "o"
     usage = msg("history [HANDLE]")
 
-    def __init__(self, store: StoreGetter) -> None:
+    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
         self.store = store
+        self.read = read
 
     def run(self, caller: IServerCaller, who: str | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None]:
         store = self.store()
-        handle = whose(caller, who, store)
-        if handle is not None:
-            entries = store.history(handle) if store is not None else []
-            caller.send(history_text(handle, entries))
+
+        def listed(handle: str | None) -> Any:
+            if handle is None:
+                return None
+            entries = self.read(store.history, handle) if store is not None else succeed([])
+            return entries.addCallback(lambda found: caller.send(history_text(handle, found)))
+
+        return whose(caller, who, store, self.read).addCallback(listed)
 
 
 class SmovesCommand(Command):
@@ -160,12 +191,16 @@ class SmovesCommand(Command):
     spec = "wi"
     usage = msg("smoves HANDLE NUMBER")
 
-    def __init__(self, store: StoreGetter) -> None:
+    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
         self.store = store
+        self.read = read
 
     def run(self, caller: IServerCaller, who: str, number: int, *,
-            directory: IServerDirectory) -> None:
-        found = replayed_history_game(caller, self.store(), who, number)
+            directory: IServerDirectory) -> Deferred[None]:
+        return replayed_history_game(caller, self.store(), who, number, self.read).addCallback(
+            self.show, caller)
+
+    def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> None:
         if found is None:
             return
         game, tracker = found
@@ -209,30 +244,38 @@ class PasswordCommand(Command):
     log = Logger()
 
     def __init__(self, store: StoreGetter, *, throttle: LoginThrottle, refusals: RefusalLog,
-                 hash: Callable[..., Deferred]) -> None:
+                 hash: Callable[..., Deferred], read: Reader = maybeDeferred) -> None:
         self.store = store
         self.throttle = throttle
         self.refusals = refusals
         self.hash = hash
+        self.read = read
 
     def run(self, caller: IServerCaller, old: str, new: str, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
+        """A Deferred while the account is read; the check and the change go on after
+        the prompt, and their answer comes when they are done."""
         if not caller.registered:
             caller.send(msg("Setting a password is only for registered players."))
-            return
+            return None
         store = self.store()
         if store is None:
             caller.send(msg("This server keeps no data file: passwords cannot be changed here."))
-            return
+            return None
         handle, host = caller.handle, caller.host
-        try:
-            account = store.get_account(handle)
-        except StoreError as e:  # the store is closing: the server is stopping
-            caller.send(e.message)
-            return
-        if account is None:
-            caller.send(msg("Setting a password is only for registered players."))
-            return
+
+        def found(account: Any) -> None:
+            if account is None:
+                caller.send(msg("Setting a password is only for registered players."))
+                return
+            self._check(caller, store, handle, host, old, new, account.password_hash)
+
+        # StoreError: the store is closing, the server is stopping
+        return self.read(store.get_account, handle).addCallback(found).addErrback(
+            self._failed, caller)
+
+    def _check(self, caller: IServerCaller, store: Any, handle: str, host: str, old: str,
+               new: str, stored: str) -> None:
         throttle = self.throttle
         refusal = throttle.refusal(handle, host)
         if refusal is not None:  # refused before the hash: it costs nothing
@@ -245,7 +288,7 @@ class PasswordCommand(Command):
             caller.send(_REFUSALS[refusal.kind](wait))
             return
         throttle.begin(handle, host)
-        d = self.hash(_new_hash, old, new, account.password_hash)
+        d = self.hash(_new_hash, old, new, stored)
 
         def ended(result: Any) -> Any:
             throttle.end(handle, host)
@@ -307,7 +350,8 @@ _REFUSALS: dict[str, Callable[[int], Message]] = {
 
 
 def commands(store: StoreGetter, *, throttle: LoginThrottle, refusals: RefusalLog,
-             hash: Callable[..., Deferred]) -> tuple[Command, ...]:
-    """The commands of this module, on the server's store, password throttle and pool."""
-    return (HistoryCommand(store), SmovesCommand(store),
-            PasswordCommand(store, throttle=throttle, refusals=refusals, hash=hash))
+             hash: Callable[..., Deferred], read: Reader = maybeDeferred) -> tuple[Command, ...]:
+    """The commands of this module, on the server's store, password throttle and pool,
+    and reader."""
+    return (HistoryCommand(store, read), SmovesCommand(store, read),
+            PasswordCommand(store, throttle=throttle, refusals=refusals, hash=hash, read=read))

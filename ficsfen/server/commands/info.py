@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from typing import Callable, Mapping
 
+from twisted.internet.defer import Deferred, succeed
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, language_name, msg, msgn
 from ficsfen.names import NameResolutionError, fold
@@ -73,25 +75,30 @@ class FingerCommand(Command):
 
     def __init__(self, *, now: Callable[[], float] = time.time,
                  last_seen: Mapping[str, float] | None = None,
-                 is_registered: Callable[[str], bool] = lambda name: False) -> None:
+                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False)
+                 ) -> None:
         self.now = now
         self.last_seen = last_seen if last_seen is not None else {}
-        self.is_registered = is_registered
+        #: Whether a name has an account, read off the reactor thread.
+        self.registered = registered
 
     def run(self, caller: IServerCaller, who: str | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
+        """The answer at once for someone logged in; else a Deferred: the account is read."""
         if who is None:
             caller.send(self.online(caller, caller, directory))
-            return
+            return None
         try:
             target = caller.players.named(who)
         except NameResolutionError as e:
-            if self.is_registered(who):
-                caller.send(self.offline(caller, who))
-            else:
-                caller.send(e.message)
-            return
+            error = e.message
+
+            def answer(registered: bool) -> None:
+                caller.send(self.offline(caller, who) if registered else error)
+
+            return self.registered(who).addCallback(answer)
         caller.send(self.online(caller, target, directory))
+        return None
 
     def offline(self, caller: IServerCaller, name: str) -> str:
         seen = self.last_seen.get(fold(name))

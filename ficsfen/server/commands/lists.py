@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from twisted.internet.defer import Deferred, fail, succeed
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve, resolve_handle
@@ -179,31 +181,40 @@ class _ListCommand(Command):
     """What the three list commands share: the server's lists and who may be named."""
 
     def __init__(self, lists: PersonalLists, *,
-                 is_registered: Callable[[str], bool] = lambda name: False,
+                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False),
                  changed: Callable[[str, str, str, bool], None] = lambda *change: None,
                  save: Callable[[IServerCaller], None] = lambda caller: None) -> None:
         self.lists = lists
-        self.is_registered = is_registered
+        #: Whether a name has an account, read off the reactor thread.
+        self.registered = registered
         #: Told (handle, list, item, added) after each change (channels follow it).
         self.changed = changed
         #: Keeps a registered player's lists (with their settings) for their next login.
         self.save = save
 
-    def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> str:
-        """The handle ``word`` names: someone logged in, else a registered account.
+    def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> Deferred[str]:
+        """The handle ``word`` names: someone logged in, else a registered account
+        (then read off the reactor thread); fails with :class:`ListError`.
 
         On the channel list, the channel number ``word`` gives.
         """
         if chosen == "channel":
             if _well_formed("channel", word):
-                return word
-            raise ListError(msg("The channel number must be from 0 to 255."))
+                return succeed(word)
+            return fail(ListError(msg("The channel number must be from 0 to 255.")))
         try:
-            return resolve_handle(word, directory.handles())
+            return succeed(resolve_handle(word, directory.handles()))
         except NameResolutionError as e:
-            if word.isascii() and word.isalpha() and self.is_registered(word):
-                return word
-            raise ListError(e.message) from None
+            error = ListError(e.message)
+        if not (word.isascii() and word.isalpha()):
+            return fail(error)
+
+        def account(registered: bool) -> str:
+            if not registered:
+                raise error
+            return word
+
+        return self.registered(word).addCallback(account)
 
     def _saved(self, caller: IServerCaller) -> None:
         if caller.registered:
@@ -217,17 +228,28 @@ class AddlistCommand(_ListCommand):
     usage = msg("addlist LIST HANDLE  (or +LIST HANDLE)")
 
     def run(self, caller: IServerCaller, name: str, word: str, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
+        """A Deferred: the answer may wait for an account to be looked up."""
         try:
             chosen = list_name(name)
-            handle = self._player(word, directory, chosen) if fold(word) != fold(caller.handle) else (
-                caller.handle)
-            caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
         except ListError as e:
             caller.send(e.message)
-            return
-        self.changed(caller.handle, chosen, handle, True)
-        self._saved(caller)
+            return None
+        found = self._player(word, directory, chosen) if fold(word) != fold(caller.handle) else (
+            succeed(caller.handle))
+
+        def add(handle: str) -> None:
+            if caller.players.session(caller.handle) is not caller:
+                return  # left during the read
+            caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
+            self.changed(caller.handle, chosen, handle, True)
+            self._saved(caller)
+
+        def refused(failure: Any) -> None:
+            failure.trap(ListError)
+            caller.send(failure.value.message)
+
+        return found.addCallback(add).addErrback(refused)
 
 
 class SublistCommand(_ListCommand):
@@ -279,12 +301,12 @@ class ShowlistCommand(_ListCommand):
         caller.send(showlist_text(self.lists.of(caller.handle), chosen))
 
 
-def commands(lists: PersonalLists, *, is_registered: Callable[[str], bool],
+def commands(lists: PersonalLists, *, registered: Callable[[str], Deferred[bool]],
              changed: Callable[[str, str, str, bool], None] = lambda *change: None,
              save: Callable[[IServerCaller], None] = lambda caller: None) -> list[Command]:
-    """The list commands sharing ``lists``; ``changed`` hears of each change, ``save``
-    keeps a registered player's lists."""
-    return [cls(lists, is_registered=is_registered, changed=changed, save=save)
+    """The list commands sharing ``lists``; ``changed`` hears of each change (read off
+    the reactor thread: ``registered``), ``save`` keeps a registered player's lists."""
+    return [cls(lists, registered=registered, changed=changed, save=save)
             for cls in (AddlistCommand, SublistCommand, ShowlistCommand)]
 
 

@@ -5,7 +5,9 @@ could be plugged in by writing one class that provides it (see
 ``docs/store.md``); :class:`~ficsfen.server.store.sqlite.SQLiteStore` is the
 only one today.
 
-**Threads and durability.**  Every method is called in the reactor thread.
+**Threads and durability.**  Writes are called in the reactor thread; reads
+in the server's read thread (``FicsServer.read``: one thread, one read at a
+time), never the reactor's.
 
 - *Writes* return a :class:`~twisted.internet.defer.Deferred` and never
   block.  The Deferred fires, in the reactor thread, once the write is
@@ -17,8 +19,9 @@ only one today.
   Announce a move only after its Deferred fired.
 - *Reads* are synchronous and answer from what is committed: a write whose
   Deferred has not fired yet may not show.  They are small indexed queries
-  (one account, one player's last games, one game) meant for the reactor
-  thread, except :meth:`finished_games` (an export: run it from a tool).
+  (one account, one player's last games, one game), except
+  :meth:`finished_games` (an export: run it from a tool).  They may block
+  (a stalled disk): that is why the server makes them in a thread.
 
 Handles are matched with :func:`ficsfen.names.fold` (any case).
 """

@@ -4,8 +4,9 @@ Two connections to one file:
 
 - the **write connection** belongs to the :class:`~.writer.Writer` thread,
   which commits writes in groups (see :mod:`.writer`);
-- the **read connection** is used in the reactor thread for the small
-  indexed reads of :class:`~.interfaces.IStore`.  In WAL mode readers never
+- the **read connection** is used by the server's read thread
+  (``FicsServer.read``, one read at a time, never the reactor thread) for
+  the small indexed reads of :class:`~.interfaces.IStore`.  In WAL mode readers never
   wait for the writer, and they see every committed transaction.
 
 **Durability.**  ``synchronous`` is ``"full"`` by default: each commit
@@ -223,7 +224,8 @@ class SQLiteStore:
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
                     opened.append(connect(real, path, check_same_thread=False))
                     checkpointer = Checkpointer(opened[-1], path=path)
-                read = connect(real, path, check_same_thread=True)
+                # The server reads in a thread of its own (FicsServer.read), one at a time.
+                read = connect(real, path, check_same_thread=False)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
