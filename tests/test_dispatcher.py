@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from twisted.internet.defer import succeed
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from ficsfen.commands.fen import FenCommand
@@ -13,7 +13,7 @@ from ficsfen.server import block
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import interface, lists, session_cmds, settings
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
-from ficsfen.server.reply import Reply
+from ficsfen.server.reply import MAX_WAITING_LINES, Reply, resumed
 
 from test_sessions import Line, log_in, parts
 
@@ -21,21 +21,30 @@ PROMPT = "fics% "
 
 
 class World:
-    """A session registry, real game and board services, and a dispatcher over a real table."""
+    """A session registry, real game and board services, and a dispatcher over a real table.
+
+    The list commands look an absent player's account up through :meth:`registered`:
+    the read stays pending (as in the read thread) until the test answers it.
+    """
 
     def __init__(self) -> None:
         self.parts = parts(Clock())
         self.sessions = self.parts.sessions
         self.lists = lists.PersonalLists()
+        #: Account reads asked for and not answered yet, by name.
+        self.reads: dict[str, Deferred[bool]] = {}
         table = CommandTable()
         pager = Pager(20)
         for command in (FenCommand(), HelpCommand(pager=pager), NextCommand(pager),
                         settings.SetCommand(), session_cmds.QuitCommand(), *interface.COMMANDS,
-                        *lists.commands(self.lists, registered=lambda name: succeed(False))):
+                        *lists.commands(self.lists, registered=self.registered)):
             check_command_names(command)
             table.register(command)
         self.dispatcher = Dispatcher(table, self.parts.directory, move=self.parts.games.move,
                                      max_line=80)
+
+    def registered(self, name: str) -> Deferred[bool]:
+        return self.reads.setdefault(name, Deferred())
 
     def player(self, handle: str):
         session, line = log_in(self.sessions, handle)
@@ -213,3 +222,70 @@ def test_a_block_reply_is_one_frame_whose_first_usage_error_wins(world):
     [(ident, code, output)] = frames(line.text())
     assert (ident, code) == ("12", block.BAD_PARAMS)
     assert output == "Usage: set variable [value]\n"
+
+
+# -- answers that wait for a store read ----------------------------------------------
+
+
+def test_an_answer_waiting_for_a_read_holds_its_prompt_and_the_lines_typed_after(world):
+    alice, line = world.player("alice")
+    world.dispatcher.execute(alice, "+noplay zed")  # zed is not online: his account is read
+    assert alice.reply is not None and alice.reply.waiting
+    world.dispatcher.execute(alice, "=noplay")  # typed meanwhile: kept
+    world.parts.broadcaster.tell("alice", "bob tells you: hi")  # someone else: a notification
+    assert line.writes == []  # held: nothing before the answer is complete
+    world.reads["zed"].callback(True)
+    assert line.text() == ("\nbob tells you: hi\nfics% "
+                           "[zed] added to your noplay list.\nfics% "
+                           "-- noplay list: 1 names --\nzed\nfics% ")
+    assert alice.reply is None
+
+
+def test_a_waiting_answer_in_block_mode_is_one_frame_and_others_stay_outside(world):
+    alice, line = world.player("alice")
+    alice.set_ivar("block", True)
+    world.dispatcher.execute(alice, "7 +noplay zed")
+    world.parts.broadcaster.tell("alice", "bob tells you: hi")
+    world.reads["zed"].callback(False)
+    text = line.text()
+    assert text.startswith("\nbob tells you: hi\nfics% ")
+    assert frames(text) == [("7", 12, 'No player named "zed" is logged in.\n')]
+
+
+def test_lines_beyond_the_limit_while_an_answer_waits_are_dropped_and_told(world):
+    alice, line = world.player("alice")
+    world.dispatcher.execute(alice, "+noplay zed")
+    for _ in range(MAX_WAITING_LINES + 2):
+        world.dispatcher.execute(alice, "$")
+    assert len(alice.reply.queued) == MAX_WAITING_LINES and alice.reply.dropped == 2
+    world.reads["zed"].callback(True)
+    text = line.text()
+    assert text.startswith("[zed] added to your noplay list.\nfics% \n"
+                           "2 lines typed while your previous command waited for the data file "
+                           "were ignored.\nfics% ")
+    assert text.count(PROMPT) == 2 + MAX_WAITING_LINES
+
+
+def test_a_session_leaving_while_its_answer_waits_gets_nothing_more(world):
+    alice, line = world.player("alice")
+    world.dispatcher.execute(alice, "+noplay zed")
+    world.dispatcher.execute(alice, "=noplay")
+    world.sessions.logout(alice)
+    line.text()
+    world.reads["zed"].callback(True)
+    assert line.text() == "" and world.lists.refusal("alice", "zed") is None
+
+
+def test_what_a_waited_read_causes_for_its_caller_is_the_answer_again(world):
+    alice, line = world.player("alice")
+    reply = Reply.open(alice)
+    read: Deferred[str] = Deferred()
+    waited = resumed(alice, read)
+    waited.addCallback(lambda text: alice.inform(f"the board of {text}"))  # as a stored game's
+    reply.wait(waited)
+    alice.inform("a tell meanwhile")  # not the answer: a notification
+    read.callback("game 3")
+    assert reply.waiting  # until the dispatcher completes the answer
+    reply.done_waiting()
+    reply.close()
+    assert line.text() == "\na tell meanwhile\nfics% the board of game 3\nfics% "
