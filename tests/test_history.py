@@ -76,10 +76,8 @@ def games(tmp_path):
 
 
 def server_on(games, **settings):
-    server = make_server(accounts={name: games.hash for name in ("alice", "bob", "carol")},
-                         **settings)
-    server.store = games.store
-    return server
+    return make_server(accounts={name: games.hash for name in ("alice", "bob", "carol")},
+                       store=games.store, **settings)
 
 
 def login(server, name=None, password=None):
@@ -336,26 +334,29 @@ def test_password_usage_and_without_a_data_file(games):
         "This server keeps no data file: passwords cannot be changed here.")
 
 
-def test_password_check_runs_in_the_reactor_thread_pool(games):
-    """On a real reactor the slow check and hash leave the reactor thread."""
+def test_password_check_runs_in_the_password_pool(games):
+    """On a real reactor the slow check and hash leave the reactor thread: they run in
+    the server's password pool, as login checks do."""
     import threading
 
+    from ficsfen.server.background import BackgroundPool
     from ficsfen.server.commands import history
 
     seen = []
     original = history._new_hash
 
     def spy(*args):
-        seen.append(threading.current_thread() is threading.main_thread())
+        seen.append(threading.current_thread().name)
         return original(*args)
 
     reactor = games.reactor
     server = server_on(games)
-    server.table.exact("password").clock = reactor  # the server's own clock is a test Clock
-    reactor.getThreadPool().start()  # reactor.run() would start it
+    alice = login(server, "alice", PASSWORD)
+    # The server's own clock is a test Clock (hashes inline): give it a real pool.
+    pool = server.accounts._password_pool = BackgroundPool(reactor, threads=1, nice=0,
+                                                           name="test-passwords")
     history._new_hash = spy
     try:
-        alice = login(server, "alice", PASSWORD)
         alice.command("password s3cret n3wer")
         deadline = time.monotonic() + 30
         while "Password changed." not in alice.transport.value().decode() and \
@@ -364,8 +365,8 @@ def test_password_check_runs_in_the_reactor_thread_pool(games):
             reactor.doIteration(0.05)
     finally:
         history._new_hash = original
-        reactor.getThreadPool().stop()
-    assert seen == [False]
+        pool.stop()
+    assert len(seen) == 1 and "test-passwords" in seen[0]
     assert "Password changed." in alice.output()
 
 
@@ -392,3 +393,87 @@ def test_a_failing_password_command_keeps_the_passwords_out_of_the_log(monkeypat
     text = " ".join(formatEvent(e) for e in events)
     assert "passw [hidden]" in text
     assert "hunter2" not in text and "swordfish" not in text
+
+
+# -- password: throttled like a login ------------------------------------------------------
+
+
+def _counting_hashes(monkeypatch):
+    from ficsfen.server.commands import history
+
+    calls: list[str] = []
+    real = history._new_hash
+
+    def counted(old, new, stored):
+        calls.append(old)
+        return real(old, new, stored)
+
+    monkeypatch.setattr(history, "_new_hash", counted)
+    return calls
+
+
+def _login_text(server, name, password):
+    client = connect(server)
+    client.output()
+    client.send(name)
+    text = client.output()
+    if "password: " in text:
+        client.send(password)
+        text += client.output()
+    return text
+
+
+def test_a_wrong_old_password_makes_the_next_wait_as_a_failed_login_does(games, monkeypatch):
+    server = server_on(games)
+    alice = login(server, "alice", PASSWORD)
+    hashes = _counting_hashes(monkeypatch)
+    assert alice.command("password guess1 n3wer").strip() == "Incorrect password, password not changed!"
+    for guess in ("guess2", PASSWORD):  # refused before the hash, the right one too
+        assert alice.command(f"password {guess} n3wer").strip() == (
+            "A wrong password was typed a moment ago: wait 1 second, then try again. Password "
+            "not changed.")
+    assert hashes == ["guess1"]
+    # The same throttle as logins: alice's account waits at the login prompt too.
+    assert "A wrong password for alice was typed a moment ago" in _login_text(server, "alice",
+                                                                             PASSWORD)
+    server.clock.advance(1)
+    alice.command(f"password {PASSWORD} n3wer")
+    games.wait(games.store.import_accounts({}))  # a later write: the change is committed
+    assert alice.output().strip().startswith("Password changed.")
+    assert hashes == ["guess1", PASSWORD]
+    assert "Starting FICS session as alice" in _login_text(server, "alice", "n3wer")  # cleared
+
+
+def test_password_guesses_lock_the_account_out_and_are_logged(games, monkeypatch):
+    from twisted.logger import formatEvent, globalLogPublisher
+
+    server = server_on(games, password_failures=3, password_lockout=600)
+    alice = login(server, "alice", PASSWORD)
+    hashes = _counting_hashes(monkeypatch)
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        for n in range(3):
+            assert "Incorrect password" in alice.command(f"password guess{n} x")
+            server.clock.advance(30)
+        for _ in range(50):
+            assert alice.command("password again x").strip() == (
+                "Too many wrong passwords: none is checked for 10 minutes. Password not changed.")
+        alice.command("set language fr")
+        assert alice.command("password again x").strip() == (
+            "Trop de mots de passe erronés\u202f: aucun n’est vérifié pendant 10 minutes. Mot de "
+            "passe inchangé.")
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    assert len(hashes) == 3
+    assert "its password logins are refused for 10 minutes" in _login_text(server, "alice",
+                                                                           PASSWORD)
+    lines = [formatEvent(e) for e in events]
+    host = alice.session.host
+    bad = [line for line in lines if line.startswith("bad password in the password command")]
+    assert len(bad) == 3 and f"of alice from {host} (failure 3" in bad[-1]
+    assert any(line.startswith("locked out account alice for 600 s after 3 bad passwords")
+               for line in lines)
+    refused = [line for line in lines if "refused a password command" in line]
+    assert refused == [f"refused a password command of alice from {host}: locked by account "
+                       "(570 s left); more refusals from this address are counted"]

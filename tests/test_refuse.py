@@ -139,7 +139,7 @@ def test_in_game_offers_are_limited_too():
 
 
 def test_an_offer_limit_of_zero_is_no_limit():
-    server = make_server(offers_per_minute=0)
+    server = make_server(offers_per_minute=0, address_offers_per_minute=0)
     attacker, victim = login(server, "bob"), login(server, "alice")
     for _ in range(100):
         attacker.command("match alice")

@@ -141,6 +141,60 @@ def test_idle_timeout_and_activity_resets_it():
     assert len(server.sessions) == 0
 
 
+def _aborted_lines(events):
+    from twisted.logger import formatEvent
+
+    return [formatEvent(e) for e in events if formatEvent(e).startswith("aborted ")]
+
+
+def test_a_client_that_does_not_read_is_aborted_a_grace_after_its_idle_logout():
+    from twisted.logger import globalLogPublisher
+
+    clock = Clock()
+    server = make_server(clock=clock, idle_timeout=600, close_grace=10)
+    client = logged_in(server)
+    client.protocol.pauseProducing()  # its buffers are full: it reads nothing more
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        clock.advance(600)
+        assert "Auto-logout because you were idle" in client.output()  # queued for it
+        assert client.transport.disconnecting and not client.transport.disconnected
+        clock.advance(9.9)
+        assert not client.transport.disconnected  # its output may still leave
+        clock.advance(0.1)
+        assert client.transport.disconnected  # abortConnection: the socket goes at once
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    peer = client.protocol.protocol.peer
+    assert _aborted_lines(events) == [
+        f"aborted {peer}: closed 10 s ago, its output still unsent (limits.close_grace)"]
+    assert len(server.sessions) == 0 and len(client.protocol.factory.closing) == 0
+
+
+def test_a_client_that_reads_closes_as_usual_and_zero_grace_waits_for_the_system():
+    from twisted.logger import globalLogPublisher
+
+    clock = Clock()
+    server = make_server(clock=clock)
+    reader = logged_in(server)
+    reader.command("quit")
+    assert reader.protocol in reader.protocol.factory.closing  # until the socket is closed
+    reader.disconnect()  # its output was sent: the socket closed
+    assert reader.protocol not in reader.protocol.factory.closing
+    patient = logged_in(make_server(clock=clock, close_grace=0))
+    patient.protocol.pauseProducing()
+    patient.command("quit")
+    events: list[dict] = []
+    globalLogPublisher.addObserver(events.append)
+    try:
+        clock.advance(3600)
+    finally:
+        globalLogPublisher.removeObserver(events.append)
+    assert not reader.transport.disconnected and not patient.transport.disconnected
+    assert patient.transport.disconnecting and _aborted_lines(events) == []
+
+
 def test_connection_limit():
     server = make_server(max_connections=1)
     logged_in(server)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import string
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from twisted.cred.checkers import ICredentialsChecker
 from twisted.cred.credentials import IUsernamePassword
@@ -41,9 +41,12 @@ from ficsfen.names import fold
 from ficsfen.server.background import BackgroundPool
 from ficsfen.server.config import Config, verify_password
 from ficsfen.server.limits import Failure, LoginThrottle, Refusal
+from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.session import Session
 
 __all__ = ["Accounts", "BadPassword", "LoginRefused", "PasswordAttempt"]
+
+T = TypeVar("T")
 
 
 @implementer(IUsernamePassword)
@@ -114,6 +117,8 @@ class Accounts:
             clock, delay=config.password_delay, max_delay=config.password_delay_max,
             failures=config.password_failures, window=config.password_window,
             lockout=config.password_lockout, exempt=config.exempt)
+        #: Passwords the throttle refused: logged in full once per address, then counted.
+        self.password_refusals = RefusalLog(clock)
 
     # -- names -------------------------------------------------------------------
 
@@ -188,10 +193,14 @@ class Accounts:
         real reactor (inline with a test clock), never blocking other
         players nor taking the reactor's CPU (:mod:`ficsfen.server.background`).
         """
-        stored = self._password_hash(name)
+        return self.run_hash(verify_password, password, self._password_hash(name))
+
+    def run_hash(self, function: Callable[..., T], *args: object) -> Deferred[T]:
+        """``function(*args)``, a slow password hash, in the password pool (inline with a
+        test clock), its result as a Deferred: see :meth:`check_password`."""
         if self._password_pool is not None:
-            return self._password_pool.run(verify_password, password, stored)
-        return succeed(verify_password(password, stored))
+            return self._password_pool.run(function, *args)
+        return succeed(function(*args))
 
     def requestAvatarId(self, credentials: PasswordAttempt) -> Deferred[str]:
         """:class:`ICredentialsChecker`: the account's name once the password is right.

@@ -7,7 +7,8 @@
 
 The data file is the server's (``[storage] path`` of the configuration, or
 ``--data``), opened with ``exclusive=False``: these commands work while a
-server runs on the same file.  An account added, removed or given a new
+server runs on the same file.  ``list`` and ``export`` open it read-only:
+they also read a file on a read-only file system.  An account added, removed or given a new
 password is seen by the running server at the next login, since it reads
 accounts from the store then.
 
@@ -128,7 +129,7 @@ def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
 class _Store:
     """The data file opened beside a running server, on a private reactor."""
 
-    def __init__(self, path: Path, *, must_exist: bool) -> None:
+    def __init__(self, path: Path, *, must_exist: bool, read_only: bool = False) -> None:
         from ficsfen.server.store import SQLiteStore
         from ficsfen.server.store.testing import private_reactor
 
@@ -136,7 +137,9 @@ class _Store:
             raise AdminError(msg("{file}: there is no data file here yet (the server creates "
                                  "it when it first starts).", file=str(path)))
         self.reactor = private_reactor()
-        self.store: Any = SQLiteStore.open(path, reactor=self.reactor, exclusive=False)
+        # readers open it read-only: they work on a read-only file system too
+        self.store: Any = SQLiteStore.open(path, reactor=self.reactor, exclusive=False,
+                                           read_only=read_only)
 
     def wait(self, d: Any) -> Any:
         from ficsfen.server.store.testing import wait_for
@@ -202,7 +205,7 @@ def accounts_main(argv: list[str] | None = None, *, lang: str | None = None,
             problem = check_account_name(args.name)
             if problem is not None:
                 raise AdminError(problem)
-        store = _Store(path, must_exist=args.action != "add")
+        store = _Store(path, must_exist=args.action != "add", read_only=args.action == "list")
         try:
             return _ACCOUNT_ACTIONS[args.action](store, args, configured, lang, out, stdin)
         finally:
@@ -304,7 +307,7 @@ def games_main(argv: list[str] | None = None, *, lang: str | None = None,
 
     def action() -> int:
         path, _ = _data_file(args)
-        store = _Store(path, must_exist=True)
+        store = _Store(path, must_exist=True, read_only=True)
         try:
             games = store.store.finished_games(args.player)
             if args.output is None:

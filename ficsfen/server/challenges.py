@@ -27,7 +27,7 @@ from twisted.logger import Logger
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
-from ficsfen.server.limits import compact, expire, times
+from ficsfen.server.limits import AddressRate, compact, expire, seconds_left, times
 from ficsfen.server.variant_games import variant_word
 
 __all__ = [
@@ -103,19 +103,26 @@ class OfferRateError(ChallengeError):
 
 class OfferLimiter:
     """At most ``per_minute`` offers (match requests and in-game offers) per sender
-    in any 60 seconds of ``now()`` (0: no limit).
+    in any 60 seconds of ``now()`` (0: no limit), and, with ``per_address``, at
+    most what that :class:`~ficsfen.server.limits.AddressRate` allows from the
+    address ``address(sender)`` names ("": none, not limited).
 
     A refused offer is not counted, so a sender who keeps trying gets in
     again as soon as their oldest counted offer is a minute old.  The
-    operator's log gets one line each time a sender starts being refused.
+    operator's log gets one line each time a sender starts being refused,
+    and one a minute at most per refused address.
     """
 
     WINDOW = 60.0
     log = Logger()
 
-    def __init__(self, now: Callable[[], float], *, per_minute: int = 0) -> None:
+    def __init__(self, now: Callable[[], float], *, per_minute: int = 0,
+                 per_address: AddressRate | None = None,
+                 address: Callable[[str], str] = lambda sender: "") -> None:
         self.now = now
         self.per_minute = per_minute
+        self.per_address = per_address
+        self.address = address
         self._sent: dict[str, array] = {}  # limits.times(): see there why not a deque
         self._refusing: set[str] = set()
 
@@ -124,26 +131,38 @@ class OfferLimiter:
 
     def check(self, sender: str) -> None:
         """Count one offer by ``sender``, or raise :class:`OfferRateError`."""
-        if self.per_minute <= 0:
-            return
-        key = fold(sender)
         now = self.now()
-        sent = self._sent.get(key)
-        if sent is None:
-            sent = self._sent[key] = times()
-        expire(sent, self.WINDOW, now)
-        if len(sent) >= self.per_minute:
-            if key not in self._refusing:
-                self._refusing.add(key)
-                self.log.warn("{what} rate limit: {handle} made {count} {what}s within {window:.0f} s;"
-                              " further {what}s refused for now", what=self.what, handle=sender,
-                              count=len(sent), window=self.WINDOW)
-            raise self.refusal(max(1, math.ceil(sent[0] + self.WINDOW - now)))
-        self._refusing.discard(key)
-        sent.append(now)
+        sent = None
+        if self.per_minute > 0:
+            key = fold(sender)
+            sent = self._sent.get(key)
+            if sent is None:
+                sent = self._sent[key] = times()
+            expire(sent, self.WINDOW, now)
+            if len(sent) >= self.per_minute:
+                if key not in self._refusing:
+                    self._refusing.add(key)
+                    self.log.warn("{what} rate limit: {handle} made {count} {what}s within {window:.0f} s;"
+                                  " further {what}s refused for now", what=self.what, handle=sender,
+                                  count=len(sent), window=self.WINDOW)
+                raise self.refusal(max(1, math.ceil(sent[0] + self.WINDOW - now)))
+            self._refusing.discard(key)
+        if self.per_address is not None:
+            host = self.address(sender)
+            over = self.per_address.take(host)
+            if over is not None:
+                if over.report:
+                    self.log.warn("{what} rate limit: more than {count} {what}s a minute from address "
+                                  "{host} (limits.{setting}; last from {handle}); more refusals for "
+                                  "this address within a minute are not logged", what=self.what,
+                                  count=over.count, host=host, setting=self.setting, handle=sender)
+                raise self.address_refusal(seconds_left(over.until, now))
+        if sent is not None:
+            sent.append(now)
 
-    #: What is counted, for the operator's log.
+    #: What is counted, for the operator's log, and the setting of its per-address rate.
     what = "offer"
+    setting = "address_offers_per_minute"
 
     def refusal(self, wait: int) -> OfferRateError:
         """The error for a sender refused for ``wait`` more seconds (subclasses reword it)."""
@@ -152,14 +171,25 @@ class OfferLimiter:
             "You are making offers too quickly. Wait {count} seconds before making another.",
             wait))
 
+    def address_refusal(self, wait: int) -> OfferRateError:
+        """The error for a sender whose address is refused for ``wait`` more seconds."""
+        return OfferRateError(msgn(
+            "Too many offers are being made from your address. Wait {count} second before "
+            "making another.",
+            "Too many offers are being made from your address. Wait {count} seconds before "
+            "making another.", wait))
+
     def sweep(self) -> None:
         """Drop the senders with no counted offer in the last minute (logged out or not):
-        a spammer's count outlives its logout by a minute, not for ever."""
+        a spammer's count outlives its logout by a minute, not for ever; and the
+        addresses :attr:`per_address` no longer needs."""
         since = self.now() - self.WINDOW
         for key in [k for k, sent in self._sent.items() if not sent or sent[-1] <= since]:
             del self._sent[key]
             self._refusing.discard(key)
         compact(self._sent)
+        if self.per_address is not None:
+            self.per_address.sweep()
 
     def forget(self, sender: str) -> None:
         """Drop what is known of ``sender`` once a minute has passed (logout)."""

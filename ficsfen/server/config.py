@@ -114,6 +114,9 @@ class Config:
     password_nice: int = 10
     login_timeout: float = 120.0
     idle_timeout: float = 3600.0
+    #: Seconds a closed connection's last output may take to leave before its socket
+    #: is aborted (a client that does not read would keep it open for minutes).
+    close_grace: float = 10.0
     help_page_lines: int = 40
     lag_compensation: float = 1.0
     #: Bytes of output a client that is not reading may leave unsent before it is closed.
@@ -163,6 +166,14 @@ class Config:
     #: Talking: messages per sender and minute (0: no limit), longest text in characters.
     talk_per_minute: int = 30
     talk_max_length: int = 400
+    #: Per-address rates (a token bucket per address; 0 a minute: no limit): seeks,
+    #: offers (as ``offers_per_minute`` counts them) and messages, each a minute after a burst.
+    address_seeks_per_minute: int = 12
+    address_seek_burst: int = 12
+    address_offers_per_minute: int = 40
+    address_offer_burst: int = 40
+    address_talk_per_minute: int = 90
+    address_talk_burst: int = 60
     #: Adjourned games: days before one expires (0: never), most per player (0: no limit).
     adjourned_expiry_days: float = 30.0
     adjourned_per_player: int = 10
@@ -289,6 +300,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "password_nice"): ("password_nice", _count),
     ("limits", "login_timeout"): ("login_timeout", _seconds),
     ("limits", "idle_timeout"): ("idle_timeout", _seconds),
+    ("limits", "close_grace"): ("close_grace", _seconds),
     ("limits", "help_page_lines"): ("help_page_lines", _positive_int),
     ("limits", "lag_compensation"): ("lag_compensation", _seconds),
     ("limits", "output_buffer"): ("output_buffer", _positive_int),
@@ -317,6 +329,12 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "offers_per_minute"): ("offers_per_minute", _count),
     ("limits", "talk_per_minute"): ("talk_per_minute", _count),
     ("limits", "talk_max_length"): ("talk_max_length", _positive_int),
+    ("limits", "address_seeks_per_minute"): ("address_seeks_per_minute", _count),
+    ("limits", "address_seek_burst"): ("address_seek_burst", _positive_int),
+    ("limits", "address_offers_per_minute"): ("address_offers_per_minute", _count),
+    ("limits", "address_offer_burst"): ("address_offer_burst", _positive_int),
+    ("limits", "address_talk_per_minute"): ("address_talk_per_minute", _count),
+    ("limits", "address_talk_burst"): ("address_talk_burst", _positive_int),
     ("limits", "adjourned_expiry_days"): ("adjourned_expiry_days", _days),
     ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),

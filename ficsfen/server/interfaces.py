@@ -243,6 +243,7 @@ class IServerCaller(ICaller):
     """Whoever typed a command on our own server: an ICaller, their settings, the services."""
 
     registered = Attribute("bool: logged in with a password.")
+    host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")
     showfen = Attribute("bool: a FEN line after every board.")

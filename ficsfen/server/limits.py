@@ -6,7 +6,8 @@ the next attempt is looked at, and after ``failures`` failures within
 ``window`` seconds they are locked out for ``lockout`` seconds.  A refused
 attempt costs a dictionary look-up: it never reaches the password hash.
 :class:`AddressLimits` counts the connections open from each address and
-the login attempts each address made in the last minute.
+the login attempts each address made in the last minute, and
+:class:`AddressRate` how many seeks, offers or messages each address sends.
 :class:`TokenBucket` bounds the rate of one connection's input, and
 :class:`TurnScheduler` makes the connections whose input has cost the most
 CPU lately take turns for a bounded share of each reactor turn.
@@ -35,6 +36,7 @@ from twisted.internet.interfaces import IReactorTime
 
 __all__ = [
     "AddressLimits",
+    "AddressRate",
     "Failure",
     "Over",
     "LoginThrottle",
@@ -307,6 +309,15 @@ class _Networks:
         return any(ip in net for net in self.networks)
 
 
+def _report_due(reported: _Table, key: str, now: float) -> bool:
+    """Whether a refusal for ``key`` is logged now: the first in a minute (then noted)."""
+    record = reported.touch(key, now)
+    if now < record.next_try:
+        return False
+    record.next_try = now + reported.window
+    return True
+
+
 class AddressLimits:
     """Connections open from each address, and its login attempts in the last minute.
 
@@ -328,11 +339,7 @@ class AddressLimits:
         self._reported = _Table(self.MINUTE)
 
     def _report(self, key: str, now: float) -> bool:
-        record = self._reported.touch(key, now)
-        if now < record.next_try:
-            return False
-        record.next_try = now + self.MINUTE
-        return True
+        return _report_due(self._reported, key, now)
 
     def exempt(self, host: str) -> bool:
         return self._exempt.contains(host)
@@ -380,6 +387,58 @@ class AddressLimits:
             return Over(self.logins_per_minute, attempts[0] + self.MINUTE, self._report("l" + key, now))
         attempts.append(now)
         return None
+
+
+class AddressRate:
+    """Events of one kind (seeks, offers, messages) from each address: ``per_minute``
+    a minute after a burst of ``burst``, a :class:`TokenBucket` per address.
+
+    Why per address: the per-player limits count handles, and a script
+    logging in forty guests from one address had forty times each of them.
+    ``per_minute = 0`` means no limit; ``exempt`` addresses and networks,
+    and the empty host of a session with no connection, are never limited.
+    A refused event takes nothing from the bucket.  Full buckets are
+    forgotten when the table grows (:meth:`sweep`).
+    """
+
+    MINUTE = 60.0
+
+    def __init__(self, clock: IReactorTime, *, per_minute: float, burst: int,
+                 exempt: Iterable[str] = ()) -> None:
+        self.clock = clock
+        self.per_minute = per_minute
+        self.burst = max(1, burst)
+        self._exempt = _Networks(exempt)
+        self.buckets: dict[str, TokenBucket] = {}
+        self._reported = _Table(self.MINUTE)
+        self._sweep_at = _SWEEP_AT
+
+    def take(self, host: str) -> Over | None:
+        """Count one event from ``host``: ``None`` if allowed, else why not (``until``:
+        when the next may pass; ``report``: the first refusal of the address in a minute)."""
+        if self.per_minute <= 0 or not host or self._exempt.contains(host):
+            return None
+        now = self.clock.seconds()
+        key = address_key(host)
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= self._sweep_at:
+                self.sweep()
+            bucket = self.buckets[key] = TokenBucket(self.per_minute / self.MINUTE, self.burst, now)
+        if bucket.take(1, now):
+            return None
+        return Over(int(self.per_minute), now + bucket.wait(1, now),
+                    _report_due(self._reported, key, now))
+
+    def sweep(self) -> None:
+        """Forget the addresses whose bucket has filled up again (nothing to remember)."""
+        now = self.clock.seconds()
+        for key in [k for k, b in self.buckets.items()
+                    if b.tokens + (now - b.at) * b.rate >= b.burst]:
+            del self.buckets[key]
+        compact(self.buckets)
+        self._reported.sweep(now)
+        self._sweep_at = max(_SWEEP_AT, 2 * len(self.buckets))
 
 
 class TokenBucket:

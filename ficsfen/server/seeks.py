@@ -23,11 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import chess
+from twisted.logger import Logger
 
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
 from ficsfen.server.clock import TimeControl
+from ficsfen.server.limits import AddressRate, seconds_left
 from ficsfen.server.variant_games import FICS_TYPES, variant_word
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "SeekBoard",
     "SeekError",
     "SeekLimitError",
+    "SeekRateError",
     "SeekRequest",
     "Seeks",
     "UnplayableVariantError",
@@ -65,6 +68,11 @@ class BadSeekArgumentsError(SeekError):
 
 class SeekLimitError(SeekError):
     """The player already has :data:`MAX_SEEKS` seeks, or the same one."""
+
+
+class SeekRateError(SeekError):
+    """More seeks came from the poster's address lately than ``[limits]
+    address_seeks_per_minute`` allows."""
 
 
 class NoSuchSeekError(SeekError):
@@ -275,14 +283,19 @@ class Seeks:
             n += 1
         return n
 
-    def add(self, owner: str, request: SeekRequest, *, registered: bool, rating: int = 0) -> Seek:
-        """Post a seek (:class:`SeekLimitError` beyond the limit or for the same terms again)."""
+    def check(self, owner: str, request: SeekRequest) -> None:
+        """:class:`SeekLimitError` if ``owner`` may not post ``request`` now: beyond the
+        limit, or the same terms again."""
         mine = self.by(owner)
         if any(s.request == request for s in mine):
             raise SeekLimitError(msg("You already have an active seek with the same parameters."))
         if len(mine) >= self.max_per_player:
             raise SeekLimitError(msg("You can only have {count} active seeks.",
                                      count=self.max_per_player))
+
+    def add(self, owner: str, request: SeekRequest, *, registered: bool, rating: int = 0) -> Seek:
+        """Post a seek (:class:`SeekLimitError` beyond the limit or for the same terms again)."""
+        self.check(owner, request)
         seek = Seek(self._free_id(), owner, registered, request, rating)
         self._by_id[seek.id] = seek
         return seek
@@ -305,14 +318,19 @@ class SeekBoard:
     ``sessions()`` lists the logged-in sessions; ``is_busy(handle)`` says
     whether they play or examine (FICS shows seeks only to the free);
     ``refuses(receiver, sender)`` whether a censor/noplay list stops it;
-    ``tell(handle, text)`` writes to one player.
+    ``tell(handle, text)`` writes to one player.  ``limiter`` bounds the
+    seeks posted from each address (the poster's ``host``), so that posting
+    and removing seeks in a loop announces no more than it allows.
     """
+
+    log = Logger()
 
     def __init__(self, *, sessions: Callable[[], Iterable[Any]], is_busy: Callable[[str], bool],
                  refuses: Callable[[str, str], bool], tell: Callable[[str, str], None],
                  rating: Callable[[str], int] = lambda handle: 0,
-                 max_per_player: int = MAX_SEEKS) -> None:
+                 max_per_player: int = MAX_SEEKS, limiter: AddressRate | None = None) -> None:
         self.seeks = Seeks(max_per_player)
+        self.limiter = limiter
         self._sessions = sessions
         self._is_busy = is_busy
         self._refuses = refuses
@@ -328,7 +346,26 @@ class SeekBoard:
         """Post ``owner``'s seek; the seek it pairs with at once, or ``None``.
 
         A seek that pairs is not announced (the game starts instead).
+
+        :raises SeekLimitError: the poster's own limit; :raises SeekRateError:
+            their address's (nothing is posted nor counted).
         """
+        self.seeks.check(owner.handle, request)
+        if self.limiter is not None:
+            host = owner.host
+            over = self.limiter.take(host)
+            if over is not None:
+                if over.report:
+                    self.log.warn("seek rate limit: more than {count} seeks a minute from address "
+                                  "{host} (limits.address_seeks_per_minute; last from {handle}); "
+                                  "more refusals for this address within a minute are not logged",
+                                  count=over.count, host=host, handle=owner.handle)
+                wait = seconds_left(over.until, self.limiter.clock.seconds())
+                raise SeekRateError(msgn(
+                    "Too many seeks are being posted from your address. Wait {count} second "
+                    "before posting another.",
+                    "Too many seeks are being posted from your address. Wait {count} seconds "
+                    "before posting another.", wait))
         seek = self.seeks.add(owner.handle, request, registered=owner.registered,
                               rating=self.rating(owner.handle))
         partner = self.seeks.matching(seek, self._refuses)

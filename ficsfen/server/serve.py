@@ -30,6 +30,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -38,8 +39,10 @@ from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
 from ficsfen.server.config import Config, ConfigError, hash_password, load
+from ficsfen.server.openfiles import SPARE_FILES, connections_allowed, limit_notices, raise_limit
 from ficsfen.i18n import (
     LocalizedError,
+    Message,
     available_languages,
     language_from_environ,
     msg,
@@ -200,9 +203,14 @@ class FicsService(MultiService):
 
     def __init__(self, server: Any, factory: Any, endpoints: list[tuple[str, Any]], *,
                  reactor: Any, feed: Any = None, feed_endpoint: tuple[str, Any] | None = None,
-                 store: Any = None) -> None:
+                 store: Any = None, notices: list[tuple[LogLevel, Message]] | None = None,
+                 lang: str = "en") -> None:
         super().__init__()
         self.server = server
+        #: Log lines found while building the service (the open-file limit), logged at
+        #: start in ``lang`` with the store's own notices (``store.notices``).
+        self.notices = list(notices or ())
+        self.lang = lang
         #: The ``IStore`` (``ficsfen.server.store``), or ``None`` without a data file.
         self.store = store
         self.factory = factory
@@ -219,6 +227,8 @@ class FicsService(MultiService):
         if self._stop_forwarding is None:
             self._stop_forwarding = forward_library_logging()
         log = Logger(namespace="ficsfen.server.serve")
+        for level, notice in self.notices:
+            log.emit(level, "{message}", message=notice.render(self.lang))
         self.server.start_threads()  # before any connection: see FicsServer.start_threads
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
@@ -248,6 +258,8 @@ class FicsService(MultiService):
             listen()
             return
         log.info("Data file: {file}", file=str(self.store.path))
+        for notice in getattr(self.store, "notices", ()):
+            log.warn("{message}", message=notice.render(self.lang))
 
         def imported(names: list[str]) -> None:
             if names:
@@ -319,9 +331,13 @@ class FicsService(MultiService):
         return result
 
 
-def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> FicsService:
+def make_service(config: Config, *, reactor: Any, feed: str | None = None,
+                 lang: str = "en") -> FicsService:
     """The server for ``config`` as a service; ``feed`` is the feed's endpoint or ``None``.
 
+    Raises the process's open-file limit to its hard limit and, if that
+    leaves too few descriptors for ``[limits] connections``, serves fewer
+    (:mod:`ficsfen.server.openfiles`; the service logs both in ``lang``).
     Opens the store (:func:`open_store`) after the endpoints are parsed.
 
     :raises EndpointError: an endpoint string Twisted cannot parse.
@@ -346,6 +362,9 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
 
     endpoints = [endpoint(d, config.listen_backlog) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
+    limit = raise_limit(config.max_connections + SPARE_FILES)
+    notices = limit_notices(limit, config.max_connections)
+    config = replace(config, max_connections=connections_allowed(limit, config.max_connections))
     store = open_store(config, reactor=reactor)
     server = FicsServer(config, clock=reactor, store=store)
     game_feed = None
@@ -353,7 +372,8 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None) -> Fi
         game_feed = GameFeed()
         server.game_hooks.append(game_feed)
     return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
-                       feed=game_feed, feed_endpoint=feed_endpoint, store=store)
+                       feed=game_feed, feed_endpoint=feed_endpoint, store=store,
+                       notices=notices, lang=lang)
 
 
 # Endpoint types whose listening socket takes a "backlog=" argument.
@@ -432,7 +452,7 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
     from ficsfen.server.store import StoreError
 
     try:
-        service = make_service(config, reactor=reactor, feed=feed)
+        service = make_service(config, reactor=reactor, feed=feed, lang=lang)
     except EndpointError as e:
         print(e.render(lang), file=sys.stderr)
         return 2

@@ -12,10 +12,10 @@ and :attr:`FicsServer.sessions` and hands each line typed at the prompt to
 - :class:`~ficsfen.server.dispatcher.Dispatcher`: the command-line grammar
   and the command table; each command answers through a
   :class:`~ficsfen.server.reply.Reply`;
-- :class:`~ficsfen.server.game_service.GameService`: the games (start, move,
-  end, adjourn, expiry, restore);
-- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one way out to sessions
-  for everything but a command's own answer (boards, results, notices, talk);
+- :class:`~ficsfen.server.game_service.GameService`: the games themselves
+  (start, move, end, adjourn, resume, expiry, restore);
+- :class:`~ficsfen.server.broadcaster.Broadcaster`: the one seam through
+  which game events, boards, results, notices and talk reach sessions;
 - the game directory, offers, seeks, talk and personal lists.
 
 Time comes from an injected ``IReactorTime`` (a
@@ -56,7 +56,7 @@ from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
-from ficsfen.server.limits import AddressLimits
+from ficsfen.server.limits import AddressLimits, AddressRate
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session
 from ficsfen.server.sessions import Sessions
@@ -95,7 +95,8 @@ def build_command_table(server: "FicsServer") -> CommandTable:
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
-        *history_cmds.commands(lambda: server.store, clock=clock),
+        *history_cmds.commands(lambda: server.store, throttle=accounts.throttle,
+                               refusals=accounts.password_refusals, hash=accounts.run_hash),
         *lists.commands(server.lists, is_registered=accounts.is_registered,
                         changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
@@ -147,8 +148,12 @@ class FicsServer:
         self.broadcaster = broadcaster = Broadcaster(
             session=sessions.by_key, directory=directory,
             allresults=lambda: sessions.listening("allresults"))
-        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``).
-        self.offer_limiter = OfferLimiter(clock.seconds, per_minute=config.offers_per_minute)
+        #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``),
+        #: and per address (``address_offers_per_minute``).
+        self.offer_limiter = OfferLimiter(
+            clock.seconds, per_minute=config.offers_per_minute, address=sessions.host_of,
+            per_address=AddressRate(clock, per_minute=config.address_offers_per_minute,
+                                    burst=config.address_offer_burst, exempt=config.exempt))
         #: The games hosted: start, move, end, adjourn, resume, expiry, restore.
         self.games = games = GameService(
             directory=directory, broadcaster=broadcaster, clock=clock, session=sessions.get,
@@ -168,11 +173,19 @@ class FicsServer:
         self.seeks = SeekBoard(sessions=sessions.all, is_busy=games.busy,
                                refuses=lambda receiver, sender:
                                self.lists.refusal(receiver, sender) is not None,
-                               tell=broadcaster.tell)
+                               tell=broadcaster.tell,
+                               limiter=AddressRate(clock, per_minute=config.address_seeks_per_minute,
+                                                   burst=config.address_seek_burst,
+                                                   exempt=config.exempt))
         #: Channels, the last told, and the fan-out of every message (``[limits] talk_*``).
         self.talk = Talk(session=sessions.get, censors=self.lists.censors,
                          censoring=self.lists.censoring, deliver=broadcaster.talk,
-                         limiter=TalkLimiter(clock.seconds, per_minute=config.talk_per_minute),
+                         limiter=TalkLimiter(
+                             clock.seconds, per_minute=config.talk_per_minute,
+                             address=sessions.host_of,
+                             per_address=AddressRate(clock, per_minute=config.address_talk_per_minute,
+                                                     burst=config.address_talk_burst,
+                                                     exempt=config.exempt)),
                          max_length=config.talk_max_length)
         games.challenges, games.seeks, games.talk = self.challenges, self.seeks, self.talk
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
@@ -194,7 +207,7 @@ class FicsServer:
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
         sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
         sessions.departures.extend([
-            games.departed,  # adjourned or forfeited, as on FICS
+            games.departed,  # their game adjourned or forfeited, as on FICS
             lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),
@@ -217,6 +230,8 @@ class FicsServer:
         self.address_limits.sweep()
         self.offer_limiter.sweep()
         self.talk.limiter.sweep()
+        if self.seeks.limiter is not None:
+            self.seeks.limiter.sweep()
         self.sessions.tidy()
 
     def start_threads(self) -> list[threading.Thread]:

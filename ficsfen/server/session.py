@@ -112,7 +112,7 @@ class Session:
 
     def __init__(self, services: Services, handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
-                 peer: str = "") -> None:
+                 peer: str = "", host: str = "") -> None:
         #: Who is logged in, and how to reach them (:class:`IPlayers`).
         self.players = services.players
         #: Showing games (:class:`IBoards`).
@@ -128,6 +128,9 @@ class Session:
         self.lang = lang
         self.registered = registered
         self.peer = peer
+        #: The address per-address limits count (the connection's ``host``; "" for
+        #: a session with no connection, which they leave alone).
+        self.host = host
         self.charset = "utf8"
         self.style = 1
         self.showfen = False

@@ -51,12 +51,6 @@ class Announce(Protocol):
                  but: Session | None = None) -> None: ...
 
 
-def _notify_each(sessions: Iterable[Session], line: str, *, but: Session | None = None) -> None:
-    for session in list(sessions):
-        if session is not but:
-            session.notify(line)
-
-
 @implementer(IPlayers)
 class Sessions:
     """The logged-in sessions, by folded handle, and what their comings and goings tell.
@@ -76,7 +70,7 @@ class Sessions:
         self._handles = NameIndex()  # the handles of _sessions
         self._services: Services | None = None
         self._game_of: Callable[[str], object | None] = lambda handle: None
-        self._announce: Announce = _notify_each
+        self._announce: Announce | None = None
         #: When each registered player who left logged out (reactor time), for ``finger``.
         self.last_seen: dict[str, float] = {}
         #: Logins, logouts and ``open`` changes so far: with the game directory's
@@ -118,6 +112,11 @@ class Sessions:
         """The lookup of a session by its folded handle (a fan-out's fast path: the keys
         it holds are folded already, and this is the table's own ``get``)."""
         return self._sessions.get
+
+    def host_of(self, handle: str) -> str:
+        """The address ``handle``'s session is counted by for per-address limits ("": none)."""
+        session = self._sessions.get(fold(handle))
+        return session.host if session is not None else ""
 
     def named(self, word: str) -> Session:
         """The session whose handle ``word`` names, exactly or as a unique prefix.
@@ -173,8 +172,11 @@ class Sessions:
     # -- arrivals and departures -----------------------------------------------------
 
     def enter(self, handle: str, *, write: Callable[[bytes], None], close: Callable[[], None],
-              registered: bool = False, peer: str = "") -> Session:
+              registered: bool = False, peer: str = "", host: str = "") -> Session:
         """Make and list the session of ``handle``, whose login the accounts accepted.
+
+        ``peer`` names the connection in the log; ``host`` is the address the
+        per-address limits count the player by.
 
         A registered player who is logged in already is replaced, as on FICS:
         the old session is told and closed, and the new one takes over what
@@ -189,7 +191,7 @@ class Sessions:
         if old is not None:
             handle = old.handle  # the spelling its games know
         session = Session(self._services, handle, write=write, close=close, lang=self._language,
-                          registered=registered, peer=peer)
+                          registered=registered, peer=peer, host=host)
         session.login_time = self._clock.seconds()
         for hook in self.entering:
             hook(session, old)
@@ -245,8 +247,10 @@ class Sessions:
         self._tell_pin(f"<wd> {session.handle}", session)
 
     def _tell_pin(self, line: str, about: Session) -> None:
-        """``line`` to every other session with the ``pin`` ivar on."""
-        self._announce(self._listening["pin"], line, but=about)
+        """``line`` to every other session with the ``pin`` ivar on (there are sessions,
+        so :meth:`bind` gave ``announce``)."""
+        if self._announce is not None:
+            self._announce(self._listening["pin"], line, but=about)
 
     # -- who listens to what ---------------------------------------------------------
 

@@ -12,8 +12,9 @@ of a thousand costs a thousand writes of the same bytes.
 
 Before anything is sent the text is cleaned (:func:`clean_text`): control
 characters never reach another user's terminal.  A sender is held to
-``[limits] talk_per_minute`` messages and ``talk_max_length`` characters
-(:class:`TalkLimiter`, the offer limiter's window with its own wording).
+``[limits] talk_per_minute`` messages and ``talk_max_length`` characters,
+and their address to ``address_talk_per_minute`` (:class:`TalkLimiter`,
+the offer limiter's window and per-address rate with its own wording).
 """
 
 from __future__ import annotations
@@ -46,15 +47,24 @@ class TextTooLongError(TalkError):
 
 
 class TalkLimiter(OfferLimiter):
-    """At most ``per_minute`` messages per sender in any 60 seconds (0: no limit)."""
+    """At most ``per_minute`` messages per sender in any 60 seconds (0: no limit), and
+    what ``per_address`` allows from each address (see :class:`OfferLimiter`)."""
 
     what = "message"
+    setting = "address_talk_per_minute"
 
     def refusal(self, wait: int) -> OfferRateError:
         return TalkRateError(msgn(
             "You are sending messages too quickly. Wait {count} second before sending another.",
             "You are sending messages too quickly. Wait {count} seconds before sending another.",
             wait))
+
+    def address_refusal(self, wait: int) -> OfferRateError:
+        return TalkRateError(msgn(
+            "Too many messages are being sent from your address. Wait {count} second before "
+            "sending another.",
+            "Too many messages are being sent from your address. Wait {count} seconds before "
+            "sending another.", wait))
 
 
 # Everything Unicode calls a control or format character (C0, DEL, C1, bidi

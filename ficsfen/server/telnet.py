@@ -341,6 +341,7 @@ class FicsTelnetTransport(TelnetTransport):
         self._producing = False
         super().connectionLost(reason)
         if self.factory is not None:
+            self.factory.closing.stop(self)
             self.factory.trimmer.closed()
 
     def loseConnection(self) -> None:
@@ -352,6 +353,20 @@ class FicsTelnetTransport(TelnetTransport):
             self._producing = False
             self.transport.unregisterProducer()
         self.transport.loseConnection()
+        # Twisted closes the socket once its output is sent: never, for a client
+        # that does not read.  Aborted after [limits] close_grace seconds.
+        closing = self.factory.closing if self.factory is not None else None
+        if closing is not None and self not in closing:
+            closing.start(self)
+
+    def _grace_over(self) -> None:
+        """Still open ``close_grace`` seconds after :meth:`loseConnection`: the client
+        does not read its last output; the socket is aborted, the output dropped."""
+        protocol = self.protocol
+        self.log.info("aborted {peer}: closed {seconds:g} s ago, its output still unsent "
+                      "(limits.close_grace)", peer=protocol.peer if protocol is not None else "?",
+                      seconds=self.factory.closing.seconds)
+        self.transport.abortConnection()
 
     # -- IPushProducer: Twisted's view of the connection's write buffer ----------
 
@@ -1277,9 +1292,11 @@ class FicsProtocol(TelnetProtocol):
     def _refuse(self, name: str, refusal: Refusal) -> None:
         """A password login refused by the throttle, back at ``login:``."""
         wait = seconds_left(refusal.until, self.server.clock.seconds())
-        self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
-                      "({seconds} s left)", name=name, peer=self.peer, kind=refusal.kind,
-                      scope=refusal.scope, seconds=wait)
+        if self.server.accounts.password_refusals.refused(self.host):  # then counted, a line a minute
+            self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
+                          "({seconds} s left); more refusals from this address are counted",
+                          name=name, peer=self.peer, kind=refusal.kind, scope=refusal.scope,
+                          seconds=wait)
         self.pending_name = ""
         self.state = "login"
         self.say(_refusal_text(name, refusal.kind, refusal.scope, wait))
@@ -1353,8 +1370,9 @@ class FicsProtocol(TelnetProtocol):
         self._cancel_timer()
         # The session writes straight to the telnet transport (what self.write
         # does, one call less per board sent to each of many observers).
-        session = self.server.sessions.enter(handle, write=self.transport.write, close=self.close,
-                                    registered=registered, peer=self.peer)
+        session = self.server.sessions.enter(handle, write=self.transport.write,
+                                             close=self.close, registered=registered,
+                                             peer=self.peer, host=self.host)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
             session.preset_ivars(self._ivars)
@@ -1447,7 +1465,8 @@ _REFUSALS = {
 
 
 #: Per server, whichever factory built the connection (tests build one factory per client).
-_Shared = tuple[TurnScheduler, MemoryTrimmer, Timeouts["FicsProtocol"], Timeouts["FicsProtocol"]]
+_Shared = tuple[TurnScheduler, MemoryTrimmer, Timeouts["FicsProtocol"], Timeouts["FicsProtocol"],
+                Timeouts["FicsTelnetTransport"]]
 _SHARED: "weakref.WeakKeyDictionary[Any, _Shared]" = weakref.WeakKeyDictionary()
 
 
@@ -1489,10 +1508,12 @@ class FicsFactory(ServerFactory):
                 MemoryTrimmer(server.clock, after=config.trim_after, again=config.trim_again,
                               tidy=server.tidy),
                 Timeouts(server.clock, config.login_timeout, FicsProtocol._login_timeout),
-                Timeouts(server.clock, config.idle_timeout, FicsProtocol._idle_timeout))
+                Timeouts(server.clock, config.idle_timeout, FicsProtocol._idle_timeout),
+                Timeouts(server.clock, config.close_grace, FicsTelnetTransport._grace_over))
         #: ``logins``: the connections at the login or password prompt, timed out together;
-        #: ``idle``: the logged-in ones, each restarted by its command lines.
-        self.scheduler, self.trimmer, self.logins, self.idle = shared
+        #: ``idle``: the logged-in ones, each restarted by its command lines; ``closing``:
+        #: the closed ones whose output is not sent yet.
+        self.scheduler, self.trimmer, self.logins, self.idle, self.closing = shared
         self._protocol_args = (server,)
 
     def buildProtocol(self, addr: Any) -> FicsTelnetTransport:

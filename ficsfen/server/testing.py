@@ -45,13 +45,17 @@ _GUEST = re.compile(r'Press return to enter the server as "(\w+)"')
 
 
 def make_server(config: Config | None = None, *, clock: Clock | None = None, seed: int = 0,
-                **settings: Any) -> FicsServer:
-    """A server on a fake clock with seeded guest names; ``settings`` override config fields."""
+                store: Any = None, **settings: Any) -> FicsServer:
+    """A server on a fake clock with seeded guest names; ``settings`` override config fields.
+
+    ``store`` (an ``IStore``, or ``None``: nothing kept) is given to the server's services
+    as it is built (accounts and games read it from then on).
+    """
     config = config if config is not None else Config()
     if settings:
         config = replace(config, **settings)
     return FicsServer(config, clock=clock if clock is not None else Clock(),
-                      rng=random.Random(seed))
+                      rng=random.Random(seed), store=store)
 
 
 class FakeClient:

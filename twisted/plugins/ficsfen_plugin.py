@@ -88,7 +88,7 @@ class FicsfenServiceMaker:
         # The very builder `ficsfen serve` runs: one server, two ways to start it.
         try:
             return serve.make_service(options["configuration"], reactor=reactor,
-                                      feed=options["feed"])
+                                      feed=options["feed"], lang=language_from_environ())
         except serve.EndpointError as e:
             print(e.render(language_from_environ()), file=sys.stderr)
             raise SystemExit(2) from None

@@ -3,7 +3,8 @@
 The store (:class:`ficsfen.server.store.IStore`) is reached through a
 callable that returns it, or ``None`` on a server run without a data file.
 Its reads are small indexed queries made in the reactor thread; the password
-check and hash, slow on purpose, run in the reactor's thread pool.
+check and hash, slow on purpose, run in the server's password pool, and the
+check is throttled like a password login.
 
 ``history`` keeps FICS's layout, which clients parse (pychess reads the
 ``History for NAME:`` block, ``smoves HANDLE N`` and ``examine HANDLE N``):
@@ -17,19 +18,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, succeed
-from twisted.internet.interfaces import IReactorThreads
-from twisted.internet.threads import deferToThreadPool
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import msg
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.commands.board_cmds import move_list_lines
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+from ficsfen.server.limits import LoginThrottle, seconds_left
+from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
@@ -191,9 +192,14 @@ def _new_hash(old: str, new: str, stored: str) -> str | None:
 class PasswordCommand(Command):
     """``password OLD NEW``: a registered player changes their password.
 
-    The check of ``OLD`` and the hash of ``NEW`` run in the reactor's thread
-    pool (inline on a test clock), the new hash is written to the store, and
-    the player is told once it is committed.
+    ``OLD`` is a password guess like one at the login prompt, and is
+    throttled by the same ``throttle`` (:class:`~ficsfen.server.limits.LoginThrottle`),
+    by account and by the caller's address: while it refuses, nothing is
+    checked, and a wrong ``OLD`` counts as a failed login.  Refusals are
+    counted in ``refusals`` (:class:`~ficsfen.server.refusal_log.RefusalLog`).
+    The check of ``OLD`` and the hash of ``NEW`` run through ``hash`` (the
+    server's password pool, inline on a test clock), the new hash is written
+    to the store, and the player is told once it is committed.
     """
 
     name = "password"
@@ -202,9 +208,12 @@ class PasswordCommand(Command):
     usage = msg("password OLD NEW")
     log = Logger()
 
-    def __init__(self, store: StoreGetter, *, clock: Any) -> None:
+    def __init__(self, store: StoreGetter, *, throttle: LoginThrottle, refusals: RefusalLog,
+                 hash: Callable[..., Deferred]) -> None:
         self.store = store
-        self.clock = clock
+        self.throttle = throttle
+        self.refusals = refusals
+        self.hash = hash
 
     def run(self, caller: IServerCaller, old: str, new: str, *,
             directory: IServerDirectory) -> None:
@@ -215,7 +224,7 @@ class PasswordCommand(Command):
         if store is None:
             caller.send(msg("This server keeps no data file: passwords cannot be changed here."))
             return
-        handle = caller.handle
+        handle, host = caller.handle, caller.host
         try:
             account = store.get_account(handle)
         except StoreError as e:  # the store is closing: the server is stopping
@@ -224,20 +233,47 @@ class PasswordCommand(Command):
         if account is None:
             caller.send(msg("Setting a password is only for registered players."))
             return
-        d = self._in_thread(_new_hash, old, new, account.password_hash)
-        d.addCallback(self._checked, caller, store, handle)
+        throttle = self.throttle
+        refusal = throttle.refusal(handle, host)
+        if refusal is not None:  # refused before the hash: it costs nothing
+            wait = seconds_left(refusal.until, throttle.clock.seconds())
+            if self.refusals.refused(host):
+                self.log.info("refused a password command of {handle} from {host}: {kind} by "
+                              "{scope} ({seconds} s left); more refusals from this address are "
+                              "counted", handle=handle, host=host, kind=refusal.kind,
+                              scope=refusal.scope, seconds=wait)
+            caller.send(_REFUSALS[refusal.kind](wait))
+            return
+        throttle.begin(handle, host)
+        d = self.hash(_new_hash, old, new, account.password_hash)
+
+        def ended(result: Any) -> Any:
+            throttle.end(handle, host)
+            return result
+
+        d.addBoth(ended)
+        d.addCallback(self._checked, caller, store, handle, host)
         d.addErrback(self._failed, caller)
 
-    def _in_thread(self, f: Callable[..., Any], *args: Any) -> Deferred:
-        if IReactorThreads.providedBy(self.clock):
-            return deferToThreadPool(self.clock, self.clock.getThreadPool(), f, *args)
-        return succeed(f(*args))
-
     def _checked(self, new_hash: str | None, caller: IServerCaller, store: Any,
-                 handle: str) -> Deferred | None:
+                 handle: str, host: str) -> Deferred | None:
+        throttle = self.throttle
         if new_hash is None:
+            failure = throttle.failed(handle, host)
+            self.log.info("bad password in the password command of {handle} from {host} "
+                          "(failure {account} for the account, {address} for the address; next "
+                          "attempt in {delay:g} s)", handle=handle, host=host,
+                          account=failure.account_failures, address=failure.address_failures,
+                          delay=failure.delay)
+            for scope in failure.locked:
+                self.log.warn("locked out {what} for {seconds:g} s after {count} bad passwords "
+                              "(last: the password command of {handle} from {host})",
+                              what=f"account {handle}" if scope == "account" else f"address {host}",
+                              seconds=throttle.lockout, count=throttle.failures, handle=handle,
+                              host=host)
             caller.send(msg("Incorrect password, password not changed!"))
             return None
+        throttle.succeeded(handle, host)
         d = store.set_password(handle, new_hash)
         d.addCallback(lambda _: caller.send(msg("Password changed.")))
         return d
@@ -250,6 +286,28 @@ class PasswordCommand(Command):
         caller.send(msg("Your password could not be changed; try again later."))
 
 
-def commands(store: StoreGetter, *, clock: Any) -> tuple[Command, ...]:
-    """The commands of this module, on the server's store and clock."""
-    return (HistoryCommand(store), SmovesCommand(store), PasswordCommand(store, clock=clock))
+def _duration(seconds: int) -> Message:
+    """``seconds`` for a person: seconds up to two minutes, else minutes (rounded up)."""
+    if seconds < 120:
+        return msgn("{count} second", "{count} seconds", seconds)
+    return msgn("{count} minute", "{count} minutes", -(-seconds // 60))
+
+
+#: What a throttled ``password`` command is told, by the kind of refusal.
+_REFUSALS: dict[str, Callable[[int], Message]] = {
+    "locked": lambda wait: msg(
+        "Too many wrong passwords: none is checked for {wait}. Password not changed.",
+        wait=_duration(wait)),
+    "wait": lambda wait: msg(
+        "A wrong password was typed a moment ago: wait {wait}, then try again. Password not "
+        "changed.", wait=_duration(wait)),
+    "busy": lambda wait: msg(
+        "A password is being checked already: try again in a moment. Password not changed."),
+}
+
+
+def commands(store: StoreGetter, *, throttle: LoginThrottle, refusals: RefusalLog,
+             hash: Callable[..., Deferred]) -> tuple[Command, ...]:
+    """The commands of this module, on the server's store, password throttle and pool."""
+    return (HistoryCommand(store), SmovesCommand(store),
+            PasswordCommand(store, throttle=throttle, refusals=refusals, hash=hash))

@@ -6,7 +6,9 @@
   :mod:`sqlite3` in WAL mode with a writer thread and group commit
   (:mod:`.writer`), schema versions and migrations in :mod:`.schema`;
 - the values it keeps and returns (:mod:`.records`), and its errors
-  (:mod:`.errors`), each a localized :class:`StoreError` naming the file.
+  (:mod:`.errors`), each a localized :class:`StoreError` naming the file;
+- the one-server-per-file lock (:mod:`.lock`), keyed by the file itself, and
+  the steps of opening the file (:mod:`.opening`).
 
 ``docs/store.md`` describes the layout, the schema and the durability rule.
 """
@@ -22,6 +24,7 @@ from ficsfen.server.store.errors import (
     StoreError,
     StoreLockedError,
     StoreOpenError,
+    StoreOtherNameError,
     StoreReadOnlyError,
     StoreVersionError,
     StoreWriteError,
@@ -70,6 +73,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreOpenError",
+    "StoreOtherNameError",
     "StoreReadOnlyError",
     "StoreVersionError",
     "StoreWriteError",

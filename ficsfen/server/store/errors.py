@@ -10,6 +10,7 @@ upgrade ficsfen).
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from ficsfen.i18n import LocalizedError, Message, msg
@@ -23,6 +24,7 @@ __all__ = [
     "StoreError",
     "StoreLockedError",
     "StoreOpenError",
+    "StoreOtherNameError",
     "StoreReadOnlyError",
     "StoreVersionError",
     "StoreWriteError",
@@ -48,10 +50,27 @@ class StoreOpenError(StoreError):
 
 
 class StoreLockedError(StoreOpenError):
-    """Another running server (another process) holds the data file."""
+    """Another running process holds the data file (any path to it), or its lock file.
 
-    def __init__(self, path: Path | str, pid: int | None) -> None:
-        if pid is None:
+    ``pid`` is the holder as the kernel reports it (alive, never a stale
+    number read from a file), or ``None`` when the system does not say.
+    ``lock_file`` is ``None`` when the data file itself is held (by another
+    server); else the lock file another program (an older ficsfen, a tool)
+    holds.
+    """
+
+    def __init__(self, path: Path | str, pid: int | None, *,
+                 lock_file: Path | str | None = None) -> None:
+        if lock_file is not None:
+            if pid is None:
+                message = msg("{file}: its lock file {lock} is held by another program; stop "
+                              "it first, or give this server another file with --data.",
+                              file=str(path), lock=str(lock_file))
+            else:
+                message = msg("{file}: its lock file {lock} is held by another program "
+                              "(process {pid}); stop it first, or give this server another "
+                              "file with --data.", file=str(path), lock=str(lock_file), pid=pid)
+        elif pid is None:
             message = msg("{file}: the data file is in use by another running server; "
                           "stop it first, or give this one another file with --data.",
                           file=str(path))
@@ -60,6 +79,22 @@ class StoreLockedError(StoreOpenError):
                           "(process {pid}); stop it first, or give this one another file "
                           "with --data.", file=str(path), pid=pid)
         super().__init__(message, path)
+        self.pid = pid
+        self.lock_file = None if lock_file is None else Path(lock_file)
+
+
+class StoreOtherNameError(StoreOpenError):
+    """A server runs on the data file by another name (a hard link, another mount).
+
+    An operator tool must then use the server's name: SQLite keeps a
+    database's journal under the name it was opened by.
+    """
+
+    def __init__(self, path: Path | str, pid: int) -> None:
+        super().__init__(msg("{file}: a server (process {pid}) runs on this data file by "
+                             "another name (a hard link, or another mount of it); give the "
+                             "name that server was given: SQLite keeps its journal under that "
+                             "name.", file=str(path), pid=pid), path)
         self.pid = pid
 
 
@@ -74,10 +109,25 @@ class StoreCorruptError(StoreOpenError):
 
 
 class StoreReadOnlyError(StoreOpenError):
-    """The file, or the folder that must hold it and its journal, cannot be written."""
+    """The file, or the folder that must hold it and its journal, cannot be written.
 
-    def __init__(self, path: Path | str, reason: str, *, folder: bool = False) -> None:
-        if folder:
+    ``read_only_fs`` tells a read-only file system (``EROFS``: a mount to
+    change) from a refusal of permissions (files or folders to change).
+    """
+
+    def __init__(self, path: Path | str, reason: str, *, folder: bool = False,
+                 code: int | None = None) -> None:
+        self.read_only_fs = code == errno.EROFS
+        if self.read_only_fs and folder:
+            message = msg("{folder}: the data file's folder is on a read-only file system; "
+                          "the server needs to create its data, journal and lock files there "
+                          "(mount it read-write, or choose another file with --data).",
+                          folder=str(path))
+        elif self.read_only_fs:
+            message = msg("{file}: the data file is on a read-only file system; the server "
+                          "must be able to write it (mount it read-write, or choose another "
+                          "file with --data).", file=str(path))
+        elif folder:
             message = msg("{folder}: cannot write in the data file's folder ({reason}); the "
                           "server needs to create its data, journal and lock files there.",
                           folder=str(path), reason=reason)

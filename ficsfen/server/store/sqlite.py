@@ -17,10 +17,12 @@ committed pages are in the operating system's cache, but a power cut may
 lose the last commits.  Group commit pays the fsync once per group, not
 once per move (``bench/store_writes.py`` measures both).
 
-**One server per file.**  :meth:`SQLiteStore.open` takes an exclusive
-``flock`` on ``FILE.lock`` next to the data file and writes its process id
-in it.  The kernel releases the lock when the process ends, however it
-ends (kill -9 included), so a stale lock never blocks a restart.
+**One server per file.**  :meth:`SQLiteStore.open` takes the server's
+lock (:mod:`.lock`): an exclusive ``flock`` on the data file itself, so a
+second server is refused by any path to it (a symbolic or hard link, a bind
+mount), and one on ``FILE.lock`` beside its real path, where the holder's
+process id is written.  The kernel releases both when the process ends,
+however it ends (kill -9 included), so a stale lock never blocks a restart.
 SQLite's own ``locking_mode=EXCLUSIVE`` was not used: it would also shut
 out our own read connection, and the operator tools (``exclusive=False``)
 that change accounts while the server runs.
@@ -29,7 +31,6 @@ that change accounts while the server runs.
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import os
 import sqlite3
@@ -41,20 +42,19 @@ from typing import Any
 from twisted.internet.defer import Deferred, fail
 from zope.interface import implementer
 
+from ficsfen.i18n import Message
 from ficsfen.names import fold
 from ficsfen.server.store.errors import (
     AccountExistsError,
     NoSuchAccountError,
     NoSuchGameError,
     StoreClosedError,
-    StoreCorruptError,
-    StoreError,
-    StoreLockedError,
     StoreOpenError,
-    StoreReadOnlyError,
+    StoreOtherNameError,
     StoreWriteError,
 )
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.records import (
     HISTORY_NUMBERS,
     HISTORY_SIZE,
@@ -68,18 +68,21 @@ from ficsfen.server.store.records import (
     MoveRecord,
     StoredGame,
 )
-from ficsfen.server.store.schema import migrate
+from ficsfen.server.store.opening import (
+    check,
+    check_read_only,
+    connect,
+    connect_read_only,
+    notices_for,
+    open_error,
+    prepare_folder,
+)
 from ficsfen.server.store.writer import Checkpointer, Writer
 
 __all__ = ["LOCK_SUFFIX", "SYNCHRONOUS", "SQLiteStore", "lock_path"]
 
-#: The lock file is the data file's name plus this.
-LOCK_SUFFIX = ".lock"
 #: Accepted values of ``synchronous`` (``[storage] synchronous``).
 SYNCHRONOUS = ("full", "normal")
-# Milliseconds a connection waits for another process's write (an operator
-# tool changing an account) before giving up.
-_BUSY_TIMEOUT_MS = 5000
 # Bytes the write-ahead log file is cut back to when it starts again from its
 # beginning (it only grows past this when a checkpoint falls behind).
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
@@ -112,14 +115,6 @@ _GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fe
                  "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
                  "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
 
-# SQLite's primary result codes that mean "this is not a (sound) database".
-_CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
-_READONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
-
-
-def lock_path(path: Path) -> Path:
-    """The lock file of data file ``path``."""
-    return path.with_name(path.name + LOCK_SUFFIX)
 
 
 @implementer(IStore)
@@ -127,14 +122,17 @@ class SQLiteStore:
     """The :class:`IStore` on an SQLite file; make one with :meth:`open`."""
 
     def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
-                 write: sqlite3.Connection, lock_fd: int | None, next_game_id: int,
+                 write: sqlite3.Connection, lock: ServerLock | None, next_game_id: int,
                  checkpointer: Checkpointer | None = None,
-                 commit_interval: float = 0.0) -> None:
+                 commit_interval: float = 0.0, notices: Sequence[Message] = ()) -> None:
         self.path = path
-        self.exclusive = lock_fd is not None
+        self.exclusive = lock is not None
+        #: What the operator should know about the file, found while opening it
+        #: (an empty file, a file with several names); ``ficsfen serve`` logs them.
+        self.notices: list[Message] = list(notices)
         self._reactor = reactor
         self._read: sqlite3.Connection | None = read
-        self._lock_fd = lock_fd
+        self._lock = lock
         self._next_game_id = next_game_id
         # The move log (schema version 3): the id of the next row, the id
         # below which it was last cut, the next id when a cut was last looked
@@ -163,32 +161,53 @@ class SQLiteStore:
 
     @classmethod
     def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
-             synchronous: str = "full", commit_interval: float = 0.0) -> "SQLiteStore":
+             synchronous: str = "full", commit_interval: float = 0.0,
+             read_only: bool = False) -> "SQLiteStore":
         """Open (creating it and its folder if need be) and migrate the data file.
 
         ``reactor`` provides ``callLater`` and ``callFromThread``.  The
         server opens with ``exclusive=True``: a second server on the same
-        file is refused.  Operator tools that run beside a server (adding
-        an account, exporting games) open with ``exclusive=False``: no
-        lock, and no game writes (they would clash with the server's).
+        file (by any path: the lock is the file's, see :mod:`.lock`) is
+        refused.  Operator tools that run beside a server (adding an
+        account, exporting games) open with ``exclusive=False``: no lock,
+        and no game writes (they would clash with the server's).  Tools
+        that only read (listing accounts, exporting games) open with
+        ``read_only=True`` (implies ``exclusive=False``): the file must
+        exist and be at the current schema version; nothing is created,
+        migrated or written, so a file on a read-only file system, or one
+        this user may not write, can be read (see
+        :func:`connect_read_only`); every write's Deferred fails with
+        :class:`StoreWriteError`.
+        Symbolic links are resolved: SQLite's ``-wal`` and ``-shm`` files
+        sit beside the real file, whatever path led to it.
         Synchronous: this runs once at start, before the server listens.
         ``commit_interval`` (seconds) spaces the writer's commits under load
         (``[storage] commit_interval_ms``, see ``writer.py``).
 
         :raises StoreOpenError: a subclass naming the file and the cause:
             :class:`StoreLockedError`, :class:`StoreCorruptError`,
-            :class:`StoreReadOnlyError`, :class:`StoreVersionError`.
+            :class:`StoreReadOnlyError`, :class:`StoreVersionError`,
+            :class:`StoreOtherNameError` (a tool given a hard link to a
+            running server's file).
         """
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, not {synchronous!r}")
         path = Path(os.path.abspath(os.path.expanduser(path)))
-        _prepare_folder(path)
-        lock_fd = _lock(path) if exclusive else None
+        if not exclusive or read_only:
+            elsewhere = server_by_another_name(path)
+            if elsewhere is not None:
+                raise StoreOtherNameError(path, elsewhere)
+        if read_only:
+            return cls._open_read_only(path, reactor=reactor)
+        prepare_folder(path)
+        real = Path(os.path.realpath(path))
+        notices = notices_for(path, real)
+        lock = ServerLock.take(path) if exclusive else None
         try:
-            write = _connect(path, check_same_thread=False)
+            write = connect(real, path, check_same_thread=False)
             opened = [write]
             try:
-                _check(write, path)
+                check(write, path)
                 write.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 write.execute("PRAGMA foreign_keys = ON")
                 # A multi-row INSERT in a transaction keeps a statement journal
@@ -202,26 +221,54 @@ class SQLiteStore:
                     # see writer.py: checkpoints off the commit path
                     write.execute("PRAGMA wal_autocheckpoint = 0")
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
-                    opened.append(_connect(path, check_same_thread=False))
+                    opened.append(connect(real, path, check_same_thread=False))
                     checkpointer = Checkpointer(opened[-1], path=path)
-                read = _connect(path, check_same_thread=True)
+                read = connect(real, path, check_same_thread=True)
                 read.row_factory = sqlite3.Row
                 read.execute("PRAGMA query_only = ON")
             except sqlite3.Error as e:
                 for conn in opened:
                     conn.close()
-                raise _open_error(path, e) from None
+                raise open_error(path, e) from None
             except BaseException:
                 for conn in opened:
                     conn.close()
                 raise
         except BaseException:
-            if lock_fd is not None:
-                os.close(lock_fd)
+            if lock is not None:
+                lock.release()
             raise
-        return cls(path, reactor=reactor, read=read, write=write, lock_fd=lock_fd,
+        return cls(path, reactor=reactor, read=read, write=write, lock=lock,
                    next_game_id=next_id, checkpointer=checkpointer,
-                   commit_interval=commit_interval)
+                   commit_interval=commit_interval, notices=notices)
+
+    @classmethod
+    def _open_read_only(cls, path: Path, *, reactor: Any) -> "SQLiteStore":
+        real = Path(os.path.realpath(path))
+        if real.is_dir():
+            raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
+        if not real.exists():
+            raise StoreOpenError.because(path, os.strerror(errno.ENOENT))
+        write = connect_read_only(real, path, check_same_thread=False)
+        try:
+            read = connect_read_only(real, path, check_same_thread=True)
+        except BaseException:
+            write.close()
+            raise
+        try:
+            check_read_only(read, path)
+            read.row_factory = sqlite3.Row
+            next_id = read.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
+        except sqlite3.Error as e:
+            read.close()
+            write.close()
+            raise open_error(path, e) from None
+        except BaseException:
+            read.close()
+            write.close()
+            raise
+        return cls(path, reactor=reactor, read=read, write=write, lock=None,
+                   next_game_id=next_id)
 
     # -- life ------------------------------------------------------------------
 
@@ -237,9 +284,9 @@ class SQLiteStore:
         return done
 
     def _release_lock(self, result: Any) -> Any:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the descriptor drops the flock
-            self._lock_fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
         return result
 
     def _reader(self) -> sqlite3.Connection:
@@ -569,89 +616,3 @@ def _record(row: tuple[Any, ...]) -> GameRecord:
                                   adjourn_ply)
     end = None if result is None else GameEnd(result, end_reason, end_code, ended)
     return GameRecord(game_id, start, GameStatus(status), adjournment, end)
-
-
-# -- opening ------------------------------------------------------------------------
-
-
-def _prepare_folder(path: Path) -> None:
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        if e.errno in _READONLY_ERRNOS:
-            raise StoreReadOnlyError(folder, e.strerror or str(e), folder=True) from None
-        raise StoreOpenError.because(path, e.strerror or str(e)) from None
-    if path.is_dir():
-        raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
-    # SQLite creates FILE-wal and FILE-shm beside the file, and we the lock file.
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreReadOnlyError(folder, os.strerror(errno.EACCES), folder=True)
-    if path.exists():
-        try:
-            os.close(os.open(path, os.O_RDWR | os.O_CLOEXEC))
-        except OSError as e:
-            if e.errno in _READONLY_ERRNOS:
-                raise StoreReadOnlyError(path, e.strerror or str(e)) from None
-            raise StoreOpenError.because(path, e.strerror or str(e)) from None
-
-
-def _lock(path: Path) -> int:
-    """Take the server's lock on ``path``; returns the descriptor that holds it."""
-    where = lock_path(path)
-    try:
-        fd = os.open(where, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as e:
-        if e.errno in _READONLY_ERRNOS:
-            raise StoreReadOnlyError(path.parent, e.strerror or str(e), folder=True) from None
-        raise StoreOpenError.because(where, e.strerror or str(e)) from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
-        holder = _holder(fd)
-        os.close(fd)
-        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise StoreLockedError(path, holder) from None
-        raise StoreOpenError.because(where, e.strerror or str(e)) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-    return fd
-
-
-def _holder(fd: int) -> int | None:
-    """The process id the lock's holder wrote, if readable."""
-    try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def _connect(path: Path, *, check_same_thread: bool) -> sqlite3.Connection:
-    try:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=check_same_thread)
-    except sqlite3.Error as e:
-        raise _open_error(path, e) from None
-    conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-    return conn
-
-
-def _check(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that is not a sound database, then migrate it and turn on WAL."""
-    problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
-    if problems != ["ok"]:
-        raise StoreCorruptError(path, "; ".join(problems[:3]))
-    migrate(conn, path)
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if mode != "wal":  # pragma: no cover - only on file systems without shared memory
-        raise StoreOpenError.because(path, f"journal mode {mode!r} instead of 'wal'")
-
-
-def _open_error(path: Path, error: sqlite3.Error) -> StoreError:
-    code = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    reason = str(error)
-    if code in _CORRUPT_CODES:
-        return StoreCorruptError(path, reason)
-    if code == sqlite3.SQLITE_READONLY:
-        return StoreReadOnlyError(path, reason)
-    return StoreOpenError.because(path, reason)
