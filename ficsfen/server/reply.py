@@ -48,7 +48,7 @@ class Reply:
     and the prompt follows.
     """
 
-    __slots__ = ("session", "_frame", "_prompt", "_open", "_waiting", "_answer", "queued",
+    __slots__ = ("session", "_frame", "_prompt", "_open", "_waiting", "_answer", "_queued",
                  "dropped")
 
     def __init__(self, session: Session, frame: BlockReply | None = None) -> None:
@@ -59,8 +59,7 @@ class Reply:
         self._open = False
         self._waiting = False
         self._answer: Deferred[object] | None = None
-        #: Lines the session typed while the answer waits (:meth:`wait`), to run after it.
-        self.queued: deque[str] = deque()
+        self._queued: deque[str] | None = None  # made by the first line kept
         #: Lines dropped meanwhile, beyond :data:`MAX_WAITING_LINES`.
         self.dropped = 0
 
@@ -108,10 +107,18 @@ class Reply:
         """What the answer waits for (:meth:`wait`), or ``None``."""
         return self._answer
 
+    @property
+    def queued(self) -> deque[str]:
+        """Lines the session typed while the answer waits (:meth:`wait`), to run after it."""
+        if self._queued is None:
+            self._queued = deque()
+        return self._queued
+
     def keep(self, line: str) -> None:
         """A line typed while the answer waits: kept (at most :data:`MAX_WAITING_LINES`)."""
-        if len(self.queued) < MAX_WAITING_LINES:
-            self.queued.append(line)
+        queued = self.queued
+        if len(queued) < MAX_WAITING_LINES:
+            queued.append(line)
         else:
             self.dropped += 1
 
