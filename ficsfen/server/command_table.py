@@ -24,7 +24,7 @@ class CommandTable:
 
     def __init__(self, commands: Iterable[object] = ()) -> None:
         # Names and aliases in lower case, one dict: a name wins over an alias.
-        self._commands: dict[str, object] = {}
+        self._commands: dict[str, ICommand] = {}
         self._sorted: list[str] = []  # the names alone, sorted
         for command in commands:
             self.register(command)
@@ -51,7 +51,7 @@ class CommandTable:
             raise KeyError(name)
         self._set_alias(fold(alias), self._commands[key])
 
-    def _set_alias(self, key: str, command: object) -> None:
+    def _set_alias(self, key: str, command: ICommand) -> None:
         if not self._is_name(key):
             self._commands[key] = command
 
