@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from ficsfen.cli import write_fens  # noqa: E402
 from ficsfen.pgn import decode  # noqa: E402
-from ficsfen.tracker import _ROW_CACHE  # noqa: E402
+from ficsfen.fenbuilder import _ROW_CACHE  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "pgn"
 DEFAULT = SHARED / "lichess-2025-05-438games.pgn"

@@ -29,7 +29,7 @@ cheap and pulls in neither python-chess nor Twisted until needed.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
@@ -120,7 +120,7 @@ _OLD_NAMES: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     current = _OLD_NAMES.get(name, name)
     module = _EXPORTS.get(current)
     if module is None:

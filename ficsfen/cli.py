@@ -10,28 +10,25 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import gettext
 import io
 import os
-import re
 import sys
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AnyStr, BinaryIO, Iterable, Iterator, NoReturn, Sequence, TextIO
+from typing import AnyStr, BinaryIO, Callable, Iterable, Iterator, NoReturn, Sequence, TextIO
 
 import chess
 
 from ficsfen import fenfile
+from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.fen import FenError, Position, parse
-from ficsfen.i18n import (LOCALE_DIR, Message, available_languages, language_from_environ, msg,
+from ficsfen.fensoutput import FileNames, Progress, game_file_name, write_fens
+from ficsfen.i18n import (Message, available_languages, language_from_environ, msg,
                           resolve_language)
-from ficsfen.pgn import PgnError, PgnGame, ScanCount, iter_games
-from ficsfen.pgnfens import replayed
+from ficsfen.pgn import PgnError
 from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
 
-__all__ = ["board_diagram", "main", "write_fens"]
+__all__ = ["board_diagram", "game_file_name", "main", "write_fens"]
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -43,11 +40,11 @@ class _UsageError(Exception):
         super().__init__(str(message))
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors come back to :func:`main` instead of exiting."""
+class _Parser(LocalizedArgumentParser):
+    """argparse in the user's language, but usage errors come back to :func:`main` instead of exiting."""
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message, self)
+        raise _UsageError(self.translate_error(message), self)
 
 
 @dataclass(frozen=True)
@@ -93,42 +90,31 @@ def _scan(argv: Sequence[str]) -> _Scan:
     return _Scan(value, command)
 
 
-@contextmanager
-def _argparse_language(lang: str) -> Iterator[None]:
-    """Make argparse's own messages (``usage:``, ``options``...) speak ``lang``.
-
-    argparse looks them up through the ``_`` and ``ngettext`` it imported from
-    gettext; they are pointed at our ``argparse`` catalog domain while the
-    parser is built, parses and prints, then put back.
-    """
-    catalog = gettext.translation("argparse", LOCALE_DIR, languages=[lang], fallback=True)
-    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
-    argparse._, argparse.ngettext = catalog.gettext, catalog.ngettext  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
-
-
 def _parser(lang: str) -> _Parser:
-    t = lambda m: m.render(lang)  # noqa: E731
-    common = argparse.ArgumentParser(add_help=False)
+    def t(message: Message) -> str:
+        return message.render(lang)
+
+    common = _Parser(add_help=False, lang=lang)
     common.add_argument(
         "--lang",
         metavar="LANG",
-        help=t(msg("language of messages ({choices}); default from the locale", choices=", ".join(available_languages()))),
+        help=t(msg("language of messages ({choices}); default from the locale",
+                   choices=", ".join(available_languages()))),
     )
     parser = _Parser(
         prog="ficsfen",
         description=t(msg("FEN tools for FICS-style chess servers.")),
         parents=[common],
+        lang=lang,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser(
         "check",
+        lang=lang,
         parents=[common],
         help=t(msg("check FEN records (exit 0 when valid, 1 when not)")),
-        description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read one record per line from standard input.")),
+        description=t(msg("Check a FEN record: give it as one quoted argument, as six arguments, or - to read "
+                          "one record per line from standard input.")),
     )
     check.add_argument("fen", nargs="+", metavar="FEN", help=t(msg("the record, its six fields, or -")))
     check.add_argument("--board", action="store_true", help=t(msg("also print the position as a diagram")))
@@ -139,9 +125,11 @@ def _parser(lang: str) -> _Parser:
         "with --variant, print the castling field in Shredder-FEN (rook files) rather than X-FEN")))
     fens = sub.add_parser(
         "fens",
+        lang=lang,
         parents=[common],
         help=t(msg("print the FEN after every ply of PGN games")),
-        description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, one per line.")),
+        description=t(msg("Replay PGN games and print each game's initial FEN then the FEN after every ply, "
+                          "one per line.")),
     )
     fens.add_argument("files", nargs="+", metavar="FILE.pgn", help=t(msg("PGN files (- for standard input)")))
     fens.add_argument("-o", "--output", metavar="DIR", type=Path, help=t(msg(
@@ -151,17 +139,20 @@ def _parser(lang: str) -> _Parser:
         "replay games in N processes (0: one per CPU); the output keeps the input's order")))
     sub.add_parser(
         "serve",
+        lang=lang,
         help=t(msg("run the telnet server (options are passed on to it)")),
         add_help=False,
     )
     sub.add_parser(
         "accounts",
+        lang=lang,
         help=t(msg("add, remove, list registered accounts or change their passwords "
                    "(works while the server runs)")),
         add_help=False,
     )
     sub.add_parser(
         "games",
+        lang=lang,
         help=t(msg("export the server's finished games as PGN (games export)")),
         add_help=False,
     )
@@ -191,26 +182,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       choices=", ".join(available_languages())), lang))
             return EXIT_USAGE
         lang = code
-    with _argparse_language(lang):
-        # `serve`, `accounts` and `games` take the rest of the line as their own
-        # arguments (their parsers speak the language too; argparse is no
-        # longer used once the server runs).
-        if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
-            return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
-        parser = _parser(lang)
-        try:
-            args = parser.parse_args(argv)
-        except _UsageError as exc:
-            err.write((exc.parser or parser).format_usage())
-            err.write(_usage_line(exc.message, lang))
-            return EXIT_USAGE
-        except SystemExit as exc:  # --help
-            return int(exc.code or 0)
-        if args.command is None:
-            err.write(parser.format_usage())
-            err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
-                                  lang))
-            return EXIT_USAGE
+    # `serve`, `accounts` and `games` take the rest of the line as their own
+    # arguments (their parsers speak the language too).
+    if scan.command is not None and argv[scan.command] in _SERVER_COMMANDS:
+        return _server_command(argv[scan.command], argv[scan.command + 1 :], lang)
+    parser = _parser(lang)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        err.write((exc.parser or parser).format_usage())
+        err.write(_usage_line(exc.message, lang))
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    if args.command is None:
+        err.write(parser.format_usage())
+        err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
+                              lang))
+        return EXIT_USAGE
     try:
         if args.command == "check":
             status = _check(args.fen, board=args.board, lang=lang, out=out, err=err,
@@ -250,12 +239,13 @@ def _no_break_space_errors(fallback: str) -> str:
             if not isinstance(exc, UnicodeEncodeError):
                 raise exc
             space = "\u00a0" if _encodes("\u00a0", exc.encoding) else " "
-            out = []
+            out: list[str] = []
             for char in exc.object[exc.start:exc.end]:
                 if char in "\u202f\u00a0":
                     out.append(space)
                 else:
-                    out.append(other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0])
+                    replaced = other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0]
+                    out.append(replaced if isinstance(replaced, str) else replaced.decode(exc.encoding))
             return "".join(out), exc.end
 
         codecs.register_error(name, handle)
@@ -287,7 +277,9 @@ def _usage_line(message: Message | str, lang: str) -> str:
 
 def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO,
            variant: str | None = None, shredder: bool = False) -> int:
-    parser = parse if variant is None else (lambda text: parse_variant(text, variant))
+    def parser(text: str) -> Position | VariantPosition:
+        return parse(text) if variant is None else parse_variant(text, variant)
+
     # Only a lone "-" reads standard input: "-" is also a field (castling, en passant).
     if words == ["-"]:
         status = EXIT_OK
@@ -313,7 +305,9 @@ def _check(words: list[str], *, board: bool, lang: str, out: TextIO, err: TextIO
     return EXIT_OK
 
 
-def _stdin_records(parser=parse) -> Iterator[tuple[int, str, Position | FenError]]:
+def _stdin_records(
+    parser: Callable[[str], Position | VariantPosition] = parse,
+) -> Iterator[tuple[int, str, Position | VariantPosition | FenError]]:
     """Standard input's records, checked as they arrive.
 
     Read as bytes and decoded here, as ``fens`` and :func:`fenfile.read` do:
@@ -370,150 +364,6 @@ def board_diagram(board: chess.Board) -> str:
 # -- fens -----------------------------------------------------------------------
 
 
-def write_fens(
-    text: str | bytes | BinaryIO | TextIO,
-    sink: TextIO,
-    *,
-    source: str = "",
-    errors: list[PgnError] | None = None,
-    output: Path | None = None,
-    progress: _Progress | None = None,
-    names: _FileNames | None = None,
-    jobs: int = 1,
-) -> tuple[int, int]:
-    """Replay every game of PGN ``text``; FENs to ``sink`` (or one file per game in ``output``).
-
-    ``text`` is PGN text, bytes or a stream, read one game at a time.  Bad
-    games are appended to ``errors`` and skipped.  ``names`` keeps the file
-    names of several calls apart (one per input of a run).  ``jobs`` above 1
-    replays games in that many processes, the output in input order.
-    ``progress`` is told how much of the input was read (in characters).
-    Returns ``(plies written, bad games)``; :class:`OSError` from reading or
-    writing propagates.
-    """
-    count = ScanCount() if progress is not None else None
-    if output is not None:
-        names = names or _FileNames()
-        stem = names.stem(source)
-    plies = bad = 0
-    for game, result in replayed(iter_games(text, count=count), jobs=jobs):
-        if progress is not None:
-            progress.update(count.characters)  # type: ignore[union-attr]
-        if isinstance(result, PgnError):
-            bad += 1
-            if errors is not None:
-                errors.append(result)
-            continue
-        plies += result.count("\n") - 1
-        if output is None:
-            sink.write(result)
-        else:
-            (output / names.claim(game_file_name(game, stem=stem))).write_text(  # type: ignore[union-attr]
-                result, encoding="utf-8")
-    if progress is not None:
-        progress.finish()
-    return plies, bad
-
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-# Each part is cut on its own, so that the game number always survives.
-_STEM_LENGTH, _PLAYER_LENGTH = 80, 30
-
-
-def _safe(text: str, length: int | None = None) -> str:
-    return _UNSAFE.sub("_", text).strip("_.")[:length].rstrip("_.") or "_"
-
-
-def _source_stem(source: str) -> str:
-    return Path(source).stem if source and source != "-" else "stdin"
-
-
-def game_file_name(game: PgnGame, source: str = "", *, stem: str | None = None) -> str:
-    """``<source>-0003-White-Black.fen``: unique per game of one input, safe on any file system.
-
-    ``stem`` replaces the name taken from ``source`` (see :class:`_FileNames`).
-    """
-    parts = [
-        _safe(stem) if stem is not None else _safe(_source_stem(source), _STEM_LENGTH),
-        f"{game.number:04d}",
-        _safe(game.headers.get("White", "?"), _PLAYER_LENGTH),
-        _safe(game.headers.get("Black", "?"), _PLAYER_LENGTH),
-    ]
-    return "-".join(parts) + ".fen"
-
-
-class _FileNames:
-    """The names one ``fens -o`` run writes, so that no file of it replaces another.
-
-    Each input gets its own stem: ``x`` for the first ``x.pgn``, ``x-2`` for
-    the next one (from another folder), compared without case as some file
-    systems do.  Files of an earlier run under the same names are replaced.
-    """
-
-    def __init__(self) -> None:
-        self._stems: set[str] = set()
-        self._names: set[str] = set()
-
-    def stem(self, source: str) -> str:
-        base = _safe(_source_stem(source), _STEM_LENGTH)
-        stem, n = base, 1
-        while stem.casefold() in self._stems:
-            n += 1
-            stem = f"{base}-{n}"
-        self._stems.add(stem.casefold())
-        return stem
-
-    def claim(self, name: str) -> str:
-        # Distinct stems already keep names apart; this catches contrived
-        # clashes such as an input named "x-0001.pgn" beside "x.pgn".
-        base, n = name.removesuffix(".fen"), 1
-        while name.casefold() in self._names:
-            n += 1
-            name = f"{base}-{n}.fen"
-        self._names.add(name.casefold())
-        return name
-
-
-class _Progress:
-    """A one-line progress bar on a terminal (stderr), redrawn at most 10 times a second.
-
-    It shows how much of the input was read (``total`` is about the file's
-    size in characters); nothing is drawn for an input under ``minimum``
-    characters or of unknown size.
-    """
-
-    def __init__(self, stream: TextIO, label: str, *, minimum: int = 1024) -> None:
-        self.stream = stream
-        self.label = label
-        self.minimum = minimum
-        self.total = 0
-        self.last = 0.0
-        self.shown = False
-
-    def start(self, total: int) -> None:
-        self.total = total
-
-    def update(self, done: int) -> None:
-        if self.total < self.minimum:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.1 and done < self.total:
-            return
-        self.last = now
-        width = 30
-        done = min(done, self.total)
-        filled = width * done // self.total
-        self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {100 * done // self.total}%")
-        self.stream.flush()
-        self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.shown = False
-
-
 def _size(stream: BinaryIO) -> int:
     try:
         return os.fstat(stream.fileno()).st_size
@@ -528,22 +378,24 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
         try:
             output.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            err.write(msg("cannot create {path}: {reason}", path=str(output), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot create {path}: {reason}", path=str(output),
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
     # The bar shares a terminal with nothing: not with FENs printed on it.
     show_progress = err.isatty() and (output is not None or not out.isatty())
-    names = _FileNames()
+    names = FileNames()
     for name in files:
         errors: list[PgnError] = []
         try:
             stream = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as exc:
-            err.write(msg("cannot read {path}: {reason}", path=name, reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot read {path}: {reason}", path=name,
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             status = EXIT_BAD_INPUT
             continue
         progress = None
         if show_progress:
-            progress = _Progress(err, Path(name).name)
+            progress = Progress(err, Path(name).name)
             if name != "-":
                 progress.start(_size(stream))
         try:
@@ -558,14 +410,15 @@ def _fens(files: list[str], *, output: Path | None, lang: str, out: TextIO, err:
             if isinstance(exc, BrokenPipeError):
                 raise
             where = exc.filename or output or "<stdout>"
-            err.write(msg("cannot write {path}: {reason}", path=str(where), reason=exc.strerror or str(exc)).render(lang) + "\n")
+            err.write(msg("cannot write {path}: {reason}", path=str(where),
+                          reason=exc.strerror or str(exc)).render(lang) + "\n")
             return EXIT_BAD_INPUT
         finally:
             if name != "-":
                 stream.close()
         label = "<stdin>" if name == "-" else name
-        for exc in errors:
-            err.write(f"{label}: {exc.render(lang)}\n")
+        for bad in errors:
+            err.write(f"{label}: {bad.render(lang)}\n")
         if errors:
             status = EXIT_BAD_INPUT
     return status

@@ -10,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TextIO, TypeVar, overload
 
 from ficsfen.fen import FenError, Position, parse
 from ficsfen.i18n import DEFAULT_LANGUAGE, msg, msgn
@@ -65,14 +65,27 @@ def write(path: str | os.PathLike[str] | TextIO, records: Tracker | Iterable[str
     """Write a ``.fen`` file (to a path or an open text stream)."""
     text = dumps(records)
     if hasattr(path, "write"):
-        path.write(text)  # type: ignore[union-attr]
+        path.write(text)
         return
-    Path(path).write_text(text, encoding="utf-8")  # type: ignore[arg-type]
+    Path(path).write_text(text, encoding="utf-8")
+
+
+_Parsed = TypeVar("_Parsed")
+
+
+@overload
+def iter_records(text: str | Iterable[str]) -> Iterator[tuple[int, str, Position | FenError]]: ...
+
+
+@overload
+def iter_records(
+    text: str | Iterable[str], *, parser: Callable[[str], _Parsed]
+) -> Iterator[tuple[int, str, _Parsed | FenError]]: ...
 
 
 def iter_records(
-    text: str | Iterable[str], *, parser: Callable[[str], Any] = parse
-) -> Iterator[tuple[int, str, Position | FenError]]:
+    text: str | Iterable[str], *, parser: Callable[[str], object] = parse
+) -> Iterator[tuple[int, str, object]]:
     """``(line number, line, Position or FenError)`` for every line that is not blank.
 
     ``text`` is a file's whole text, or its lines (an open stream is then

@@ -13,12 +13,14 @@ until it is rendered for one recipient with :meth:`Message.render`.
 
 from __future__ import annotations
 
-import gettext as _gettext
+import gettext
 import os
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
+
+from ficsfen.mofile import read_msgids
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -52,7 +54,7 @@ class Message:
     """
 
     msgid: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
     plural: str | None = None
     count: int | None = None
 
@@ -82,7 +84,7 @@ class Message:
         return f"msg({', '.join(args)})"
 
 
-def msg(msgid: str, /, **params: Any) -> Message:
+def msg(msgid: str, /, **params: object) -> Message:
     """Mark ``msgid`` for translation and bind its parameters.
 
     ``msg`` and ``msgn`` are the keywords ``tools/catalogs.py`` extracts.
@@ -90,7 +92,7 @@ def msg(msgid: str, /, **params: Any) -> Message:
     return Message(msgid, params)
 
 
-def msgn(singular: str, plural: str, count: int, /, **params: Any) -> Message:
+def msgn(singular: str, plural: str, count: int, /, **params: object) -> Message:
     """A message with a plural form chosen by ``count`` (``{count}`` in the text)."""
     return Message(singular, params, plural, count)
 
@@ -125,29 +127,28 @@ def _lookup(lang: str, msgid: str) -> str:
     return _table(lang).get(msgid, msgid)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _table(lang: str) -> dict[str, str]:
-    """Every singular message of ``lang``'s catalogs, merged as :func:`translation` chains them.
+    """Every singular message of ``lang``'s catalogs, as :func:`translation` gives it.
 
     Why a table built once rather than a cache filled as messages are
     rendered: a cache entry made while a server is busy with thousands of
     connections lives on among their freed objects and keeps a whole arena
     of CPython's allocator from going back to the system.  (Plural forms
-    still go through :func:`translation`.)
+    still go through :func:`translation`.)  The msgids come from the
+    catalog files (:mod:`ficsfen.mofile`: gettext cannot list them), each
+    text from the merged chain, so the last file read wins; a plural
+    message's entry is its form for 1, as gettext's ``gettext`` gives it.
     """
-    chain: list[_gettext.GNUTranslations] = []
-    catalog: _gettext.NullTranslations | None = translation(lang)
-    while isinstance(catalog, _gettext.GNUTranslations):
-        chain.append(catalog)
-        catalog = catalog._fallback
-    table: dict[str, str] = {}
-    for catalog in reversed(chain):  # the last file read wins, as in the chain
-        # GNUTranslations keeps its messages in _catalog, plural forms keyed by
-        # (msgid, index); its gettext gives a plural message's form for 1.
-        one = catalog.plural(1)
-        entries = {k[0]: v for k, v in catalog._catalog.items() if isinstance(k, tuple) and k[1] == one}
-        entries.update((k, v) for k, v in catalog._catalog.items() if isinstance(k, str))
-        table.update(entries)
+    catalog = translation(lang)
+    table: dict[str, str] = {"": catalog.gettext("")}  # the catalog header, as gettext gives it
+    for mo in _catalog_files(lang):
+        for entry in read_msgids(mo):
+            key = entry.singular if entry.context is None else f"{entry.context}\x04{entry.singular}"
+            if entry.context is None:
+                table[key] = catalog.gettext(entry.singular)
+            else:
+                table[key] = catalog.pgettext(entry.context, entry.singular)
     return table
 
 
@@ -158,21 +159,30 @@ def load_catalogs() -> None:
         _table(lang)
 
 
-@lru_cache(maxsize=None)
-def translation(lang: str) -> _gettext.NullTranslations:
-    """The merged catalog for ``lang``; English (the msgids) when unknown."""
+@cache
+def _catalog_files(lang: str) -> tuple[Path, ...]:
+    """``lang``'s compiled catalogs, in the order they are chained."""
     folder = LOCALE_DIR / lang / "LC_MESSAGES"
-    merged: _gettext.NullTranslations = _gettext.NullTranslations()
-    if folder.is_dir():
-        for mo in sorted(folder.glob("*.mo")):
-            with mo.open("rb") as fp:
-                t = _gettext.GNUTranslations(fp)
-            t.add_fallback(merged)
-            merged = t
+    return tuple(sorted(folder.glob("*.mo"))) if folder.is_dir() else ()
+
+
+@cache
+def translation(lang: str) -> gettext.NullTranslations:
+    """The merged catalog for ``lang``; English (the msgids) when unknown.
+
+    Each file falls back on the ones read before it, so a msgid found in
+    two files takes the later file's text.
+    """
+    merged = gettext.NullTranslations()
+    for mo in _catalog_files(lang):
+        with mo.open("rb") as fp:
+            t = gettext.GNUTranslations(fp)
+        t.add_fallback(merged)
+        merged = t
     return merged
 
 
-@lru_cache(maxsize=None)
+@cache
 def available_languages() -> tuple[str, ...]:
     """Language codes with a catalog folder, English first."""
     codes = sorted(p.name for p in LOCALE_DIR.iterdir() if (p / "LC_MESSAGES").is_dir())

@@ -9,7 +9,14 @@ server and inside a host's own command loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
 from zope.interface import Attribute, Interface
+
+if TYPE_CHECKING:  # for annotations only: the interfaces import nothing of the core
+    from ficsfen.i18n import Message
+    from ficsfen.tracker import Ply
 
 __all__ = ["ICaller", "IClockedGame", "ICommand", "IGame", "IGameDirectory", "IMoveEvents"]
 
@@ -20,7 +27,7 @@ class ICaller(Interface):
     handle = Attribute("str: the caller's handle (login name).")
     lang = Attribute("str: language code the caller reads, e.g. 'en' or 'fr'.")
 
-    def send(message):
+    def send(message: Message | str) -> None:
         """Send one message to the caller.
 
         ``message`` is a :class:`ficsfen.i18n.Message` (rendered in the
@@ -39,7 +46,7 @@ class IGame(Interface):
     examined = Attribute("bool: True for an examined (scratch) game.")
     tracker = Attribute("ficsfen.tracker.Tracker: the game's position and history.")
 
-    def players():
+    def players() -> Iterable[str]:
         """Handles of the people playing or examining the game."""
 
 
@@ -61,23 +68,23 @@ class IMoveEvents(IGame):
     and also for moves replayed by ``forward`` in an examined game.
     """
 
-    def subscribe_moves(callback):
+    def subscribe_moves(callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` after each move; returns a function that unsubscribes."""
 
 
 class IGameDirectory(Interface):
     """How a command finds games: by caller, by number, by handle."""
 
-    def by_number(number):
+    def by_number(number: int) -> IGame | None:
         """The :class:`IGame` numbered ``number``, or ``None``."""
 
-    def game_of(handle):
+    def game_of(handle: str) -> IGame | None:
         """The game ``handle`` is playing or examining, or ``None``."""
 
-    def observed_by(handle):
+    def observed_by(handle: str) -> IGame | None:
         """The game ``handle`` observes (the most recent one), or ``None``."""
 
-    def handles():
+    def handles() -> Iterable[str]:
         """Iterable of the handles currently known (logged in), any order."""
 
 
@@ -89,10 +96,11 @@ class ICommand(Interface):
     topic = Attribute("str: the help topic documenting it.")
     usage = Attribute("ficsfen.i18n.Message: the one-line usage text.")
 
-    def __call__(caller, args, directory):
+    def __call__(caller: ICaller, args: str, directory: IGameDirectory) -> object:
         """Run with ``args`` (the rest of the line, stripped) for ``caller``.
 
         ``directory`` provides :class:`IGameDirectory`.  Errors the user
         should see are sent to ``caller``; the command never raises for bad
-        user input.
+        user input.  Returns ``None``, or for a host that allows it an object
+        saying the answer is not complete yet.
         """

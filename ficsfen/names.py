@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Callable, Iterable, Iterator, Mapping, TypeVar
 
 from ficsfen.i18n import (LocalizedError, Message, available_languages, language_name,
@@ -299,7 +299,7 @@ def resolve_handle(word: str, handles: Iterable[str]) -> str:
     return resolve(word, handles, HANDLE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _language_table() -> dict[str, str]:
     """Every name of every language with a catalog (codes too) -> its code."""
     return {name: code for code in available_languages() for name in language_names(code)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import chess
 
@@ -123,7 +124,7 @@ class PgnGame:
             if variant is None:  # as the tracker plays a move, without its undo record
                 builder = FenBuilder(placement)
                 apply, fen_after = builder.apply, builder.fen
-                for ply, text in enumerate(self.moves, 1):
+                for ply, text in enumerate(self.moves, 1):  # noqa: B007 - ply: the except clause's
                     try:
                         move = resolve(board, text)
                     except MoveError:
@@ -137,7 +138,7 @@ class PgnGame:
                     yield fen_after(board)
             else:
                 step = VariantFenBuilder(placement, variant, turn == "w").push
-                for ply, text in enumerate(self.moves, 1):
+                for ply, text in enumerate(self.moves, 1):  # noqa: B007 - ply: the except clause's
                     try:
                         move = resolve(board, text)
                     except MoveError:
@@ -214,6 +215,8 @@ def iter_games(source: Source, *, count: ScanCount | None = None) -> Iterator[Pg
                 name, value = tok
                 game.headers[name] = value
                 continue
+            if TYPE_CHECKING:  # what the __class__ tests above say, for type checkers
+                assert isinstance(tok, str)
             if tok == "1." and game is not None and moves and game.result is None and not depth:
                 game.result = ""  # ends it without a result
                 plain = False

@@ -32,13 +32,13 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from typing import IO, Iterable, Iterator, Union
+from typing import IO, Iterable, Iterator
 
 __all__ = ["ScanCount", "Token", "lines_of", "tokens"]
 
 #: a token's text, or a tag pair's ``(name, value)``
-Token = Union[str, tuple[str, str]]
-Source = Union[str, bytes, bytearray, IO[str], IO[bytes], Iterable[str], Iterable[bytes]]
+Token = str | tuple[str, str]
+Source = str | bytes | bytearray | IO[str] | IO[bytes] | Iterable[str] | Iterable[bytes]
 
 _WORD_CHAR = r"[^\s{}()\[\];$%.]"
 _WORD_START = r"[^\s{}()\[\];$%.<\d]"
@@ -97,7 +97,7 @@ def lines_of(source: Source) -> Iterator[str]:
         return iter(io.StringIO(source))
     if isinstance(source, (bytes, bytearray)):
         return _lines(io.BytesIO(source))
-    return _lines(source)  # type: ignore[arg-type]
+    return _lines(source)
 
 
 def _lines(items: Iterable[str] | Iterable[bytes]) -> Iterator[str]:

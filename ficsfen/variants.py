@@ -338,7 +338,7 @@ def _check_totals(placement: str, holdings: str) -> None:
     board = placement.partition("[")[0]
     held = holdings.lower()
     for piece_type, most, message in _TOTALS:
-        letter = chess.PIECE_SYMBOLS[piece_type]
+        letter = chess.piece_symbol(piece_type)
         upper = letter.upper()
         count = board.count(letter) + board.count(upper) + held.count(letter)
         if piece_type == chess.PAWN:

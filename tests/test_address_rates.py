@@ -249,7 +249,7 @@ def test_a_message_refused_for_the_sender_takes_nothing_from_the_address():
     clock = Clock()
     server = make_server(clock=clock, talk_per_minute=2, address_talk_per_minute=3,
                          address_talk_burst=3)
-    listener = named(server, "listener")
+    named(server, "listener")  # logged in: the messages' recipient
     first, second = guests(server, 2, host=SPAMMER)
     for _ in range(5):  # two pass, three are refused as the player's own
         first.command("tell listener one")
@@ -264,7 +264,7 @@ def test_a_message_refused_for_the_sender_takes_nothing_from_the_address():
 ])
 def test_no_address_limit_when_off_or_exempt(settings):
     server = make_server(**{"address_talk_burst": 1, "address_talk_per_minute": 1, **settings})
-    listener = named(server, "listener")
+    named(server, "listener")  # logged in: the messages' recipient
     crowd = guests(server, 3, host=SPAMMER)
     for guest in crowd:
         assert guest.command("tell listener hi") == "(told listener)\n"

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
@@ -50,6 +50,7 @@ def test_every_bench_script_starts(script):
 seconds = st.floats(min_value=1e-6, max_value=1e3, allow_nan=False, allow_infinity=False)
 
 
+@settings(deadline=None)  # the first example loads the script: no time limit on a pure computation
 @given(seconds, seconds, seconds, seconds)
 def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
     bench_parse = load("bench_parse")

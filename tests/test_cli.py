@@ -11,7 +11,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from ficsfen import cli
+from ficsfen import cli, fensoutput
 from ficsfen.fen import STARTING_FEN
 from ficsfen.pgn import read_games
 
@@ -360,7 +360,7 @@ def test_fens_file_names_keep_the_game_number_when_cut(capsys, tmp_path):
 
 def test_write_fens_alone_also_keeps_names_apart(tmp_path):
     pgn = '[White "a"]\n1. e4 *\n'
-    names = cli._FileNames()
+    names = fensoutput.FileNames()
     for source in ("p/x.pgn", "q/x.pgn"):
         cli.write_fens(pgn, io.StringIO(), source=source, output=tmp_path, names=names)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x-0001-a-_.fen", "x-2-0001-a-_.fen"]
@@ -437,7 +437,7 @@ def test_progress_bar_only_on_a_terminal():
             return True
 
     stream = Tty()
-    bar = cli._Progress(stream, "x.pgn", minimum=1)
+    bar = fensoutput.Progress(stream, "x.pgn", minimum=1)
     bar.start(4)
     for i in range(1, 5):
         bar.update(i)
@@ -445,7 +445,7 @@ def test_progress_bar_only_on_a_terminal():
     text = stream.getvalue()
     assert "x.pgn [" in text and "] 100%" in text and text.endswith("\r\x1b[K")
     stream = Tty()
-    bar = cli._Progress(stream, "small.pgn")  # under the minimum: nothing drawn
+    bar = fensoutput.Progress(stream, "small.pgn")  # under the minimum: nothing drawn
     bar.start(300)
     bar.update(300)
     bar.finish()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import chess
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from twisted.internet.task import Clock
 
 from ficsfen.server.clock import ChessClock, TimeControl, format_clock
@@ -137,9 +139,6 @@ def test_format_clock(seconds, text):
     assert format_clock(seconds) == text
 
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 
 @given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30),
        st.integers(min_value=0, max_value=5))
@@ -149,7 +148,7 @@ def test_time_is_conserved(thinks, increment):
     clock = ChessClock(time_control=TimeControl(10, increment), reactor=reactor)
     color = chess.WHITE
     spent = gained = 0
-    for i, think in enumerate(thinks):
+    for think in thinks:
         reactor.advance(think)
         if clock.running == color:
             spent += think

@@ -10,7 +10,7 @@ import chess
 import chess.pgn
 import pytest
 
-from ficsfen import fen
+from ficsfen import fen, fenrules
 from ficsfen.fen import (
     ERROR_CODES,
     FIELD_NAMES,
@@ -196,7 +196,8 @@ def test_every_code_has_an_example():
 
 
 def test_every_raised_code_is_listed():
-    source = Path(fen.__file__).read_text(encoding="utf-8")
+    # the parser and the rules that refuse a field (ficsfen.fenrules)
+    source = "".join(Path(module.__file__).read_text(encoding="utf-8") for module in (fen, fenrules))
     raised = set(re.findall(r'Error\(\s*\w+,\s*"([a-z-]+)"', source))
     assert raised and raised <= set(ERROR_CODES)
 

@@ -11,7 +11,6 @@ import textwrap
 
 import chess
 import chess.pgn
-import pytest
 
 from conftest import REPO
 from ficsfen.server.config import hash_password

@@ -134,7 +134,7 @@ def test_lockout_after_n_failures_then_it_ends_and_success_resets():
     server = make_server(accounts=ACCOUNTS, password_failures=3, password_lockout=600.0)
     client = connect(server, host="192.0.2.50")
     with captured_log() as events:
-        for n in range(3):
+        for _ in range(3):
             text = try_password(client, "alice", "wrong")
             assert "**** Invalid password! ****" in text
             server.clock.advance(30)

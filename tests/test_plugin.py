@@ -135,7 +135,7 @@ def _connect(port: int, process: subprocess.Popen) -> socket.socket:
             return socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"twist ficsfen is not listening: {process.communicate()}")
+                raise AssertionError(f"twist ficsfen is not listening: {process.communicate()}") from None
             time.sleep(0.05)
 
 

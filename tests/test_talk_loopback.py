@@ -89,7 +89,7 @@ def test_two_guests_meet_through_seek_sought_play_and_play(server):
         for mover, other, san in ((a, b, "f3"), (b, a, "e5"), (a, b, "g4"), (b, a, "Qh4#")):
             said += mover.command(san)
             other.read_until(other.prompt)
-        assert f"{{Game" in said and "checkmated} 0-1" in said + _drain(b)
+        assert "{Game" in said and "checkmated} 0-1" in said + _drain(b)
         assert "0 ads displayed." in graph.command("sought all")
 
 

@@ -332,7 +332,7 @@ def test_100_kb_line_gets_a_message_and_the_session_continues():
     text = client.output()
     assert "longer than 1024 bytes and has been ignored" in text
     assert text.endswith(PROMPT)
-    for i in range(0, 100_000, 4096):  # the same, in packets
+    for _ in range(0, 100_000, 4096):  # the same, in packets
         client.send_bytes(b"y" * 4096)
     client.send_bytes(b"\r\nfen\r\n")
     text = client.output()

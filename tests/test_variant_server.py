@@ -344,7 +344,7 @@ def test_a_chess960_game_survives_a_crash_from_its_own_start(tmp_path, reactor):
     alice, bob = site.login("alice"), site.login("bob")
     game = start(site, alice, bob, "3 0 fr")
     board = chess.Board(game.tracker.initial_fen, chess960=True)
-    for i in range(6):
+    for _ in range(6):
         move = sorted(board.legal_moves, key=chess.Move.uci)[0]
         (alice if board.turn else bob).command(board.san(move))
         board.push(move)

@@ -14,8 +14,7 @@ import ficsfen
 from ficsfen.fen import FenError, FenSyntaxError, InvalidPositionError
 from ficsfen.variants import (CHESS960, CRAZYHOUSE, CastlingRightsError, HoldingsError,
                               PromotedMarkError, TooManyPiecesError, UnknownVariantError,
-                              VariantPosition, chess960_fen, convert_castling, emit_variant,
-                              is_valid_variant, parse_variant, variant_named)
+                              VariantPosition, chess960_fen, convert_castling, is_valid_variant, parse_variant, variant_named)
 
 NNBSP = "\u202f"
 START_960 = "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w KQkq - 0 1"

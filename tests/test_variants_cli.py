@@ -8,7 +8,6 @@ import sys
 import chess
 import chess.pgn
 import chess.variant
-import pytest
 
 from test_cli import english_locale, run  # noqa: F401  (an autouse fixture, and the runner)
 

@@ -19,12 +19,12 @@ own command table:
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
 
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg
-from ficsfen.interfaces import ICommand
+from ficsfen.interfaces import ICaller, ICommand, IGameDirectory
 
 __all__ = ["Command", "UsageError", "parse_args"]
 
@@ -36,14 +36,18 @@ class UsageError(ValueError):
     """The arguments do not fit the command's spec."""
 
 
-def parse_args(spec: str, line: str) -> list[Any]:
+#: One parsed argument: a word or the rest of the line, an integer, or an optional one absent.
+Argument = str | int | None
+
+
+def parse_args(spec: str, line: str) -> list[Argument]:
     """Split ``line`` by ``spec``; optional arguments absent are ``None``.
 
     :raises UsageError: too many or too few words, or a non-integer where an
         integer is wanted.
     """
     words = line.split()
-    out: list[Any] = []
+    out: list[Argument] = []
     pos = 0
     for code in spec:
         if code in "Ss":
@@ -88,14 +92,20 @@ class Command:
     #: Its arguments are secrets (passwords): logs show the command word only.
     secret: bool = False
 
-    def __init_subclass__(cls, **kw: Any) -> None:
+    def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
         if not set(cls.spec) <= _CODES:
             raise TypeError(f"{cls.__name__}.spec {cls.spec!r}: codes are {''.join(sorted(_CODES))}")
         if cls.name and not cls.topic:
             cls.topic = cls.name
 
-    def __call__(self, caller: Any, args: str, directory: Any) -> Any:
+    #: The command itself, called with the arguments :attr:`spec` gives (each
+    #: subclass's own signature), then ``directory=`` the host's IGameDirectory.
+    #: Returns ``None``, or for a host that allows it an object saying the
+    #: answer is not complete yet.
+    run: Callable[..., object]
+
+    def __call__(self, caller: ICaller, args: str, directory: IGameDirectory) -> object:
         """Parse ``args`` and run; returns what :meth:`run` returns (``None``, or for a
         host that allows it an object saying the answer is not complete yet)."""
         try:
@@ -105,11 +115,8 @@ class Command:
             return None
         return self.run(caller, *parsed, directory=directory)
 
-    def send_usage(self, caller: Any) -> None:
+    def send_usage(self, caller: ICaller) -> None:
         caller.send(msg("Usage: {usage}", usage=self.usage))
-
-    def run(self, caller: Any, *args: Any, directory: Any) -> None:  # pragma: no cover
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

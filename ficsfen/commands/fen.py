@@ -8,7 +8,6 @@ it names the game.
 
 from __future__ import annotations
 
-from typing import Any
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
@@ -42,9 +41,9 @@ class FenCommand(Command):
     def __init__(self) -> None:
         # Rendered header lines by (number, white, black, examined, language):
         # everything the text depends on, so a cached line is never stale.
-        self._headers: dict[tuple, str] = {}
+        self._headers: dict[tuple[int, str, str, bool, str], str] = {}
 
-    def __call__(self, caller: Any, args: str, directory: Any) -> None:
+    def __call__(self, caller: ICaller, args: str, directory: IGameDirectory) -> None:
         if not args:  # bare ``fen``, by far the most common: nothing to parse
             self.run(caller, None, directory=directory)
             return

@@ -13,7 +13,7 @@ long page and never reads kept ~100 strings of its own before.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ficsfen.commands.base import Command
 from ficsfen.helpcatalog import HelpCatalog, HelpError, HelpPage, columns, default_catalog
@@ -29,7 +29,7 @@ class Pager:
     def __init__(self, page_lines: int = 0) -> None:
         self.page_lines = page_lines
         # caller -> (the page's whole text, index of its next line to show)
-        self._pending: "weakref.WeakKeyDictionary[Any, tuple[str, int]]" = weakref.WeakKeyDictionary()
+        self._pending: weakref.WeakKeyDictionary[ICaller, tuple[str, int]] = weakref.WeakKeyDictionary()
 
     def show(self, caller: ICaller, lines: Sequence[str]) -> None:
         """Send the first page of ``lines``, keep the rest for :meth:`next`."""
@@ -90,7 +90,7 @@ class HelpCommand(Command):
 
     def __init__(self, catalog: HelpCatalog | None = None, *, pager: Pager | None = None,
                  command_names: Callable[[], Iterable[str]] | None = None,
-                 exact_command: Callable[[str], Any] | None = None) -> None:
+                 exact_command: Callable[[str], object] | None = None) -> None:
         self.catalog = catalog if catalog is not None else default_catalog()
         self.pager = pager if pager is not None else Pager()
         self.command_names = command_names
@@ -110,10 +110,11 @@ class HelpCommand(Command):
         try:
             page = self.catalog.lookup(topic, lang)
         except HelpError as e:
-            page = self._alias_page(topic, lang)
-            if page is None:
+            alias = self._alias_page(topic, lang)
+            if alias is None:
                 caller.send(e.render(lang))
                 return
+            page = alias
         text = page.text
         if page.notice is not None:
             text = page.notice.render(lang) + "\n" + text
@@ -124,8 +125,8 @@ class HelpCommand(Command):
         """The page of the command ``word`` names exactly (an alias), if any."""
         if self.exact_command is None:
             return None
-        command = self.exact_command(word.strip().lower())
-        if not ICommand.providedBy(command) or not command.topic:
+        command = ICommand(self.exact_command(word.strip().lower()), None)
+        if command is None or not command.topic:
             return None  # nothing, or a host's own command without a help topic
         try:
             return self.catalog.lookup(command.topic, lang)

@@ -31,6 +31,7 @@ from typing import Any, Callable, TextIO
 
 from ficsfen.i18n import (LocalizedError, Message, available_languages, language_from_environ, msg,
                           msgn, resolve_language)
+from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.names import fold
 from ficsfen.server.config import ConfigError, hash_password, load
 from ficsfen.server.serve import CONFIG_OPTION_HELP, data_file_option
@@ -88,19 +89,19 @@ def read_password(*, stdin: TextIO | None = None,
 
 
 def _language(argv: list[str], lang: str | None) -> str:
-    early = argparse.ArgumentParser(add_help=False)
+    early = LocalizedArgumentParser(add_help=False, lang=lang or language_from_environ())
     early.add_argument("--lang")
     chosen = resolve_language(early.parse_known_args(argv)[0].lang or "")
     return chosen if isinstance(chosen, str) else lang or language_from_environ()
 
 
-def _common(lang: str, *, default: Any = None) -> argparse.ArgumentParser:
+def _common(lang: str, *, default: object = None) -> LocalizedArgumentParser:
     """The options every action takes, before or after its name.
 
     The actions' own copies default to ``argparse.SUPPRESS``: a default there
     would replace a value given before the action's name.
     """
-    common = argparse.ArgumentParser(add_help=False)
+    common = LocalizedArgumentParser(add_help=False, lang=lang)
     common.add_argument("--lang", metavar="LANG", default=default, help=msg(
         "language of messages ({choices}); default from the locale",
         choices=", ".join(available_languages())).render(lang))
@@ -173,8 +174,8 @@ def _run(action: Callable[[], int], lang: str, err: TextIO) -> int:
 
 def _accounts_parser(lang: str) -> argparse.ArgumentParser:
     common = _common(lang, default=argparse.SUPPRESS)
-    parser = argparse.ArgumentParser(
-        prog="ficsfen accounts", parents=[_common(lang)],
+    parser = LocalizedArgumentParser(
+        lang=lang, prog="ficsfen accounts", parents=[_common(lang)],
         description=msg("Manage registered accounts in the server's data file; this works "
                         "while the server runs (it reads accounts at each login).").render(lang))
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -182,10 +183,10 @@ def _accounts_parser(lang: str) -> argparse.ArgumentParser:
                                      "from standard input")),
                          ("remove", msg("delete NAME's account and settings (games stay)")),
                          ("passwd", msg("give NAME a new password, read as for add"))):
-        one = sub.add_parser(action, parents=[common], help=text.render(lang),
+        one = sub.add_parser(action, lang=lang, parents=[common], help=text.render(lang),
                              description=text.render(lang))
         one.add_argument("name", metavar="NAME", help=msg("the handle").render(lang))
-    sub.add_parser("list", parents=[common], help=msg("list the accounts").render(lang),
+    sub.add_parser("list", lang=lang, parents=[common], help=msg("list the accounts").render(lang),
                    description=msg("List the accounts, with when each was created.").render(lang))
     return parser
 
@@ -279,12 +280,12 @@ _ACCOUNT_ACTIONS = {"add": _add, "remove": _remove, "passwd": _passwd, "list": _
 
 def _games_parser(lang: str) -> argparse.ArgumentParser:
     common = _common(lang, default=argparse.SUPPRESS)
-    parser = argparse.ArgumentParser(
-        prog="ficsfen games", parents=[_common(lang)],
+    parser = LocalizedArgumentParser(
+        lang=lang, prog="ficsfen games", parents=[_common(lang)],
         description=msg("Work with the finished games of the server's data file.").render(lang))
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     text = msg("write finished games as PGN, with clocks and set-up positions")
-    export = sub.add_parser("export", parents=[common], help=text.render(lang),
+    export = sub.add_parser("export", lang=lang, parents=[common], help=text.render(lang),
                             description=text.render(lang))
     export.add_argument("--player", metavar="NAME", help=msg(
         "only the games of this handle").render(lang))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from twisted.internet.defer import Deferred
 from twisted.internet.threads import deferToThreadPool
@@ -25,6 +25,7 @@ from twisted.python.threadpool import ThreadPool
 __all__ = ["BackgroundPool", "lower_thread_priority"]
 
 _log = Logger()
+_T = TypeVar("_T")
 _lowered = threading.local()
 
 
@@ -67,7 +68,7 @@ class BackgroundPool:
         if self._pool is None:
             self._pool = ThreadPool(minthreads=self._threads, maxthreads=self._threads,
                                     name=self._name)
-            self._pool.threadFactory = self._thread  # type: ignore[method-assign]
+            self._pool.threadFactory = self._thread  # type: ignore[assignment]  # a factory, not only a class
             self._pool.start()
             self._reactor.addSystemEventTrigger("during", "shutdown", self.stop)
         return self._pool
@@ -87,7 +88,7 @@ class BackgroundPool:
         """The pool's threads (none before :meth:`start`)."""
         return [] if self._pool is None else list(self._pool.threads)
 
-    def run(self, function: Callable[..., Any], *args: Any) -> Deferred:
+    def run(self, function: Callable[..., _T], *args: object) -> Deferred[_T]:
         """``function(*args)`` in one of the pool's threads, its result as a Deferred."""
         return deferToThreadPool(self._reactor, self.start(), function, *args)
 

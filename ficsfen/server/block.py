@@ -138,7 +138,7 @@ def code_for(name: str) -> int:
     return BLOCK_CODES.get(SHORTCUTS.get(name, name), NULL)
 
 
-_NUMBERED = re.compile(r"[ \t]*([0-9]{1,%d})(?:[ \t]+(.*))?" % MAX_ID_DIGITS, re.DOTALL)
+_NUMBERED = re.compile(rf"[ \t]*([0-9]{{1,{MAX_ID_DIGITS}}})(?:[ \t]+(.*))?", re.DOTALL)
 
 
 def split_id(line: str) -> tuple[str, str]:

@@ -141,7 +141,7 @@ class ChessClock:
             left -= self._reactor.seconds() - self._started_at
         return left
 
-    def as_started(self) -> "_AsStarted":
+    def as_started(self) -> _AsStarted:
         """Within it, read the running clock as when it started: a move's own instant.
 
         What a move is stored with and what its boards show must be the same

@@ -24,7 +24,7 @@ class CommandTable:
 
     def __init__(self, commands: Iterable[object] = ()) -> None:
         # Names and aliases in lower case, one dict: a name wins over an alias.
-        self._commands: dict[str, object] = {}
+        self._commands: dict[str, ICommand] = {}
         self._sorted: list[str] = []  # the names alone, sorted
         for command in commands:
             self.register(command)
@@ -51,18 +51,18 @@ class CommandTable:
             raise KeyError(name)
         self._set_alias(fold(alias), self._commands[key])
 
-    def _set_alias(self, key: str, command: object) -> None:
+    def _set_alias(self, key: str, command: ICommand) -> None:
         if not self._is_name(key):
             self._commands[key] = command
 
-    def exact(self, word: str) -> object | None:
+    def exact(self, word: str) -> ICommand | None:
         """The command whose name or alias is exactly ``word`` (any case), else None.
 
         One dict access: the server tries it before anything else on every line.
         """
         return self._commands.get(fold(word))
 
-    def resolve(self, word: str) -> object:
+    def resolve(self, word: str) -> ICommand:
         """The command ``word`` names: exact name or alias, else unique prefix.
 
         :raises ficsfen.names.NoMatchError: nothing matches.

@@ -1,8 +1,9 @@
 """The server's game directory: small reused game numbers, players, observers.
 
 It provides :class:`ficsfen.server.interfaces.IServerDirectory` (an
-:class:`ficsfen.interfaces.IGameDirectory`), the only way commands find games.  Any game object providing :class:`IGame` can be
-added (examined games now, played games too); the directory keeps who plays
+:class:`ficsfen.interfaces.IGameDirectory`), the only way commands find games.
+Any game object providing :class:`IGame` can be added (examined games now,
+played games too); the directory keeps who plays
 or examines which game and who observes it, keyed by
 :func:`ficsfen.names.fold` (the case rule of every name typed).
 """
@@ -10,14 +11,17 @@ or examines which game and who observes it, keyed by
 from __future__ import annotations
 
 import heapq
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.interfaces import IGame, IMoveEvents
 from ficsfen.names import fold
-from ficsfen.server.interfaces import IServerDirectory
+from ficsfen.server.interfaces import IGameEvents, IServerDirectory
+
+if TYPE_CHECKING:
+    from ficsfen.tracker import Ply, Tracker
 
 __all__ = ["GameDirectory"]
 
@@ -36,18 +40,18 @@ class GameDirectory:
         self._handles = handles
         #: Objects told about game starts, ends and position changes
         #: (:class:`ficsfen.server.interfaces.IGameEvents`), e.g. :class:`ficsfen.server.feed.GameFeed`.
-        self.listeners: list[Any] = []
-        self._games: dict[int, Any] = {}
+        self.listeners: list[IGameEvents] = []
+        self._games: dict[int, IGame] = {}
         self._free: list[int] = []
         self._next = 1
-        self._playing: dict[str, Any] = {}
-        self._observing: dict[str, list[Any]] = {}
+        self._playing: dict[str, IGame] = {}
+        self._observing: dict[str, list[IGame]] = {}
         # Observers of each game by folded handle, in the order they started.
         self._observers: dict[int, dict[str, str]] = {}
         # The position listeners last heard of per game: (tracker, ply, FEN),
         # kept up to date by each game's moves, so that position_changed
         # after a move (already reported as a move) tells nobody.
-        self._known: dict[int, tuple[Any, int, str]] = {}
+        self._known: dict[int, tuple[Tracker, int, str]] = {}
         self._unfollow: dict[int, Callable[[], None]] = {}
         #: Counts changes to who plays or examines a game (what ``who`` marks),
         #: so that a listing can tell it is still current.
@@ -58,13 +62,13 @@ class GameDirectory:
 
     # -- IGameDirectory ------------------------------------------------
 
-    def by_number(self, number: int) -> Any:
+    def by_number(self, number: int) -> IGame | None:
         return self._games.get(number)
 
-    def game_of(self, handle: str) -> Any:
+    def game_of(self, handle: str) -> IGame | None:
         return self._playing.get(fold(handle))
 
-    def observed_by(self, handle: str) -> Any:
+    def observed_by(self, handle: str) -> IGame | None:
         games = self._observing.get(fold(handle))
         return games[-1] if games else None
 
@@ -73,17 +77,17 @@ class GameDirectory:
 
     # -- bookkeeping ---------------------------------------------------
 
-    def games(self) -> list[Any]:
+    def games(self) -> list[IGame]:
         """Current games in number order."""
         return [self._games[n] for n in sorted(self._games)]
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[IGame]:
         return iter(self.games())
 
     def __len__(self) -> int:
         return len(self._games)
 
-    def add(self, game: Any) -> int:
+    def add(self, game: IGame) -> int:
         """Give ``game`` the smallest free number and register its players."""
         if not IGame.providedBy(game):
             raise TypeError(f"{game!r} does not provide IGame")
@@ -100,7 +104,7 @@ class GameDirectory:
         self._tell("game_started", lambda listener: listener.game_started(game))
         return number
 
-    def remove(self, game: Any, result: Any = None) -> None:
+    def remove(self, game: IGame, result: object = None) -> None:
         """Forget ``game``: its number becomes free, players and observers are released."""
         number = game.number
         if self._games.get(number) is not game:
@@ -117,7 +121,7 @@ class GameDirectory:
         for key in self._observers.pop(number, {}):
             self._drop_observed(key, game)
 
-    def position_changed(self, game: Any) -> None:
+    def position_changed(self, game: IGame) -> None:
         """Tell listeners ``game``'s position changed (backward, bsetup, takeback...).
 
         Safe to call after any change: a position listeners already know
@@ -133,19 +137,19 @@ class GameDirectory:
         self._known[number] = (tracker, tracker.ply, tracker.fen)
         self._tell("position_changed", lambda listener: listener.position_changed(game))
 
-    def _follow(self, game: Any) -> None:
+    def _follow(self, game: IGame) -> None:
         tracker = game.tracker
         number = game.number
         self._known[number] = (tracker, tracker.ply, tracker.fen)
         events = IMoveEvents(game, None)
         subscribe = events.subscribe_moves if events is not None else tracker.subscribe
 
-        def moved(ply: Any) -> None:
+        def moved(ply: Ply) -> None:
             self._known[number] = (game.tracker, ply.number, ply.fen)
 
         self._unfollow[number] = subscribe(moved)
 
-    def _tell(self, event: str, call: Callable[[Any], None]) -> None:
+    def _tell(self, event: str, call: Callable[[IGameEvents], None]) -> None:
         """``call(listener)`` for each listener; one that fails is logged, the others still hear."""
         for listener in tuple(self.listeners):
             try:
@@ -154,17 +158,17 @@ class GameDirectory:
                 _log.failure("game listener {listener!r} failed on {event}",
                              listener=listener, event=event)
 
-    def join(self, handle: str, game: Any) -> None:
+    def join(self, handle: str, game: IGame) -> None:
         """Record that ``handle`` plays or examines ``game``."""
         self._playing[fold(handle)] = game
         self.changes += 1
 
-    def leave(self, handle: str) -> Any:
+    def leave(self, handle: str) -> IGame | None:
         """``handle`` stops playing or examining; returns the game it left."""
         self.changes += 1
         return self._playing.pop(fold(handle), None)
 
-    def observe(self, handle: str, game: Any) -> bool:
+    def observe(self, handle: str, game: IGame) -> bool:
         """Add ``handle`` to ``game``'s observers; False when already there."""
         observers = self._observers[game.number]
         key = fold(handle)
@@ -174,7 +178,7 @@ class GameDirectory:
         self._observing.setdefault(key, []).append(game)
         return True
 
-    def unobserve(self, handle: str, game: Any) -> bool:
+    def unobserve(self, handle: str, game: IGame) -> bool:
         """Remove ``handle`` from ``game``'s observers; False when not there."""
         observers = self._observers.get(game.number, {})
         key = fold(handle)
@@ -184,19 +188,19 @@ class GameDirectory:
         self._drop_observed(key, game)
         return True
 
-    def observers(self, game: Any) -> list[str]:
+    def observers(self, game: IGame) -> list[str]:
         """Handles observing ``game``, in the order they started."""
         return list(self._observers.get(game.number, {}).values())
 
-    def observer_keys(self, game: Any) -> Iterable[str]:
+    def observer_keys(self, game: IGame) -> Iterable[str]:
         """The folded handles of ``game``'s observers (a view: do not change observers while iterating)."""
         return self._observers.get(game.number, {}).keys()
 
-    def observed_games(self, handle: str) -> list[Any]:
+    def observed_games(self, handle: str) -> list[IGame]:
         """Games ``handle`` observes, oldest first."""
         return list(self._observing.get(fold(handle), ()))
 
-    def _drop_observed(self, key: str, game: Any) -> None:
+    def _drop_observed(self, key: str, game: IGame) -> None:
         games = self._observing.get(key)
         if games and game in games:
             games.remove(game)

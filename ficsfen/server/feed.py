@@ -41,17 +41,20 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Callable
 
 import chess
-from twisted.internet.interfaces import IPushProducer
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IAddress, IConsumer, IListeningPort, IPushProducer, ITransport
+from twisted.internet.protocol import Factory, Protocol, connectionDone
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.i18n import DEFAULT_LANGUAGE, msg
 from ficsfen.interfaces import IClockedGame, IGame, IMoveEvents
-from ficsfen.tracker import outcome_message
+from ficsfen.tracker import Ply, Tracker, outcome_message
 from ficsfen.server.games import GameResult
 from ficsfen.server.interfaces import IGameEvents
 
@@ -77,7 +80,7 @@ FEED_OPTION_HELP = msg("serve newline-delimited JSON game events on this Twisted
 _log = Logger(namespace="ficsfen.server.feed")
 
 
-def _line(event: dict[str, Any]) -> bytes:
+def _line(event: Mapping[str, object]) -> bytes:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -109,11 +112,19 @@ def _time_control(game: IGame) -> dict[str, float] | None:
         return None
 
 
+class IReaderTransport(ITransport, IConsumer):
+    """A reader's connection as the feed uses it: it writes, and takes the reader as its producer."""
+
+
 @implementer(IPushProducer)
 class FeedReader(Protocol):
     """One reader's connection: writes lines, queues them while the socket is full."""
 
-    def __init__(self, feed: "GameFeed") -> None:
+    # Twisted's Protocol has ``ITransport | None``: a reader's is set when it is
+    # connected, before the feed writes to it, and is a TCP connection.
+    transport: IReaderTransport
+
+    def __init__(self, feed: GameFeed) -> None:
         self.feed = feed
         self.paused = False
         self.dropped = 0  #: events dropped since the last overflow notice
@@ -136,7 +147,7 @@ class FeedReader(Protocol):
         self.transport.registerProducer(self, True)
         self.feed._greet(self)
 
-    def connectionLost(self, reason: Any = None) -> None:
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.feed._detach(self)
         self._queue.clear()
         self._queued = 0
@@ -198,17 +209,17 @@ class FeedReader(Protocol):
 class _Followed:
     """A game the feed follows: its tracker, the unsubscriber, the last (ply, FEN) sent."""
 
-    game: Any
-    tracker: Any
+    game: IGame
+    tracker: Tracker
     unsubscribe: Callable[[], None]
     last: tuple[int, str]
 
 
 class _ReaderFactory(Factory):
-    def __init__(self, feed: "GameFeed") -> None:
+    def __init__(self, feed: GameFeed) -> None:
         self.feed = feed
 
-    def buildProtocol(self, addr: Any) -> FeedReader:
+    def buildProtocol(self, addr: IAddress | None) -> FeedReader:
         reader = FeedReader(self.feed)
         reader.factory = self
         return reader
@@ -243,7 +254,7 @@ class GameFeed:
         """A Twisted factory whose connections are readers of this feed."""
         return _ReaderFactory(self)
 
-    def listen(self, reactor: Any, endpoint: str) -> Any:
+    def listen(self, reactor: object, endpoint: str) -> Deferred[IListeningPort]:
         """Listen on a Twisted endpoint string; a Deferred firing with the port."""
         from twisted.internet.endpoints import serverFromString
 
@@ -263,7 +274,7 @@ class GameFeed:
 
     # -- events -----------------------------------------------------------
 
-    def publish(self, event: dict[str, Any]) -> None:
+    def publish(self, event: Mapping[str, object]) -> None:
         """Send one event (a JSON-serializable dict) to every reader."""
         if not self.readers:
             return
@@ -274,7 +285,7 @@ class GameFeed:
             except Exception:
                 _log.failure("feed reader {reader!r} failed", reader=reader)
 
-    def game_started(self, game: Any) -> None:
+    def game_started(self, game: IGame) -> None:
         """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves.
 
         A game providing :class:`~ficsfen.interfaces.IMoveEvents` (played and
@@ -286,7 +297,7 @@ class GameFeed:
         self._follow(game)
         self.publish(self._start_event(game))
 
-    def _follow(self, game: Any) -> None:
+    def _follow(self, game: IGame) -> None:
         tracker = game.tracker
         events = IMoveEvents(game, None)
         subscribe = events.subscribe_moves if events is not None else tracker.subscribe
@@ -295,7 +306,7 @@ class GameFeed:
         self._games[id(game)] = followed
 
     @staticmethod
-    def _start_event(game: Any) -> dict[str, Any]:
+    def _start_event(game: IGame) -> dict[str, object]:
         tracker = game.tracker
         return {
             "type": "start",
@@ -316,7 +327,7 @@ class GameFeed:
         for game in games:
             reader.send(_line(self._start_event(game)))
 
-    def position_changed(self, game: Any) -> None:
+    def position_changed(self, game: IGame) -> None:
         """The position may have changed other than by a move (takeback, ``bsetup``...).
 
         Cheap to call after every change of any kind: when the game's tracker
@@ -344,7 +355,7 @@ class GameFeed:
             "clocks": clocks_of(game),
         })
 
-    def game_ended(self, game: Any, result: Any = None) -> None:
+    def game_ended(self, game: IGame, result: object = None) -> None:
         """Announce the end of ``game`` and stop following it.
 
         ``result`` may be a ``GameResult`` (``score`` and ``reason``), a
@@ -375,7 +386,7 @@ class GameFeed:
         """How many games the feed follows now."""
         return len(self._games)
 
-    def _moved(self, game: Any, ply: Any) -> None:
+    def _moved(self, game: IGame, ply: Ply) -> None:
         followed = self._games.get(id(game))
         if followed is not None:
             followed.last = (ply.number, ply.fen)

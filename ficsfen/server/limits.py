@@ -32,7 +32,7 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
 
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 __all__ = [
     "AddressLimits",
@@ -524,7 +524,7 @@ class TurnScheduler:
         #: a heap: (newcomer, cost when queued, order, connection)
         self.queue: list[tuple[bool, float, int, Turn]] = []
         self._order = 0
-        self._call = None
+        self._call: IDelayedCall | None = None
 
     def cost(self, load: float, at: float, now: float) -> float:
         """``load`` (seconds of CPU, measured at ``at``) decayed to ``now``."""
@@ -605,7 +605,7 @@ class MemoryTrimmer:
         self.trim = trim if trim is not None else _malloc_trim()
         self.closed_since = 0
         self.runs = 0
-        self._call = None
+        self._call: IDelayedCall | None = None
         self._burst = False
 
     def closed(self) -> None:

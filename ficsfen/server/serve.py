@@ -38,6 +38,7 @@ from twisted.application.service import MultiService
 from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
+from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.server.config import Config, ConfigError, hash_password, load
 from ficsfen.server.openfiles import SPARE_FILES, connections_allowed, limit_notices, raise_limit
 from ficsfen.i18n import (
@@ -121,7 +122,8 @@ def forward_library_logging(name: str = "ficsfen") -> Callable[[], None]:
 def _parser(lang: str) -> argparse.ArgumentParser:
     from ficsfen.server.feed import FEED_OPTION_HELP
 
-    parser = argparse.ArgumentParser(
+    parser = LocalizedArgumentParser(
+        lang=lang,
         prog="ficsfen serve",
         description=msg("Run the FICS-style telnet server.").render(lang))
     parser.add_argument("--lang", metavar="LANG", help=msg(
@@ -146,7 +148,7 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # ``ficsfen serve --lang fr`` as well as ``ficsfen --lang fr serve``:
     # the language must be known before the parser's own messages are built.
-    early = argparse.ArgumentParser(add_help=False)
+    early = LocalizedArgumentParser(add_help=False, lang=lang or language_from_environ())
     early.add_argument("--lang")
     chosen = resolve_language(early.parse_known_args(argv)[0].lang or "")
     lang = chosen if isinstance(chosen, str) else lang or language_from_environ()

@@ -171,9 +171,10 @@ def unseal(data: bytes) -> tuple[bytes, bytes]:
         offset byte, or no ``\\x18DIGITS\\x19`` stamp at the end.
     """
     try:
-        size, key, swapped, kept, right, left = _TABLES[len(data)][data[-2]]
-    except (KeyError, IndexError, TypeError):
-        size, key, swapped, kept, right, left = _tables(data)
+        entry = _TABLES[len(data)][data[-2]]
+    except (KeyError, IndexError):
+        entry = None
+    size, key, swapped, kept, right, left = entry if entry is not None else _tables(data)
     # Undo the shift (a translation: the offset byte and the line end never
     # map to 0xFF nor reach the text), then the swaps and the XOR.
     plain = data.translate(_UNSHIFT)
@@ -269,7 +270,7 @@ class MoveTimer:
         #: The stamp's digits on the line being run, as sent: read as a
         #: number (:attr:`stamp`) only when a move or a type-ahead needs it.
         self.digits: bytes | None = None
-        self._session: "Session | None" = None
+        self._session: Session | None = None
         self._pending = 0  # pings sent and not answered yet
         self._received: int | None = None  # stamp of the first answer since the last ping
 
@@ -279,7 +280,7 @@ class MoveTimer:
         digits = self.digits
         return None if digits is None else stamp_of(digits)
 
-    def attach(self, session: "Session") -> None:
+    def attach(self, session: Session) -> None:
         """Send pings to ``session`` and report its lag there (``session.lag_ms``)."""
         self._session = session
 

@@ -11,13 +11,18 @@ holdings lines FICS sends after a crazyhouse board.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING
 
 import chess
+import chess.variant
 
 from ficsfen.names import fold
 from ficsfen.server.clock import TimeControl
 from ficsfen.variants import CHESS960, CRAZYHOUSE, Variant, chess960_fen, variant_named
+
+if TYPE_CHECKING:  # the store imports this module
+    from ficsfen.interfaces import IGame
+    from ficsfen.server.store.records import GameStart
 
 __all__ = [
     "FICS_TYPES",
@@ -89,7 +94,7 @@ def stored_variant(name: str) -> Variant | None:
     return None if name == "chess" else variant_named(name)
 
 
-def stored_category(start: Any) -> str:
+def stored_category(start: GameStart) -> str:
     """FICS's type word of a stored game (a store ``GameStart``): variant, else speed."""
     return (fics_type(stored_variant(start.variant))
             or TimeControl(start.initial_seconds // 60, start.increment_seconds).category)
@@ -98,12 +103,12 @@ def stored_category(start: Any) -> str:
 _HELD_ORDER = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 
 
-def holdings_text(pocket: Any) -> str:
+def holdings_text(pocket: chess.variant.CrazyhousePocket) -> str:
     """A crazyhouse hand as FICS writes it: capitals, pawns first (``PPNQ``)."""
     return "".join(chess.piece_symbol(p).upper() * pocket.count(p) for p in _HELD_ORDER)
 
 
-def holdings_line(game: Any) -> str:
+def holdings_line(game: IGame) -> str:
     """FICS's ``<b1> game N white [PN] black [Q]`` line (letters in capitals, pawns first)."""
     pockets = game.tracker.board.pockets
     return (f"<b1> game {game.number} white [{holdings_text(pockets[chess.WHITE])}] "
@@ -115,7 +120,7 @@ def _hand(fen: str) -> str:
     return placement[placement.index("[") + 1:-1]
 
 
-def received_line(game: Any) -> str | None:
+def received_line(game: IGame) -> str | None:
     """The ``<b1> ... <- WP`` line FICS sends when the last move put a piece in a hand.
 
     ``WP``: White received a pawn.  ``None`` when the last move captured nothing.

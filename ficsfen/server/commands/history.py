@@ -322,8 +322,9 @@ class PasswordCommand(Command):
         return d
 
     def _failed(self, failure: Failure, caller: IServerCaller) -> None:
-        if failure.check(StoreError):
-            caller.send(failure.value.message)
+        error = failure.value
+        if isinstance(error, StoreError):
+            caller.send(error.message)
             return
         self.log.failure("password change of {handle} failed", failure, handle=caller.handle)
         caller.send(msg("Your password could not be changed; try again later."))

@@ -42,10 +42,10 @@ class ObserveCommand(Command):
         caller.send(f"Game {game.number}: {game_line_header(game)}\n")
         caller.boards.send_board(caller, game)
         if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
-            players = [caller.players.session(h) for h in (game.white, game.black)]
+            white, black = (caller.players.session(h) for h in (game.white, game.black))
             caller.send(game_info_line(
-                game, registered=tuple(p is not None and p.registered for p in players),
-                timeseal=tuple(p is not None and p.timeseal for p in players)))
+                game, registered=(white is not None and white.registered, black is not None and black.registered),
+                timeseal=(white is not None and white.timeseal, black is not None and black.timeseal)))
 
 
 class UnobserveCommand(Command):

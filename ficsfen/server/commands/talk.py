@@ -50,7 +50,7 @@ class TellCommand(_TalkCommand):
     """``tell HANDLE|CHANNEL TEXT``; ``.``/``,`` name the last player/channel told."""
 
     name = "tell"
-    aliases = ("t",)
+    aliases: tuple[str, ...] = ("t",)
     spec = "wS"
     usage = msg("tell HANDLE|CHANNEL TEXT")
     #: ``xtell`` leaves the last player and channel told as they were.

@@ -102,6 +102,10 @@ def rows_insert(sql: str, count: int) -> str | None:
     span = _values_span(sql)
     if span is None:
         return None
+    return _rows_insert(sql, span, count)
+
+
+def _rows_insert(sql: str, span: tuple[int, int], count: int) -> str:
     start, end = span
     return sql[:start] + ", ".join([sql[start:end]] * count) + sql[end:]
 
@@ -273,7 +277,11 @@ class Writer:
                 self._shut()
                 self._closed.callback(None)
         done: Deferred[None] = Deferred()
-        self._closed.addBoth(lambda result: (done.callback(None), result)[1])
+        def closed(result: object) -> object:
+            done.callback(None)
+            return result
+
+        self._closed.addBoth(closed)
         return done
 
     def _deliver(self, writes: list[_Write], results: list[Any]) -> None:
@@ -448,15 +456,18 @@ class Writer:
         """The same statement for each of ``writes``, in as few SQLite steps as it can."""
         conn = self._conn
         sql = writes[0].sql
+        if sql is None:  # never: callers group statements, operations run alone
+            raise TypeError("an operation has no statement to run together")
         if len(writes) == 1:
             conn.execute(sql, writes[0].params)
             return
         width = len(writes[0].params)
-        if width and _values_span(sql) is not None:
+        span = _values_span(sql) if width else None
+        if span is not None:
             per = self._rows_per(width)
             for start in range(0, len(writes), per):
                 chunk = writes[start:start + per]
-                conn.execute(rows_insert(sql, len(chunk)),
+                conn.execute(_rows_insert(sql, span, len(chunk)),
                              [value for w in chunk for value in w.params])
             return
         conn.executemany(sql, [w.params for w in writes])
@@ -467,9 +478,11 @@ class Writer:
         try:
             if write.run is not None:
                 result = write.run(conn)
-            else:
+            elif write.sql is not None:
                 conn.execute(write.sql, write.params)
                 result = None
+            else:  # never: a write is a statement or an operation
+                raise TypeError("a write with neither a statement nor an operation")
         except Exception as e:
             conn.execute("ROLLBACK TO alone")
             conn.execute("RELEASE alone")
