@@ -6,12 +6,15 @@ import random
 
 import pytest
 from twisted.cred.checkers import ICredentialsChecker
-from twisted.cred.credentials import IUsernamePassword
+from twisted.cred.credentials import ICredentials
+from twisted.cred.portal import IRealm, Portal
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
+from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
-from ficsfen.server.accounts import Accounts, BadPassword, LoginRefused, PasswordAttempt
+from ficsfen.server.accounts import (Accounts, BadPassword, IPasswordAttempt, LoginRefused,
+                                     PasswordAttempt)
 from ficsfen.server.config import Config, hash_password
 
 PASSWORDS = {"alice": hash_password("secret", iterations=1000)}
@@ -35,19 +38,36 @@ def outcome(d: Deferred) -> object:
     return value.value if hasattr(value, "value") and hasattr(value, "check") else value
 
 
-def test_accounts_are_a_credentials_checker_for_names_and_passwords():
+def test_accounts_are_a_credentials_checker_for_password_attempts():
     accounts, _ = make_accounts()
     assert verifyObject(ICredentialsChecker, accounts)
-    assert IUsernamePassword in accounts.credentialInterfaces
+    assert accounts.credentialInterfaces == (IPasswordAttempt,)
     attempt = PasswordAttempt("alice", "secret", "192.0.2.1")
-    assert verifyObject(IUsernamePassword, attempt)
-    assert attempt.checkPassword("secret") and not attempt.checkPassword("other")
+    assert verifyObject(IPasswordAttempt, attempt) and ICredentials.providedBy(attempt)
     assert "secret" not in repr(attempt)
+
+
+def test_a_portal_logs_in_through_the_accounts():
+    accounts, _ = make_accounts()
+
+    @implementer(IRealm)
+    class Names:
+        """The avatar is the name itself: what the checker let in."""
+
+        def requestAvatar(self, avatar_id, mind, *interfaces):
+            return interfaces[0], avatar_id.decode("utf-8"), lambda: None
+
+    portal = Portal(Names(), [accounts])
+    assert outcome(portal.login(PasswordAttempt("alice", "secret", "h"), None,
+                                IPasswordAttempt))[1] == "alice"
+    refused = outcome(portal.login(PasswordAttempt("alice", "wrong", "h"), None,
+                                   IPasswordAttempt))
+    assert isinstance(refused, BadPassword)
 
 
 def test_a_right_password_gives_the_account_name():
     accounts, _ = make_accounts()
-    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h"))) == "alice"
+    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h"))) == b"alice"
 
 
 def test_a_wrong_password_is_counted_and_the_next_attempt_waits_without_hashing():
@@ -62,7 +82,7 @@ def test_a_wrong_password_is_counted_and_the_next_attempt_waits_without_hashing(
     assert isinstance(refused, LoginRefused) and refused.refusal.scope == "account"
     assert hashed == []  # refused before the hash
     clock.advance(2.0)
-    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h2"))) == "alice"
+    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h2"))) == b"alice"
     assert hashed == ["alice"]
 
 
@@ -71,7 +91,7 @@ def test_a_right_password_clears_the_failures_so_far():
     for _ in range(2):
         outcome(accounts.requestAvatarId(PasswordAttempt("alice", "wrong", "h")))
         clock.advance(60)
-    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h"))) == "alice"
+    assert outcome(accounts.requestAvatarId(PasswordAttempt("alice", "secret", "h"))) == b"alice"
     error = outcome(accounts.requestAvatarId(PasswordAttempt("alice", "wrong", "h")))
     assert error.failure.account_failures == 1 and not error.failure.locked
 
@@ -85,7 +105,7 @@ def test_a_check_in_progress_makes_another_for_the_account_wait():
     assert isinstance(refused, LoginRefused) and refused.refusal.kind == "busy"
     assert len(pending) == 1
     pending[0].callback(True)
-    assert outcome(first) == "alice"
+    assert outcome(first) == b"alice"
 
 
 def test_a_broken_check_fails_with_its_error_and_frees_the_account():

@@ -6,8 +6,9 @@ acceptable (:meth:`~Accounts.check_name`), registered
 names, holds names while their login is confirmed, and checks passwords.
 The password check is a Twisted credentials checker
 (:class:`twisted.cred.checkers.ICredentialsChecker`):
-:meth:`~Accounts.requestAvatarId` takes a :class:`PasswordAttempt` (name,
-password and the address it came from), refuses it at once while the
+:meth:`~Accounts.requestAvatarId` takes a :class:`PasswordAttempt`
+(:class:`IPasswordAttempt` credentials: name, password and the address they
+came from), refuses it at once while the
 :class:`~ficsfen.server.limits.LoginThrottle` makes the account or address
 wait, else hashes in a background pool and counts the result.  It fires with
 the account's name, or fails with :class:`LoginRefused` (throttled: the hash
@@ -29,13 +30,13 @@ import threading
 from typing import Any, Callable, TypeVar
 
 from twisted.cred.checkers import ICredentialsChecker
-from twisted.cred.credentials import IUsernamePassword
+from twisted.cred.credentials import ICredentials
 from twisted.cred.error import UnauthorizedLogin
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
 from twisted.logger import Logger
 from twisted.python import failure
-from zope.interface import implementer
+from zope.interface import Attribute, implementer
 
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
@@ -44,17 +45,25 @@ from ficsfen.server.config import Config, verify_password
 from ficsfen.server.limits import Failure, LoginThrottle, Refusal
 from ficsfen.server.reads import Reader
 from ficsfen.server.refusal_log import RefusalLog
-from ficsfen.server.session import Session
+from ficsfen.server.interfaces import IServerCaller
 
-__all__ = ["Accounts", "BadPassword", "LoginRefused", "PasswordAttempt"]
+__all__ = ["Accounts", "BadPassword", "IPasswordAttempt", "LoginRefused", "PasswordAttempt"]
 
 T = TypeVar("T")
 
 
-@implementer(IUsernamePassword)
+class IPasswordAttempt(ICredentials):
+    """A password typed for an account at a connection: the credentials :class:`Accounts`
+    checks (the throttle counts attempts by account and by address)."""
+
+    username = Attribute("str: the account's name, as typed.")
+    password = Attribute("str: the password, as typed.")
+    host = Attribute("str: the address the attempt came from.")
+
+
+@implementer(IPasswordAttempt)
 class PasswordAttempt:
-    """A password typed for ``username`` at a connection from ``host`` (the throttle counts
-    by account and by address)."""
+    """A password typed for ``username`` at a connection from ``host``."""
 
     __slots__ = ("username", "password", "host")
 
@@ -62,9 +71,6 @@ class PasswordAttempt:
         self.username = username
         self.password = password
         self.host = host
-
-    def checkPassword(self, password: str) -> bool:
-        return password == self.password
 
     def __repr__(self) -> str:  # never the password
         return f"<PasswordAttempt {self.username!r} from {self.host!r}>"
@@ -96,7 +102,7 @@ class Accounts:
     reactor, inline with a test clock.
     """
 
-    credentialInterfaces = (IUsernamePassword,)
+    credentialInterfaces = (IPasswordAttempt,)
     log = Logger()
 
     def __init__(self, config: Config, *, clock: IReactorTime,
@@ -220,8 +226,9 @@ class Accounts:
             return self._password_pool.run(function, *args)
         return succeed(function(*args))
 
-    def requestAvatarId(self, credentials: PasswordAttempt) -> Deferred[str]:
-        """:class:`ICredentialsChecker`: the account's name once the password is right.
+    def requestAvatarId(self, credentials: IPasswordAttempt) -> Deferred[bytes | tuple[()]]:
+        """:class:`ICredentialsChecker`: the account's name once the password is right
+        (UTF-8 encoded: Twisted's avatar ids are bytes).
 
         A throttled attempt fails at once with :class:`LoginRefused` and is
         never hashed (the hash is what an attacker wants us to spend); a
@@ -230,7 +237,7 @@ class Accounts:
         account's and the address's failures.  A check that breaks fails
         with its own error.
         """
-        name, host = credentials.username, getattr(credentials, "host", "")
+        name, host = credentials.username, credentials.host
         throttle = self.throttle
         refusal = throttle.refusal(name, host)
         if refusal is not None:
@@ -242,12 +249,12 @@ class Accounts:
             throttle.end(name, host)
             raise
 
-        def checked(ok: bool) -> str:
+        def checked(ok: bool) -> bytes | tuple[()]:
             throttle.end(name, host)
             if not ok:
                 raise BadPassword(throttle.failed(name, host))
             throttle.succeeded(name, host)
-            return name
+            return name.encode("utf-8")
 
         def broken(reason: failure.Failure) -> failure.Failure:
             throttle.end(name, host)
@@ -268,7 +275,7 @@ class Accounts:
 
     # -- saved settings ------------------------------------------------------------------
 
-    def save_settings(self, session: Session, data: dict[str, Any]) -> None:
+    def save_settings(self, session: IServerCaller, data: dict[str, Any]) -> None:
         """Keep ``data`` (a registered player's settings) for their next login.
 
         Nothing without a store or for an unregistered player; a failed write

@@ -196,8 +196,8 @@ class Dispatcher:
                 failure: Failure | None = None) -> None:
         word = line.split(None, 1)[0] if line.strip() else ""
         try:
-            secret = self.table.resolve(word.lstrip("$")).secret
-        except (NameResolutionError, AttributeError):
+            secret = bool(getattr(self.table.resolve(word.lstrip("$")), "secret", False))
+        except NameResolutionError:
             secret = False
         self.log.failure("command {line!r} from {handle} failed", failure,
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)

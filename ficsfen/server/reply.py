@@ -21,6 +21,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from ficsfen.i18n import Message
 from ficsfen.server.block import NULL, BlockReply
@@ -131,7 +132,7 @@ class Reply:
         """
         out: Deferred[T] = Deferred()
 
-        def arrived(result: object) -> None:
+        def arrived(result: T | Failure) -> None:
             waiting, self._waiting = self._waiting, False
             try:
                 out.callback(result)  # a Failure errbacks

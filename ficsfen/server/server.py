@@ -56,6 +56,7 @@ from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
+from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits, AddressRate
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
@@ -286,7 +287,7 @@ class FicsServer:
         elif replaced is None:
             self.lists.forget(handle)  # a guest's lists last one session
 
-    def save_settings(self, session: Session) -> None:
+    def save_settings(self, session: IServerCaller) -> None:
         """Keep a registered player's settings (``set``, ``style``, lists) for their next login."""
         if not session.registered:
             return

@@ -30,7 +30,7 @@ from zope.interface import implementer
 from ficsfen.i18n import msg
 from ficsfen.names import NameIndex, fold, resolve_handle
 from ficsfen.server import wholist
-from ficsfen.server.interfaces import IPlayers
+from ficsfen.server.interfaces import IPlayers, IServerCaller
 from ficsfen.server.limits import compact
 from ficsfen.server.session import Services, Session
 
@@ -150,7 +150,7 @@ class Sessions:
         """The handles online, kept up to date: typed names resolve against it by bisection."""
         return self._handles
 
-    def is_online(self, session: Session) -> bool:
+    def is_online(self, session: IServerCaller) -> bool:
         """Whether ``session`` is the one listed for its handle."""
         return self._sessions.get(fold(session.handle)) is session
 
