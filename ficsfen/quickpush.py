@@ -31,7 +31,7 @@ def play(board: chess.Board, move: chess.Move) -> None:
     Justified by ``bench/bench_fens.py --commands`` (``ficsfen fens`` beside
     pgn-extract and python-chess on 4.3 MB of Lichess games): ``push`` was a
     third of the single-core profile of ``fens``; the figures before and
-    after are in docs/benchmarks.md, "PGN to a FEN per ply".
+    after are in docs/benchmarks/pgn-fens.md.
     """
     frm = move.from_square
     to = move.to_square

@@ -116,6 +116,7 @@ def test_material():
 
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 10_000), max_size=60))
 def test_material_counts_every_piece_at_its_fics_value(choices):
@@ -170,6 +171,7 @@ def test_fen_from_style12_rejects_garbage():
             fen_from_style12(bad)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=200), min_size=0, max_size=80))
 def test_style12_round_trips_random_games(choices):
@@ -183,6 +185,7 @@ def test_style12_round_trips_random_games(choices):
         assert fen_from_style12(style12(game, viewer="carol")) == game.tracker.fen
 
 
+@pytest.mark.slow
 def test_style12_round_trips_real_games(shared_pgn):
     games = real_games(shared_pgn, 120)
     assert games, "no standard games found in the shared PGN folder"

@@ -1,4 +1,4 @@
-"""What ICS clients read, in process (issue 9, item 6 and the ivar effects on boards and offers).
+"""What ICS clients read, in process (their parsers' expectations, and the ivar effects on boards and offers).
 
 Style 12 is parsed here the way xboard parses it (a fixed field list, each
 field checked); headers are matched with the patterns xboard and eboard

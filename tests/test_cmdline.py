@@ -128,6 +128,7 @@ def test_alias_depth_and_length_limits(alice):
     assert out == "Alias big makes a line longer than 2048 characters.\n"
 
 
+@pytest.mark.slow
 def test_ten_thousand_aliases_in_a_loop_do_not_hang(alice):
     """Creating a 10,000-entry loop stops at the limit; what was made is refused."""
     replies = [alice.command(f"alias l{n} l{(n + 1) % 10000}") for n in range(10000)]
@@ -387,6 +388,7 @@ def test_turning_block_mode_off_is_answered_in_a_block(alice):
     assert alice.output().endswith("fics% ")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
        | st.builds(lambda n, s: f"{n} {s}", st.integers(min_value=-10, max_value=10 ** 30),
@@ -434,7 +436,7 @@ def test_the_block_code_table_is_ficss():
 
 
 def test_a_bare_at_sign_is_the_rest_of_the_line_as_in_older_fics_aliases():
-    # The issue's reading of FICS "help alias", and what xboard's "alias $ @" relies on.
+    # Our reading of FICS "help alias", and what xboard's "alias $ @" relies on.
     server = make_server()
     alice = connect(server)
     alice.login()

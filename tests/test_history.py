@@ -291,6 +291,7 @@ def test_examine_a_set_up_game_and_its_usage(games):
 # -- password -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_password_changes_the_stored_hash(games):
     server = server_on(games)
     alice = login(server, "alice", PASSWORD)

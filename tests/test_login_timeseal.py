@@ -1,4 +1,4 @@
-"""FICS login texts, type-ahead, logging in twice, %b, $$ and timeseal (issue 9).
+"""FICS login texts, type-ahead, logging in twice, %b, $$ and timeseal.
 
 The timeseal lines here are made by :func:`encode`, an encoder written from
 the documented format (not the server's decoder run backwards).
@@ -242,6 +242,7 @@ def test_connection_lost_while_checking_drops_the_queue(server):
     assert server.sessions.get("alice") is None
 
 
+@pytest.mark.slow
 def test_type_ahead_over_a_real_socket(tmp_path):
     """printf 'alice\\nsecret\\nwho\\n' | telnet: the password is hashed in a thread."""
     from ficsfen.server.testing import ServerProcess
@@ -592,6 +593,7 @@ def test_plain_players_are_charged_by_the_server_clock(table):
 
 # -- over a real socket ---------------------------------------------------------------
 
+@pytest.mark.slow
 def test_timeseal_client_over_loopback_from_login_to_a_move():
     from ficsfen.server.testing import ServerProcess
 

@@ -43,6 +43,7 @@ STARTS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(start=st.sampled_from(STARTS), data=st.data())
 def test_random_games_leave_the_same_board(start, data):

@@ -304,6 +304,7 @@ def test_decode_line_falls_back_to_latin1_per_byte():
     assert decode_line(b"x\x9b2Jy\xc2\x9bz") == "x2Jyz"  # C1 controls (CSI) dropped
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=300))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(b"\xff\xfa")  # IAC SB, never ended
@@ -417,6 +418,7 @@ def test_decode_line_keeps_valid_utf8(text):
     assert decode_line(text.encode("utf-8")) == expected
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=200))
 def test_decode_line_never_raises(data):
     assert isinstance(decode_line(data), str)
@@ -427,6 +429,7 @@ _WORDS = st.sampled_from(["fen", "who", "examine", "e4", "c5", "backward", "set 
 _ENDS = st.sampled_from([b"\r\n", b"\n", b"\r\0", b"\r", b"\r" + IAC + b"\xf1"])
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(_WORDS, _ENDS), min_size=1, max_size=12), st.data())
 @settings(max_examples=60, deadline=None)
 def test_how_bytes_are_split_into_packets_does_not_matter(lines, data):

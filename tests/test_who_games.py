@@ -372,6 +372,7 @@ def pychess_lines(client: TelnetClient, last_id: int) -> list[tuple[int | None, 
             return out
 
 
+@pytest.mark.slow
 def test_pychess_helper_connection_reads_the_game_list():
     with ServerProcess() as server:
         with server.connect() as w, server.connect() as b, server.connect() as helper:
