@@ -27,7 +27,7 @@ def test_a_guest_goes_from_login_to_confirm_to_a_session():
     client.send("")
     assert dialogue.state == "done" and _dialogue(client) is None  # dropped once logged in
     assert client.session is not None and client.session.handle == guest
-    assert dialogue.held == "" and server.session(guest) is client.session
+    assert dialogue.held == "" and server.sessions.session(guest) is client.session
 
 
 def test_an_unregistered_name_is_reserved_until_confirmed_or_gone():
@@ -82,7 +82,7 @@ def test_a_wrong_password_waits_in_delayed_then_login_again():
 def test_lines_typed_while_the_password_is_checked_run_in_order_after_it():
     server = make_server(accounts=ACCOUNTS)
     pending: Deferred = Deferred()
-    server.check_password = lambda name, password: pending  # the check takes a while
+    server.accounts.requestAvatarId = lambda attempt: pending  # the check takes a while
     client = connect(server)
     client.send("alice")
     client.send("secret")
@@ -92,7 +92,7 @@ def test_lines_typed_while_the_password_is_checked_run_in_order_after_it():
     client.send("fen")
     assert [line for line, _ in dialogue.type_ahead] == ["examine", "fen"]
     client.output()
-    pending.callback(True)
+    pending.callback(b"alice")
     assert dialogue.state == "done" and client.session.handle == "alice"
     text = client.output()
     assert text.index("Starting FICS session as alice") < text.index("rnbqkbnr/pppppppp")
@@ -101,11 +101,11 @@ def test_lines_typed_while_the_password_is_checked_run_in_order_after_it():
 def test_a_connection_closed_during_the_check_ends_the_dialogue():
     server = make_server(accounts=ACCOUNTS)
     pending: Deferred = Deferred()
-    server.check_password = lambda name, password: pending
+    server.accounts.requestAvatarId = lambda attempt: pending
     client = connect(server)
     client.send("alice")
     client.send("secret")
     dialogue = _dialogue(client)
     client.disconnect()
-    pending.callback(True)  # too late: nobody enters
-    assert dialogue.state == "closed" and server.session("alice") is None
+    pending.callback(b"alice")  # too late: nobody enters
+    assert dialogue.state == "closed" and server.sessions.session("alice") is None

@@ -30,9 +30,11 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from twisted.logger import Logger
+from twisted.python import failure as tw_failure
 
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
+from ficsfen.server.accounts import BadPassword, LoginRefused, PasswordAttempt
 from ficsfen.server.ivars import IVARS
 from ficsfen.server.limits import Failure, Refusal, seconds_left
 from ficsfen.server.session import encode_text
@@ -66,11 +68,11 @@ class Desk:
         self.config = server.config
         self.clock = server.clock
         #: Delays and lockouts after wrong passwords (a LoginThrottle).
-        self.throttle = server.throttle
+        self.throttle = server.accounts.throttle
         #: Connections and login attempts per address (an AddressLimits).
         self.address_limits = server.address_limits
         #: Refused passwords logged once, then counted, per address (a RefusalLog).
-        self.password_refusals = server.password_refusals
+        self.password_refusals = server.accounts.password_refusals
 
     @property
     def stopping(self) -> bool:
@@ -89,45 +91,47 @@ class Desk:
 
     # -- names and passwords
     def allocate_guest(self) -> str:
-        return self.server.allocate_guest()
+        return self.server.accounts.allocate_guest()
 
     def registered(self, name: str) -> Any:
         """Whether ``name`` has an account, as a Deferred (read off the reactor thread)."""
-        return self.server.registered(name)
+        return self.server.accounts.registered(name)
 
     def saved_settings(self, name: str) -> Any:
         """A registered player's saved settings, as a Deferred (read off the reactor thread)."""
-        return self.server.saved_settings(name)
+        return self.server.accounts.saved_settings(name)
 
     def check_name(self, name: str) -> Message | None:
-        return self.server.check_name(name)
+        return self.server.accounts.check_name(name)
 
     def reserve(self, name: str) -> None:
-        self.server.reserve(name)
+        self.server.accounts.reserve(name)
 
     def release(self, name: str) -> None:
-        self.server.release(name)
+        self.server.accounts.release(name)
 
-    def check_password(self, name: str, password: str) -> Any:
-        return self.server.check_password(name, password)
+    def check_password(self, name: str, password: str, host: str) -> Any:
+        """A Deferred: fires once the password is right; fails with LoginRefused (throttled,
+        never hashed), BadPassword (wrong, counted) or the error of a broken check."""
+        return self.server.accounts.requestAvatarId(PasswordAttempt(name, password, host))
 
     # -- sessions
     def enter(self, handle: str, *, write: Any, close: Any, registered: bool, peer: str, host: str,
               saved: Any = None) -> Session:
-        return self.server.enter(handle, write=write, close=close, registered=registered, peer=peer,
-                                 host=host, saved=saved)
+        return self.server.sessions.enter(handle, write=write, close=close, registered=registered,
+                                          peer=peer, host=host, saved=saved)
 
     def arrived(self, session: Session) -> None:
-        self.server.arrived(session)
+        self.server.sessions.arrived(session)
 
     def logout(self, session: Session, reason: str) -> None:
-        self.server.logout(session, reason=reason)
+        self.server.sessions.logout(session, reason=reason)
 
     def execute(self, session: Session, line: str) -> None:
-        self.server.execute(session, line)
+        self.server.dispatcher.execute(session, line)
 
     def line_too_long(self, session: Session) -> None:
-        self.server.line_too_long(session)
+        self.server.dispatcher.line_too_long(session)
 
 
 class LoginConnection(Protocol):
@@ -194,30 +198,31 @@ class PasswordCheck:
             self.state = "login"
             self.prompt()
             return
-        name, host, throttle = self.pending_name, conn.host, self.desk.throttle
-        refusal = throttle.refusal(name, host)
-        if refusal is not None:  # refused before the hash: it costs nothing
-            self._refuse(name, refusal)
-            return
+        name = self.pending_name
         self.state = "checking"  # lines typed meanwhile wait in self.type_ahead
-        throttle.begin(name, host)
-        d = self.desk.check_password(name, line)
+        self.desk.check_password(name, line, conn.host).addCallbacks(
+            lambda _: self._password_checked(name, None), self._password_failed,
+            errbackArgs=(name,))
 
-        def checked(ok: bool) -> None:
-            throttle.end(name, host)
-            self._password_checked(ok, name, host)
-
-        def failed(failure: Any) -> None:
-            throttle.end(name, host)
-            if self.state != "checking":
-                return
-            if self.desk.stopping:  # the store may be closed already
-                self._refuse_stopping()
-                return
-            self.log.failure("password check failed", failure)
-            self._refuse_unavailable()
-
-        d.addCallbacks(checked, failed)
+    def _password_failed(self, reason: tw_failure.Failure, name: str) -> None:
+        """The password was refused: throttled (never hashed), wrong, or the check
+        broke (the store read or the hash)."""
+        if reason.check(LoginRefused):
+            if self.state == "checking":
+                self._refuse(name, reason.value.refusal)
+            return
+        if reason.check(BadPassword):  # counted even if the connection went away meanwhile
+            counted = reason.value.failure
+            self._log_failure(name, counted)
+            self._password_checked(name, counted)
+            return
+        if self.state != "checking":
+            return
+        if self.desk.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("password check failed", reason)
+        self._refuse_unavailable()
 
     def _echo_on(self) -> None:
         if self.echo_off:
@@ -237,16 +242,11 @@ class PasswordCheck:
         self.conn.say(refusal_text(name, refusal.kind, refusal.scope, wait))
         self.prompt(fresh_line=True)
 
-    def _password_checked(self, ok: bool, name: str, host: str) -> None:
-        throttle = self.desk.throttle
-        failure: Failure | None = None
-        if not ok:  # counted even if the connection went away meanwhile
-            failure = throttle.failed(name, host)
-            self._log_failure(name, failure)
+    def _password_checked(self, name: str, failure: Failure | None) -> None:
+        """The password was right (``failure`` is ``None``) or wrong, as counted."""
         if self.state != "checking":  # the connection went away meanwhile
             return
         if failure is None:
-            throttle.succeeded(name, host)
             if self.desk.stopping:
                 self._refuse_stopping()
                 return
