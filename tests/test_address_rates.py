@@ -17,7 +17,7 @@ import pytest
 from twisted.internet.task import Clock
 from twisted.logger import formatEvent, globalLogPublisher
 
-from ficsfen.server.limits import AddressRate
+from ficsfen.server.rates import AddressRate
 from ficsfen.server.testing import ServerProcess, connect, make_server
 
 SPAMMER = "198.51.100.7"

@@ -138,7 +138,7 @@ def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was
     with other:
         other.execute("INSERT INTO move_log (id, game, ply, san, uci, white_ms, black_ms, "
                       "took_ms) VALUES (?, ?, 3, 'a3', 'a2a3', 0, 0, 0)",
-                      (site.store._next_log_id, game.record_id))
+                      (site.store._game_writes.next_log_id, game.record_id))
     other.close()
     for client in (alice, bob, carol):
         client.output()

@@ -28,7 +28,8 @@ from ficsfen.i18n import Message, available_languages, load_catalogs, translatio
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
 from ficsfen.server.config import hash_password
 from ficsfen.server.ivars import IVAR_DEFAULTS
-from ficsfen.server.limits import AddressLimits, LoginThrottle, MemoryTrimmer, compact
+from ficsfen.server.limits import AddressLimits, LoginThrottle, compact
+from ficsfen.server.load import MemoryTrimmer
 from ficsfen.server.telnet import FicsFactory
 from ficsfen.server.testing import connect, make_server
 

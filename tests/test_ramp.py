@@ -12,7 +12,7 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.testing import MemoryReactorClock
 
 from ficsfen.server.config import Config, ConfigError, load
-from ficsfen.server.limits import TurnScheduler
+from ficsfen.server.load import TurnScheduler
 from ficsfen.server.listening import AcceptLimitedPort, AcceptLimitedReactor, Connection
 from ficsfen.server.serve import make_service
 from ficsfen.server.telnet import FicsFactory

@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from ficsfen.server.store import Adjournment, EndCode, GameEnd, GameStatus, SQLiteStore
-from ficsfen.server.store import sqlite as store_sqlite
+from ficsfen.server.store import game_writes
 from ficsfen.server.store.testing import wait_for
 
 from test_store import game_moves, path, peek, play, reactor, start  # noqa: F401  (fixtures)
@@ -134,7 +134,7 @@ def test_the_log_is_cut_from_its_start_and_never_loses_a_game_in_play(reactor, p
     """Random games started, moved, taken back, adjourned, resumed, ended and the
     store reopened, against a model of what was acknowledged; the log is cut
     every few rows, so that cuts pass over games in play and ended ones."""
-    monkeypatch.setattr(store_sqlite, "LOG_CUT_ROWS", 6)
+    monkeypatch.setattr(game_writes, "LOG_CUT_ROWS", 6)
     rng = random.Random(20261201)
     store = SQLiteStore.open(path, reactor=reactor, synchronous="normal")
     model: dict[int, list[str]] = {}  # game -> acknowledged SANs

@@ -27,7 +27,8 @@ from twisted.logger import Logger
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
-from ficsfen.server.limits import AddressRate, compact, expire, seconds_left, times
+from ficsfen.server.limits import compact, expire, seconds_left, times
+from ficsfen.server.rates import AddressRate
 from ficsfen.server.variant_games import variant_word
 
 __all__ = [
@@ -104,7 +105,7 @@ class OfferRateError(ChallengeError):
 class OfferLimiter:
     """At most ``per_minute`` offers (match requests and in-game offers) per sender
     in any 60 seconds of ``now()`` (0: no limit), and, with ``per_address``, at
-    most what that :class:`~ficsfen.server.limits.AddressRate` allows from the
+    most what that :class:`~ficsfen.server.rates.AddressRate` allows from the
     address ``address(sender)`` names ("": none, not limited).
 
     A refused offer is not counted, so a sender who keeps trying gets in

@@ -23,7 +23,7 @@ take the server's memory or time:
   protocol's parser says which bytes are typed text
   (:meth:`Parser.plain_prefix`) and how many it parsed were commands;
 - connections whose input cost the most CPU lately, and newcomers, take
-  turns in the server's :class:`ficsfen.server.limits.TurnScheduler`.
+  turns in the server's :class:`ficsfen.server.load.TurnScheduler`.
 
 The token buckets are made with the first input: a connection that never
 sends anything (most of an attack's) never has them.
@@ -38,7 +38,8 @@ from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.server.limits import TokenBucket, TurnScheduler
+from ficsfen.server.load import TurnScheduler
+from ficsfen.server.rates import TokenBucket
 
 __all__ = ["GovernedProtocol", "HeldOutput", "InputGovernor", "Parser", "Rates"]
 

@@ -6,11 +6,11 @@ the next attempt is looked at, and after ``failures`` failures within
 ``window`` seconds they are locked out for ``lockout`` seconds.  A refused
 attempt costs a dictionary look-up: it never reaches the password hash.
 :class:`AddressLimits` counts the connections open from each address and
-the login attempts each address made in the last minute, and
-:class:`AddressRate` how many seeks, offers or messages each address sends.
-:class:`TokenBucket` bounds the rate of one connection's input, and
-:class:`TurnScheduler` makes the connections whose input has cost the most
-CPU lately take turns for a bounded share of each reactor turn.
+the login attempts each address made in the last minute.
+:class:`~ficsfen.server.rates.AddressRate` (how many seeks, offers or
+messages each address sends) and :class:`~ficsfen.server.rates.TokenBucket`
+are in :mod:`ficsfen.server.rates`; :class:`~ficsfen.server.load.TurnScheduler`
+and :class:`~ficsfen.server.load.MemoryTrimmer` in :mod:`ficsfen.server.load`.
 
 Both only read ``clock.seconds()``, so tests drive them with a
 ``twisted.internet.task.Clock``.  IPv6 peers are counted by their /64
@@ -21,29 +21,20 @@ addresses and accounts active in the last window, not the history.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
-import heapq
 import ipaddress
 import math
-import time
 from array import array
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from typing import Iterable
 
-from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.internet.interfaces import IReactorTime
 
 __all__ = [
     "AddressLimits",
-    "AddressRate",
     "Failure",
     "Over",
     "LoginThrottle",
     "Refusal",
-    "TokenBucket",
-    "TurnScheduler",
-    "MemoryTrimmer",
     "address_key",
     "compact",
     "expire",
@@ -387,256 +378,3 @@ class AddressLimits:
             return Over(self.logins_per_minute, attempts[0] + self.MINUTE, self._report("l" + key, now))
         attempts.append(now)
         return None
-
-
-class AddressRate:
-    """Events of one kind (seeks, offers, messages) from each address: ``per_minute``
-    a minute after a burst of ``burst``, a :class:`TokenBucket` per address.
-
-    Why per address: the per-player limits count handles, and a script
-    logging in forty guests from one address had forty times each of them.
-    ``per_minute = 0`` means no limit; ``exempt`` addresses and networks,
-    and the empty host of a session with no connection, are never limited.
-    A refused event takes nothing from the bucket.  Full buckets are
-    forgotten when the table grows (:meth:`sweep`).
-    """
-
-    MINUTE = 60.0
-
-    def __init__(self, clock: IReactorTime, *, per_minute: float, burst: int,
-                 exempt: Iterable[str] = ()) -> None:
-        self.clock = clock
-        self.per_minute = per_minute
-        self.burst = max(1, burst)
-        self._exempt = _Networks(exempt)
-        self.buckets: dict[str, TokenBucket] = {}
-        self._reported = _Table(self.MINUTE)
-        self._sweep_at = _SWEEP_AT
-
-    def take(self, host: str) -> Over | None:
-        """Count one event from ``host``: ``None`` if allowed, else why not (``until``:
-        when the next may pass; ``report``: the first refusal of the address in a minute)."""
-        if self.per_minute <= 0 or not host or self._exempt.contains(host):
-            return None
-        now = self.clock.seconds()
-        key = address_key(host)
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            if len(self.buckets) >= self._sweep_at:
-                self.sweep()
-            bucket = self.buckets[key] = TokenBucket(self.per_minute / self.MINUTE, self.burst, now)
-        if bucket.take(1, now):
-            return None
-        return Over(int(self.per_minute), now + bucket.wait(1, now),
-                    _report_due(self._reported, key, now))
-
-    def sweep(self) -> None:
-        """Forget the addresses whose bucket has filled up again (nothing to remember)."""
-        now = self.clock.seconds()
-        for key in [k for k, b in self.buckets.items()
-                    if b.tokens + (now - b.at) * b.rate >= b.burst]:
-            del self.buckets[key]
-        compact(self.buckets)
-        self._reported.sweep(now)
-        self._sweep_at = max(_SWEEP_AT, 2 * len(self.buckets))
-
-
-class TokenBucket:
-    """Bytes (or lines) one connection may have handled: ``rate`` a second, ``burst`` at once.
-
-    Why: the input budget shares the parser fairly between connections in
-    each reactor turn, but bounds no connection's rate; a few connections
-    streaming telnet negotiations would still keep the server busy.  The
-    caller reads no more than :meth:`take` allows and comes back after
-    :meth:`wait` seconds; meanwhile the kernel's buffers fill and the sender
-    is slowed by TCP itself.  The clock is passed in (``now``), as seconds.
-    """
-
-    __slots__ = ("rate", "burst", "tokens", "at")
-
-    def __init__(self, rate: float, burst: int, now: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        # Full: the caller's own ``burst`` and ``now`` objects, not new floats (a
-        # connection makes three buckets; a silent one never uses them).
-        self.tokens: float = burst
-        self.at = now
-
-    def _refill(self, now: float) -> None:
-        if now > self.at:
-            self.tokens = min(float(self.burst), self.tokens + (now - self.at) * self.rate)
-        self.at = now
-
-    def take(self, wanted: int, now: float) -> int:
-        """How many of ``wanted`` bytes may be parsed now (and count them)."""
-        self._refill(now)
-        n = min(wanted, int(self.tokens))
-        self.tokens -= n
-        return n
-
-    def give_back(self, unused: int) -> None:
-        """``unused`` of what :meth:`take` allowed were not used after all."""
-        self.tokens = min(float(self.burst), self.tokens + unused)
-
-    def wait(self, wanted: int, now: float) -> float:
-        """Seconds until ``wanted`` bytes (at most ``burst``) may be parsed."""
-        self._refill(now)
-        missing = min(wanted, self.burst) - self.tokens
-        return max(0.0, missing / self.rate)
-
-
-class Turn(Protocol):
-    """A connection as :class:`TurnScheduler` sees it."""
-
-    def take_turn(self) -> None:
-        """Handle one turn's share of the input waiting (it may ask for another turn)."""
-
-
-class TurnScheduler:
-    """Heavy connections take turns, within ``budget`` seconds of each reactor turn.
-
-    Why: per-connection limits (bytes and lines per turn, bytes per second)
-    bound what one connection costs, not what hundreds cost together: 400
-    clients each sending ``who`` (milliseconds of CPU per answer) make every
-    reactor turn last a second, and everybody's answer waits a turn.  Each
-    connection measures what its input costs (:meth:`cost` of what it
-    spent); one whose cost over the last :attr:`WINDOW` seconds passes
-    ``share`` of a CPU is *heavy*: its input waits here instead of running at
-    once, and all heavy connections together are served for at most
-    ``budget`` seconds per reactor turn, the one that cost least lately
-    first.  Light connections (a person typing, a client's usual traffic)
-    never wait here.  Newcomers (connections in their first seconds, whose
-    cost is not known yet: :meth:`wait` with ``newcomer=True``) wait here
-    too, served after every established connection waiting, so that a
-    thousand logins at once cannot make one reactor turn last a second.
-    ``timer`` measures CPU use; the clock schedules turns.
-    """
-
-    #: Seconds over which a connection's cost is averaged (an exponential decay).
-    WINDOW = 0.5
-
-    def __init__(self, clock: IReactorTime, *, share: float = 0.01, budget: float = 0.01,
-                 timer: Callable[[], float] = time.perf_counter) -> None:
-        self.clock = clock
-        self.share = share
-        self.budget = budget
-        self.timer = timer
-        #: a heap: (newcomer, cost when queued, order, connection)
-        self.queue: list[tuple[bool, float, int, Turn]] = []
-        self._order = 0
-        self._call: IDelayedCall | None = None
-
-    def cost(self, load: float, at: float, now: float) -> float:
-        """``load`` (seconds of CPU, measured at ``at``) decayed to ``now``."""
-        if now <= at:
-            return load
-        return load * math.exp((at - now) / self.WINDOW)
-
-    def heavy(self, load: float, at: float) -> bool:
-        """Whether a connection whose cost was ``load`` at ``at`` is heavy now."""
-        return bool(self.share) and self.cost(load, at, self.clock.seconds()) > self.share * self.WINDOW
-
-    def wait(self, connection: Turn, load: float, *, newcomer: bool = False) -> None:
-        """``connection`` (costing ``load`` lately) waits for its turn among the heavy ones.
-
-        A ``newcomer`` is served after every established connection waiting.
-        """
-        self._order += 1
-        heapq.heappush(self.queue, (newcomer, load, self._order, connection))
-        if self._call is None:
-            self._call = self.clock.callLater(0, self._turn)
-
-    def discard(self, connection: Turn) -> None:
-        """``connection`` closed: it waits no more."""
-        kept = [entry for entry in self.queue if entry[-1] is not connection]
-        if len(kept) != len(self.queue):
-            heapq.heapify(kept)
-            self.queue = kept
-
-    def waiting(self) -> list[Turn]:
-        return [entry[-1] for entry in sorted(self.queue)]
-
-    def _turn(self) -> None:
-        self._call = None
-        batch, self.queue = self.queue, []  # asking again during this turn: the next turn
-        start = self.timer()
-        while batch and self.timer() - start < self.budget:
-            heapq.heappop(batch)[-1].take_turn()
-        for entry in self.queue:  # the unserved keep their place
-            heapq.heappush(batch, entry)
-        self.queue = batch
-        if batch:
-            self._call = self.clock.callLater(0, self._turn)
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or ``None`` on a C library without it."""
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-class MemoryTrimmer:
-    """Gives memory back to the system a while after a burst of disconnections.
-
-    Why: after thousands of connections close (an attack, a restart of a
-    network), their objects are freed, but CPython keeps a 1 MiB arena of
-    its small-object allocator as long as one object in it lives, and glibc
-    keeps freed heap memory for reuse.  So ``after`` disconnections (counted
-    by :meth:`closed`) schedule, ``delay`` seconds later, a run that first
-    calls ``tidy`` (the server drops what it no longer needs from its tables
-    and rebuilds the dicts that shrank, so that their last entries do not
-    pin arenas), then a full garbage collection and ``malloc_trim(0)``,
-    which returns the free heap pages.  A burst's run is followed by one
-    more ``again`` seconds later, for what expired in between (login counts
-    of the last minute, offers).  A run takes milliseconds; ``after = 0``
-    never runs it.
-    """
-
-    def __init__(self, clock: IReactorTime, *, after: int = 200, delay: float = 5.0,
-                 again: float = 30.0, tidy: Callable[[], None] | None = None,
-                 trim: Callable[[int], int] | None = None) -> None:
-        self.clock = clock
-        self.after = after
-        self.delay = delay
-        self.again = again
-        self.tidy = tidy
-        self.trim = trim if trim is not None else _malloc_trim()
-        self.closed_since = 0
-        self.runs = 0
-        self._call: IDelayedCall | None = None
-        self._burst = False
-
-    def closed(self) -> None:
-        """One connection closed."""
-        self.closed_since += 1
-        if self.after and self.closed_since >= self.after and not self._burst:
-            if self._call is not None:  # a pending follow-up: the burst's run comes first
-                self._call.cancel()
-            self._burst = True
-            self._call = self.clock.callLater(self.delay, self.run)
-
-    def run(self) -> None:
-        burst, self._burst = self._burst, False
-        self._call = None
-        if burst:
-            self.closed_since = 0
-            if self.again:
-                self._call = self.clock.callLater(self.again, self.run)
-        self.runs += 1
-        if self.tidy is not None:
-            self.tidy()
-        self.settle()
-
-    def settle(self) -> None:
-        """A full garbage collection, then the free heap pages given back.
-
-        Also run once the server listens: starting up (imports, catalogs,
-        the data file) frees 0-3 MB of heap that glibc would otherwise keep,
-        by where its last blocks happen to lie, so the memory a server starts
-        with is the same from one start to the next.
-        """
-        gc.collect()
-        if self.trim is not None:
-            self.trim(0)

@@ -29,7 +29,8 @@ from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
 from ficsfen.server.clock import TimeControl
-from ficsfen.server.limits import AddressRate, seconds_left
+from ficsfen.server.limits import seconds_left
+from ficsfen.server.rates import AddressRate
 from ficsfen.server.variant_games import FICS_TYPES, variant_word
 
 __all__ = [

@@ -57,7 +57,8 @@ from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.interfaces import IServerCaller
-from ficsfen.server.limits import AddressLimits, AddressRate
+from ficsfen.server.limits import AddressLimits
+from ficsfen.server.rates import AddressRate
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session

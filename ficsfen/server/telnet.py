@@ -35,7 +35,7 @@ from ficsfen.server.framing import LineFramer, decode_line, remove_controls
 from ficsfen.server.governor import InputGovernor
 from ficsfen.server.iac import TelnetCodec, escape
 from ficsfen.server.interfaces import ILineConnection
-from ficsfen.server.limits import MemoryTrimmer, TurnScheduler
+from ficsfen.server.load import MemoryTrimmer, TurnScheduler
 from ficsfen.server.login import MAX_TYPE_AHEAD, Desk, LoginDialogue
 from ficsfen.server.session import Session, encode_text
 from ficsfen.server.sockets import tune

@@ -27,48 +27,35 @@ however it ends (kill -9 included), so a stale lock never blocks a restart.
 SQLite's own ``locking_mode=EXCLUSIVE`` was not used: it would also shut
 out our own read connection, and the operator tools (``exclusive=False``)
 that change accounts while the server runs.
+
+The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
+(accounts and settings), :class:`~.game_writes.GameWrites` (game writes and
+the move log) and :class:`~.game_reads.GameReads` (game reads).
 """
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sqlite3
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from twisted.internet.defer import Deferred, fail
+from twisted.internet.defer import Deferred
 from zope.interface import implementer
 
 from ficsfen.i18n import Message
-from ficsfen.names import fold
+from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.errors import (
-    AccountExistsError,
-    NoSuchAccountError,
-    NoSuchGameError,
     StoreClosedError,
     StoreOpenError,
     StoreOtherNameError,
-    StoreWriteError,
 )
+from ficsfen.server.store.game_reads import GameReads
+from ficsfen.server.store.game_writes import GameWrites, fold_log
 from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
-from ficsfen.server.store.records import (
-    HISTORY_NUMBERS,
-    HISTORY_SIZE,
-    Account,
-    Adjournment,
-    GameEnd,
-    GameRecord,
-    GameStart,
-    GameStatus,
-    HistoryEntry,
-    MoveRecord,
-    StoredGame,
-)
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -77,6 +64,16 @@ from ficsfen.server.store.opening import (
     notices_for,
     open_error,
     prepare_folder,
+)
+from ficsfen.server.store.records import (
+    HISTORY_SIZE,
+    Account,
+    Adjournment,
+    GameEnd,
+    GameStart,
+    HistoryEntry,
+    MoveRecord,
+    StoredGame,
 )
 from ficsfen.server.store.writer import Checkpointer, Writer
 
@@ -87,35 +84,6 @@ SYNCHRONOUS = ("full", "normal")
 # Bytes the write-ahead log file is cut back to when it starts again from its
 # beginning (it only grows past this when a checkpoint falls behind).
 _WAL_SIZE_LIMIT = 16 * 1024 * 1024
-
-_MOVE_COLUMNS = "game, ply, san, uci, white_ms, black_ms, took_ms"
-_INSERT_MOVE = f"INSERT INTO move_log (id, {_MOVE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-# The log's rows (of the games in play) copied to ``game_moves``, where their
-# game's moves are kept together, before the log is emptied: what a restart
-# finds in the log are the moves of games that were in play when it stopped.
-# A ply found in both (never written so; a file mended by hand) keeps the
-# log's row, the later one, rather than stopping the server's start.
-_FOLD_LOG = (f"INSERT OR REPLACE INTO game_moves ({_MOVE_COLUMNS}) "
-             f"SELECT {_MOVE_COLUMNS} FROM move_log "
-             "WHERE game IN (SELECT id FROM games WHERE status = 'playing') ORDER BY id")
-# The rows of ended games at the log's start; those of a game still in play
-# stay whatever the caller believes (see ``_cut_log``).
-_CUT_LOG = ("DELETE FROM move_log WHERE id < ? "
-            "AND game NOT IN (SELECT id FROM games WHERE status = 'playing')")
-#: Rows the log grows by, past its start, before its start is cut: about
-#: 45 pages freed at once (then reused by the log).
-LOG_CUT_ROWS = 4096
-# Ids of log rows per statement (a game's moves in one or two).
-_IDS_PER_STATEMENT = 128
-_ID_MARKS = ", ".join("?" * _IDS_PER_STATEMENT)
-_INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
-                "increment_seconds, start_fen, variant, rated, started, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
-_TAKE_BACK = "DELETE FROM game_moves WHERE game = ? AND ply > ?"
-_GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fen, variant, "
-                 "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
-                 "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
-
 
 
 @implementer(IStore)
@@ -134,21 +102,14 @@ class SQLiteStore:
         self._reactor = reactor
         self._read: sqlite3.Connection | None = read
         self._lock = lock
-        self._next_game_id = next_game_id
-        # The move log (schema version 3): the id of the next row, the id
-        # below which it was last cut, the next id when a cut was last looked
-        # for (never before the last cut), and the rows of each game in play
-        # since its start or resumption, as (id, ply) in order.  Only this
-        # store writes the log, so these are exactly the log's rows of the
-        # games in play.
-        self._next_log_id = 1
-        self._log_start = 1
-        self._cut_tried = 1
-        self._in_play: dict[int, list[tuple[int, int]]] = {}
         self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer,
                               commit_interval=commit_interval)
         self._writer.start()
         self._closing: Deferred[None] | None = None
+        self._accounts = AccountRows(self._writer, self._reader)
+        self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
+                                       exclusive=self.exclusive)
+        self._game_reads = GameReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -218,7 +179,7 @@ class SQLiteStore:
                 next_id = write.execute("SELECT coalesce(max(id), 0) + 1 FROM games").fetchone()[0]
                 checkpointer = None
                 if exclusive:
-                    _fold_log(write)
+                    fold_log(write)
                     # see writer.py: checkpoints off the commit path
                     write.execute("PRAGMA wal_autocheckpoint = 0")
                     write.execute(f"PRAGMA journal_size_limit = {_WAL_SIZE_LIMIT}")
@@ -296,325 +257,66 @@ class SQLiteStore:
             raise StoreClosedError(self.path)
         return self._read
 
-    def _games_allowed(self) -> None:
-        if not self.exclusive:
-            raise RuntimeError("game writes need the store opened with exclusive=True")
-
-    # -- accounts --------------------------------------------------------------
+    # -- accounts and settings (see account_rows.py) -----------------------------
 
     def add_account(self, name: str, password_hash: str, *,
                     created: float | None = None) -> Deferred[None]:
-        when = time.time() if created is None else created
-        row = (fold(name), name, password_hash, when)
-
-        def add(conn: sqlite3.Connection) -> None:
-            try:
-                conn.execute("INSERT INTO accounts (key, name, password, created) "
-                             "VALUES (?, ?, ?, ?)", row)
-            except sqlite3.IntegrityError:
-                raise AccountExistsError(name) from None
-
-        return self._writer.submit(run=add)
+        return self._accounts.add_account(name, password_hash, created=created)
 
     def remove_account(self, name: str) -> Deferred[None]:
-        return self._writer.submit(run=_changing_account(
-            name, "DELETE FROM accounts WHERE key = ?", (fold(name),)))
+        return self._accounts.remove_account(name)
 
     def set_password(self, name: str, password_hash: str) -> Deferred[None]:
-        return self._writer.submit(run=_changing_account(
-            name, "UPDATE accounts SET password = ? WHERE key = ?", (password_hash, fold(name))))
+        return self._accounts.set_password(name, password_hash)
 
     def import_accounts(self, accounts: Mapping[str, str]) -> Deferred[list[str]]:
-        now = time.time()
-        rows = [(fold(name), name, stored, now) for name, stored in accounts.items()]
-
-        def import_(conn: sqlite3.Connection) -> list[str]:
-            added = []
-            for row in rows:
-                cursor = conn.execute("INSERT OR IGNORE INTO accounts (key, name, password, "
-                                      "created) VALUES (?, ?, ?, ?)", row)
-                if cursor.rowcount == 1:
-                    added.append(row[1])
-            return added
-
-        return self._writer.submit(run=import_)
+        return self._accounts.import_accounts(accounts)
 
     def get_account(self, name: str) -> Account | None:
-        row = self._reader().execute("SELECT name, password, created FROM accounts WHERE key = ?",
-                                     (fold(name),)).fetchone()
-        return None if row is None else Account(row[0], row[1], row[2])
+        return self._accounts.get_account(name)
 
     def accounts(self) -> list[Account]:
-        rows = self._reader().execute("SELECT name, password, created FROM accounts ORDER BY key")
-        return [Account(*row) for row in rows]
-
-    # -- settings --------------------------------------------------------------
+        return self._accounts.accounts()
 
     def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
-        if not all(isinstance(k, str) for k in settings):
-            raise TypeError("setting names must be strings")
-        data = json.dumps(dict(settings), allow_nan=False, sort_keys=True)
-        row = (fold(name), data)
-
-        def save(conn: sqlite3.Connection) -> None:
-            try:
-                conn.execute("INSERT OR REPLACE INTO settings (key, data) VALUES (?, ?)", row)
-            except sqlite3.IntegrityError:
-                raise NoSuchAccountError(name) from None
-
-        return self._writer.submit(run=save)
+        return self._accounts.save_settings(name, settings)
 
     def load_settings(self, name: str) -> dict[str, Any]:
-        row = self._reader().execute("SELECT data FROM settings WHERE key = ?",
-                                     (fold(name),)).fetchone()
-        return {} if row is None else json.loads(row[0])
+        return self._accounts.load_settings(name)
 
-    # -- games: writes ----------------------------------------------------------
+    # -- games: writes (see game_writes.py) ----------------------------------------
 
     def start_game(self, start: GameStart) -> tuple[int, Deferred[None]]:
-        self._games_allowed()
-        game_id = self._next_game_id
-        self._next_game_id += 1
-        d = self._writer.submit(_INSERT_GAME, (
-            game_id, start.white, start.black, fold(start.white), fold(start.black),
-            int(start.initial_seconds), int(start.increment_seconds), start.fen, start.variant,
-            int(bool(start.rated)), float(start.started)))
-        return game_id, d
+        return self._game_writes.start_game(start)
 
     def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
-        self._games_allowed()
-        log_id = self._next_log_id
-        self._next_log_id = log_id + 1
-        logged = self._in_play.get(game_id)
-        if logged is None:
-            logged = self._in_play[game_id] = []
-        elif logged and logged[-1][1] >= move.ply:
-            # The log has no (game, ply) key to refuse it (an index by game
-            # is what version 3 saves); copied at the game's end, it would
-            # fail the whole end.
-            return fail(StoreWriteError(self.path, f"move {move.ply} of game {game_id} is "
-                                        "stored already"))
-        logged.append((log_id, move.ply))
-        return self._writer.submit(_INSERT_MOVE, (
-            log_id, game_id, move.ply, move.san, move.uci, move.white_ms, move.black_ms,
-            move.took_ms))
+        return self._game_writes.add_move(game_id, move)
 
     def take_back(self, game_id: int, ply: int) -> Deferred[None]:
-        self._games_allowed()
-        logged = self._in_play.get(game_id, [])
-        gone = [log_id for log_id, logged_ply in logged if logged_ply > ply]
-        del logged[len(logged) - len(gone):]
-
-        def take_back(conn: sqlite3.Connection) -> None:
-            # Moves copied at an adjournment, then the log's since the resumption.
-            conn.execute(_TAKE_BACK, (game_id, ply))
-            _by_ids(conn, "DELETE FROM move_log WHERE id IN ({})", gone)
-
-        return self._writer.submit(run=take_back)
+        return self._game_writes.take_back(game_id, ply)
 
     def adjourn_game(self, game_id: int, adjournment: Adjournment) -> Deferred[None]:
-        self._games_allowed()
-        a = adjournment
-        adjourn = _changing_game(
-            game_id, "UPDATE games SET status = 'adjourned', adjourn_reason = ?, adjourned = ?, "
-            "adjourn_white_ms = ?, adjourn_black_ms = ?, adjourn_ply = ? "
-            "WHERE id = ? AND status = 'playing'",
-            (a.reason, a.at, a.white_ms, a.black_ms, a.ply, game_id))
-        ids = self._leaving_play(game_id)
-
-        def adjourn_and_copy(conn: sqlite3.Connection) -> None:
-            adjourn(conn)
-            _copy_moves(conn, ids)
-            # An adjourned game keeps no row in the log: if it resumes, its
-            # log rows are again exactly those since (see ``_in_play``).
-            _by_ids(conn, "DELETE FROM move_log WHERE id IN ({})", ids)
-
-        return self._writer.submit(run=adjourn_and_copy)
+        return self._game_writes.adjourn_game(game_id, adjournment)
 
     def resume_game(self, game_id: int) -> Deferred[None]:
-        self._games_allowed()
-        self._in_play[game_id] = []
-        return self._writer.submit(run=_changing_game(
-            game_id, "UPDATE games SET status = 'playing' WHERE id = ? AND status = 'adjourned'",
-            (game_id,)))
+        return self._game_writes.resume_game(game_id)
 
     def end_game(self, game_id: int, end: GameEnd) -> Deferred[tuple[int | None, int | None]]:
-        self._games_allowed()
-        ending = (end.result, end.reason, str(end.code), end.ended, game_id)
-        ids = self._leaving_play(game_id)
-        cut = self._cut_log()
+        return self._game_writes.end_game(game_id, end)
 
-        def finish(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
-            _changing_game(game_id, "UPDATE games SET status = 'finished', result = ?, "
-                           "end_reason = ?, end_code = ?, ended = ? "
-                           "WHERE id = ? AND status != 'finished'", ending)(conn)
-            _copy_moves(conn, ids)
-            if cut is not None:
-                conn.execute(_CUT_LOG, (cut,))
-            if end.result == "*":
-                return None, None
-            white, black = conn.execute("SELECT white_key, black_key FROM games WHERE id = ?",
-                                        (game_id,)).fetchone()
-            return _enter_history(conn, white, game_id), _enter_history(conn, black, game_id)
-
-        return self._writer.submit(run=finish)
-
-    def _leaving_play(self, game_id: int) -> list[int]:
-        """The ids of the log rows of ``game_id``, which stops being in play."""
-        return [log_id for log_id, _ in self._in_play.pop(game_id, ())]
-
-    def _cut_log(self) -> int | None:
-        """The id below which the log can be cut (every game in play began after it),
-        once it is :data:`LOG_CUT_ROWS` past the last cut; else ``None``.
-
-        The rows before it belong to games that ended (copied to ``game_moves``);
-        those of adjourned games and takebacks were deleted.  The statement
-        also keeps any row of a game the file still has in play, so that even
-        a failed write loses nothing.
-        """
-        if self._next_log_id - self._cut_tried < LOG_CUT_ROWS:
-            return None
-        # A long game holds the log's start: look again only a cut's length later
-        # (this walks every game in play).
-        self._cut_tried = self._next_log_id
-        cut = min((logged[0][0] for logged in self._in_play.values() if logged),
-                  default=self._next_log_id)
-        if cut - self._log_start < LOG_CUT_ROWS:
-            return None
-        self._log_start = cut
-        return cut
-
-    # -- games: reads ------------------------------------------------------------
+    # -- games: reads (see game_reads.py) ------------------------------------------
 
     def get_game(self, game_id: int) -> StoredGame | None:
-        row = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?",
-                                     (game_id,)).fetchone()
-        return None if row is None else self._with_moves(row)
+        return self._game_reads.get_game(game_id)
 
     def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
-        where, params = "status != 'finished'", ()
-        if name is not None:
-            where += " AND (white_key = ? OR black_key = ?)"
-            params = (fold(name), fold(name))
-        rows = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} "
-                                      "ORDER BY id", params).fetchall()
-        return [self._with_moves(row) for row in rows]
+        return self._game_reads.unfinished_games(name)
 
     def history(self, name: str, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
-        columns = ", ".join(f"g.{c.strip()}" for c in _GAME_COLUMNS.split(","))
-        rows = self._reader().execute(
-            f"SELECT h.seq, {columns} FROM history h JOIN games g ON g.id = h.game "
-            "WHERE h.player = ? ORDER BY h.seq DESC LIMIT ?", (fold(name), limit)).fetchall()
-
-        key = fold(name)
-        entries = []
-        for row in reversed(rows):
-            record = _record(tuple(row)[1:])
-            white = record.start.white
-            handle = white if fold(white) == key else record.start.black  # as spelled in the game
-            entries.append(HistoryEntry((row[0] - 1) % HISTORY_NUMBERS, handle, record))
-        return entries
+        return self._game_reads.history(name, limit)
 
     def history_game(self, name: str, number: int) -> StoredGame | None:
-        for entry in self.history(name):
-            if entry.number == number:
-                return self.get_game(entry.game.id)
-        return None
+        return self._game_reads.history_game(name, number)
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
-        where, params = "status = 'finished' AND result != '*'", ()
-        if name is not None:
-            where += " AND (white_key = ? OR black_key = ?)"
-            params = (fold(name), fold(name))
-        cursor = self._reader().execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} "
-                                        "ORDER BY ended, id", params)
-        for row in cursor:
-            yield self._with_moves(row)
-
-    def _with_moves(self, row: sqlite3.Row) -> StoredGame:
-        record = _record(tuple(row))
-        # Only a game in play has moves in the log, which has no index by game:
-        # the other games' are all in ``game_moves``.
-        table = "moves" if record.status is GameStatus.PLAYING else "game_moves"
-        moves = self._reader().execute(
-            f"SELECT ply, san, uci, white_ms, black_ms, took_ms FROM {table} WHERE game = ? "
-            "ORDER BY ply", (record.id,))
-        return StoredGame(record.id, record.start, record.status, record.adjournment,
-                          record.end, tuple(MoveRecord(*m) for m in moves))
-
-
-# -- functions of the writes (run in the writer thread) ----------------------------------
-
-
-def _changing_account(name: str, sql: str, params: tuple[Any, ...]) -> Any:
-    def change(conn: sqlite3.Connection) -> None:
-        if conn.execute(sql, params).rowcount == 0:
-            raise NoSuchAccountError(name)
-    return change
-
-
-def _changing_game(game_id: int, sql: str, params: tuple[Any, ...]) -> Any:
-    def change(conn: sqlite3.Connection) -> None:
-        if conn.execute(sql, params).rowcount == 0:
-            raise NoSuchGameError(game_id)
-    return change
-
-
-def _by_ids(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> None:
-    """``sql`` with ``{}`` for a list of ``?``, run for ``ids`` in chunks.
-
-    Every chunk has :data:`_IDS_PER_STATEMENT` ``?``, the last one padded
-    with NULLs (which match no id): one statement text, prepared once.  A
-    text per length of the list pushed the writer's prepared multi-row
-    INSERTs out of :mod:`sqlite3`'s statement cache (128 statements) at
-    every game's end, and each was then prepared again.
-    """
-    if not ids:
-        return
-    text = sql.format(_ID_MARKS)
-    for start in range(0, len(ids), _IDS_PER_STATEMENT):
-        chunk = list(ids[start:start + _IDS_PER_STATEMENT])
-        chunk.extend([None] * (_IDS_PER_STATEMENT - len(chunk)))
-        conn.execute(text, chunk)
-
-
-def _copy_moves(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
-    """A game's log rows (``ids``) copied to ``game_moves``, where its moves are kept together."""
-    _by_ids(conn, f"INSERT INTO game_moves ({_MOVE_COLUMNS}) SELECT {_MOVE_COLUMNS} "
-            "FROM move_log WHERE id IN ({}) ORDER BY id", ids)
-
-
-def _fold_log(conn: sqlite3.Connection) -> None:
-    """At a server's start: the moves of the games that were in play (a crash or a
-    stop) copied to ``game_moves``, and the log emptied."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute(_FOLD_LOG)
-        conn.execute("DELETE FROM move_log")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-
-def _enter_history(conn: sqlite3.Connection, key: str, game_id: int) -> int | None:
-    """Append the game to ``key``'s history if ``key`` has an account; its FICS number."""
-    if conn.execute("SELECT 1 FROM accounts WHERE key = ?", (key,)).fetchone() is None:
-        return None
-    seq = conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM history WHERE player = ?",
-                       (key,)).fetchone()[0]
-    conn.execute("INSERT INTO history (player, seq, game) VALUES (?, ?, ?)", (key, seq, game_id))
-    return (seq - 1) % HISTORY_NUMBERS
-
-
-def _record(row: tuple[Any, ...]) -> GameRecord:
-    (game_id, white, black, initial, increment, fen, variant, rated, started, status,
-     adjourn_reason, adjourned, adjourn_white, adjourn_black, adjourn_ply,
-     result, end_reason, end_code, ended) = row
-    start = GameStart(white, black, initial, increment, started, fen, bool(rated), variant)
-    adjournment = None
-    if adjourned is not None:
-        adjournment = Adjournment(adjourn_reason, adjourned, adjourn_white, adjourn_black,
-                                  adjourn_ply)
-    end = None if result is None else GameEnd(result, end_reason, end_code, ended)
-    return GameRecord(game_id, start, GameStatus(status), adjournment, end)
+        return self._game_reads.finished_games(name)
