@@ -142,7 +142,7 @@ _V2 = (
 # (docs/store.md, docs/benchmarks/store.md).  ``moves`` becomes a view of every
 # acknowledged move: those of ``game_moves`` and those of the log whose game
 # is in play (the log keeps the rows of ended games until it is cut from its
-# start; see ``sqlite.py``).
+# start; see ``game_writes.py``).
 _V3 = (
     "ALTER TABLE moves RENAME TO game_moves",
     """CREATE TABLE move_log (
