@@ -31,8 +31,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 import chess
 
+from ficsfen.fenbuilder import _ROW_CACHE as _ROWS
 from ficsfen.fenbuilder import castling_field, compress_rank, en_passant_field
-from ficsfen.movetext import parsed_move, resolve
+from ficsfen.movetext import _PARSED, parsed_move, resolve
 from ficsfen.trackererrors import MoveError
 from ficsfen.variants import expand_rank
 
@@ -49,8 +50,20 @@ _RANK_MASKS, _RANK_ATT = chess.BB_RANK_MASKS, chess.BB_RANK_ATTACKS
 _FILE_MASKS, _FILE_ATT = chess.BB_FILE_MASKS, chess.BB_FILE_ATTACKS
 _PROMOTION = {c: chess.PIECE_SYMBOLS.index(c.lower()) for c in "NBRQnbrq"}
 _LETTERS = " pnbrqk"
-_CASTLING = castling_field
+
+
+class _CastlingField(dict[int, str]):
+    """Castling rights -> the FEN's field, as :data:`~ficsfen.fenbuilder.castling_field` on the corners."""
+
+    def __missing__(self, rights: int) -> str:
+        return castling_field[rights & _CORNERS]
+
+
 _CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
+_CASTLING = _CastlingField(castling_field)
+_QUEEN, _KNIGHT_TYPE, _ROOK = chess.QUEEN, chess.KNIGHT, chess.ROOK
+# a piece's letter in the rank strings -> its kind (lowercase)
+_KIND = {letter: letter.lower() for letter in "PNBRQKpnbrqk"}
 _EP = en_passant_field
 _FILE_INDEX = {c: i for i, c in enumerate("abcdefgh")}
 _RANK_INDEX = {c: i for i, c in enumerate("12345678")}
@@ -86,13 +99,15 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
     fields = fen.split(" ", 1)[0].split("/")  # fields[7 - r]: rank r + 1 as FEN writes it
     rows = [expand_rank(fields[7 - r]) for r in range(8)]  # rows[r]: rank r + 1, "." for empty
     bb = _BB
+    parts_of = _PARSED.get
+    compressed = _ROWS.get
     for text in moves:
         turn = board.turn
         co = board.occupied_co
         mine = co[turn]
         frm = -1
         promotion = 0
-        parts = parsed_move(text)
+        parts = parts_of(text) or parsed_move(text)
         if parts is not None:
             letter, file_, rank_, to, promo = parts
             tbb = bb[to]
@@ -156,89 +171,91 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
                     raise
                 board.push(null_move(board, text))
                 fen = (f"{'/'.join(fields)} {'w' if board.turn else 'b'} "
-                       f"{_CASTLING[board.castling_rights & _CORNERS]} {_EP[board.ep_square]} "
+                       f"{_CASTLING[board.castling_rights]} {_EP[board.ep_square]} "
                        f"{board.halfmove_clock} {board.fullmove_number}")
                 yield fen
                 continue
             frm, to, promotion = move.from_square, move.to_square, move.promotion or 0
 
-        # -- the move played as push plays it (no undo record) ------------------
+        # -- the move played as push plays it, without the undo record ----------
+        # The rank strings say which piece moves and which is taken: the
+        # bitboard to change is that piece's.
+        fr, ff = frm >> 3, frm & 7
+        tr, tf = to >> 3, to & 7
+        row = rows[fr]
+        piece = row[ff]
+        rows[fr] = row[:ff] + "." + row[ff + 1:]
         fbb = bb[frm]
         tbb = bb[to]
         both = fbb | tbb
-        ep = board.ep_square
-        new_ep = None
         clock = board.halfmove_clock + 1
+        new_ep = None
         rights = board.castling_rights
         if rights & both:
             rights &= ~both
         promoted = board.promoted
-        captured = co[not turn] & tbb
-        if captured:
+        victim = rows[tr][tf]
+        if victim != ".":
             clock = 0
-            if board.pawns & tbb:
+            kind = _KIND[victim]
+            if kind == "p":
                 board.pawns ^= tbb
-            elif board.knights & tbb:
+            elif kind == "n":
                 board.knights ^= tbb
-            elif board.bishops & tbb:
+            elif kind == "b":
                 board.bishops ^= tbb
-            elif board.rooks & tbb:
+            elif kind == "r":
                 board.rooks ^= tbb
             else:
                 board.queens ^= tbb
             co[not turn] ^= tbb
             if promoted & tbb:
                 promoted ^= tbb
-        fr, ff = frm >> 3, frm & 7
-        tr, tf = to >> 3, to & 7
-        row = rows[fr]
-        piece = row[ff]
-        rows[fr] = row[:ff] + "." + row[ff + 1:]
-        if board.pawns & fbb:
+        kind = _KIND[piece]
+        if kind == "p":
             clock = 0
             diff = to - frm
             if diff == 16 or diff == -16:
                 new_ep = frm + (diff >> 1)
-            elif to == ep and not captured and diff != 8 and diff != -8:  # en passant
-                victim = to - 8 if turn else to + 8
-                board.pawns ^= bb[victim]
-                co[not turn] ^= bb[victim]
-                row = rows[fr]
-                rows[fr] = row[:tf] + "." + row[tf + 1:]
+            elif ff != tf and victim == ".":  # en passant: the pawn taken stands beside
+                taken = bb[to - 8 if turn else to + 8]
+                board.pawns ^= taken
+                co[not turn] ^= taken
+                rows[fr] = rows[fr][:tf] + "." + rows[fr][tf + 1:]
             board.pawns ^= fbb
             if promotion:
-                if promotion == chess.KNIGHT:
+                if promotion == _QUEEN:
+                    board.queens |= tbb
+                elif promotion == _KNIGHT_TYPE:
                     board.knights |= tbb
-                elif promotion == chess.BISHOP:
-                    board.bishops |= tbb
-                elif promotion == chess.ROOK:
+                elif promotion == _ROOK:
                     board.rooks |= tbb
                 else:
-                    board.queens |= tbb
+                    board.bishops |= tbb
                 promoted |= tbb
                 piece = _LETTERS[promotion].upper() if turn else _LETTERS[promotion]
             else:
                 board.pawns |= tbb
-        elif board.kings & fbb:
+        elif kind == "n":
+            board.knights ^= both
+        elif kind == "b":
+            board.bishops ^= both
+        elif kind == "r":
+            board.rooks ^= both
+        elif kind == "q":
+            board.queens ^= both
+        else:
             rights &= ~(_RANK_1 if turn else _RANK_8)
             board.kings ^= both
             if tf - ff == 2 or ff - tf == 2:  # castling: the rook jumps over the king
                 rf, rt = (7, 5) if tf > ff else (0, 3)
-                rooks = bb[fr * 8 + rf] | bb[fr * 8 + rt]
+                rooks = bb[frm - ff + rf] | bb[frm - ff + rt]
                 board.rooks ^= rooks
                 co[turn] ^= rooks
                 row = rows[fr]
                 rook = row[rf]
                 row = row[:rf] + "." + row[rf + 1:]
                 rows[fr] = row[:rt] + rook + row[rt + 1:]
-        elif board.knights & fbb:
-            board.knights ^= both
-        elif board.bishops & fbb:
-            board.bishops ^= both
-        elif board.rooks & fbb:
-            board.rooks ^= both
-        else:
-            board.queens ^= both
         if promoted & fbb:
             promoted ^= both
         co[turn] ^= both
@@ -258,9 +275,11 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
             raise AssertionError(f"{text!r} left the king in check after {fen!r} but resolve() took it")
         row = rows[tr]
         rows[tr] = row[:tf] + piece + row[tf + 1:]
-        fields[7 - fr] = compress_rank(rows[fr])
+        row = rows[fr]
+        fields[7 - fr] = compressed(row) or compress_rank(row)
         if tr != fr:
-            fields[7 - tr] = compress_rank(rows[tr])
-        fen = (f"{'/'.join(fields)} {'b' if turn else 'w'} {_CASTLING[rights & _CORNERS]} {_EP[new_ep]} "
+            row = rows[tr]
+            fields[7 - tr] = compressed(row) or compress_rank(row)
+        fen = (f"{'/'.join(fields)} {'b' if turn else 'w'} {_CASTLING[rights]} {_EP[new_ep]} "
                f"{clock} {number}")
         yield fen
