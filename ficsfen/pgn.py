@@ -5,8 +5,9 @@ a file (:func:`iter_file`), in time linear in the input whatever its bytes
 (the tokens come from :mod:`ficsfen.pgnlex`).  Variations are skipped (the
 main line is followed).  Moves may be SAN or coordinates; each is resolved
 by :func:`ficsfen.tracker.resolve` and the FEN kept by
-:class:`ficsfen.tracker.FenBuilder`, so legality always comes from
-python-chess.  A null move (``--`` or ChessBase's ``Z0``) passes the turn
+:class:`ficsfen.tracker.FenBuilder` (standard games through
+:func:`ficsfen.quickreplay.replay_standard`, which gives the same FENs and
+errors with less work), so legality always comes from python-chess.  A null move (``--`` or ChessBase's ``Z0``) passes the turn
 as python-chess plays it.
 """
 
@@ -122,9 +123,9 @@ class PgnGame:
         text = ""
         try:
             if variant is None:  # the fast path, for standard chess
-                for fen in replay_standard(board, fen, self.moves, NULL_MOVES, _null_move):
+                for after in replay_standard(board, fen, self.moves, NULL_MOVES, _null_move):
                     ply += 1
-                    yield fen
+                    yield after
             else:
                 step = VariantFenBuilder(placement, variant, turn == "w").push
                 for ply, text in enumerate(self.moves, 1):  # noqa: B007 - ply: the except clause's
