@@ -1,8 +1,7 @@
 """Memory of one connection, in-process: what each of a crowd of connections keeps.
 
 Why: after an attack, CPython keeps every 1 MiB arena of its small-object
-allocator in which a single object lives on (docs/benchmarks.md, "Memory
-after the attack").  Fewer and smaller objects per hostile connection make
+allocator in which a single object lives on (docs/benchmarks/memory.md).  Fewer and smaller objects per hostile connection make
 fewer arenas at the peak, so fewer that can be kept.  This opens
 ``--connections`` connections to a server made in-process (on a fake clock,
 over ``StringTransport``s), either logged in as guests (``--mode guest``,

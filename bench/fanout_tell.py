@@ -1,4 +1,4 @@
-"""Channel tell fan-out benchmark: 1,000 players in one channel, one tell to all (issue 13).
+"""Channel tell fan-out benchmark: 1,000 players in one channel, one tell to all.
 
 The server runs in its own process (``python -m ficsfen serve`` on a free
 loopback port, ``[limits] talk_per_minute = 0`` so the sender is not

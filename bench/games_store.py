@@ -1,4 +1,4 @@
-"""Played games with the store on and off, side by side (issue 10).
+"""Played games with the store on and off, side by side.
 
     python bench/games_store.py [--games 500] [--rate 0|R] [--rounds 6] [--seconds 3]
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import ipaddress
 import json
 import functools
@@ -380,7 +381,7 @@ class Session(asyncio.Protocol):
         if not self.closed.done():
             self.closed.set_result(None)
 
-    # helpers
+    # utilities
     def encode(self, text: bytes) -> bytes:
         """The bytes that send the line ``text`` in this session's mode."""
         if self.block:
@@ -1076,26 +1077,32 @@ async def amain(args) -> int:
 
     if args.idle or args.repeat:
         for target in targets:  # one server at a time: 2 x 10,000 sessions would not fit the fd limit
-            server = start(target)
+            started: list[Server] = []
+            results[target] = {"target": target}
             try:
+                with _signals_held():
+                    started.append(start(target))
                 runner = run_idle if args.idle else run_repeat
-                results[target] = {"target": target}
-                results[target] = await runner(target, server, args)
+                results[target] = await runner(target, started[0], args)
             finally:
-                finish(target, server)
+                with _signals_held():
+                    for server in started:
+                        finish(target, server)
             print_result(results[target])
             sys.stdout.flush()
     else:
         servers: dict[str, Server] = {}
         try:
             for target in targets:
-                servers[target] = start(target)
+                with _signals_held():
+                    servers[target] = start(target)
             arms = [Arm(t, t, server, "plain" if t == "floor" else args.mode) for t, server in servers.items()]
             results.update(await run_windows(arms, args))
         finally:
-            for target, server in servers.items():
-                results.setdefault(target, {"target": target})
-                finish(target, server)
+            with _signals_held():
+                for target, server in servers.items():
+                    results.setdefault(target, {"target": target})
+                    finish(target, server)
         for target in targets:
             print_result(results[target])
     if args.compare:
@@ -1109,19 +1116,24 @@ async def amain(args) -> int:
 
 async def amain_modes(args) -> int:
     """``--compare-modes``: one ficsfen server, one group of sessions per client mode."""
-    server = (Server(pid=args.server_pid, host=args.host, port=args.port) if args.server_pid
-              else Server.start("ficsfen", args))
     modes = args.compare_modes
     results: dict[str, dict] = {}
+    started: list[Server] = []
     try:
+        with _signals_held():
+            started.append(Server(pid=args.server_pid, host=args.host, port=args.port) if args.server_pid
+                           else Server.start("ficsfen", args))
+        server = started[0]
         results.update(await run_windows([Arm(m, "ficsfen", server, m) for m in modes], args))
     finally:
-        for m in modes:
-            results.setdefault(m, {"target": "ficsfen", "mode": m})
-            results[m]["server_alive_at_end"] = server.alive()
-            if server.log is not None:
-                results[m]["server_log"] = str(server.log)
-        server.stop()
+        with _signals_held():
+            for server in started:
+                for m in modes:
+                    results.setdefault(m, {"target": "ficsfen", "mode": m})
+                    results[m]["server_alive_at_end"] = server.alive()
+                    if server.log is not None:
+                        results[m]["server_log"] = str(server.log)
+                server.stop()
     for m in modes:
         print_result(results[m])
     summary = {m: print_comparison(results[modes[0]], results[m], names=(modes[0], m)) for m in modes[1:]}
@@ -1148,11 +1160,39 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+_deferring = False  # a server is being started or stopped: SIGTERM and SIGINT wait
+_pending = False  # one of them came meanwhile
+
+
 def _terminated(signum, frame) -> None:
-    """SIGTERM unwinds like Ctrl-C, so that the servers this run started are stopped too."""
+    """SIGTERM and SIGINT unwind as ``KeyboardInterrupt``, so that the servers this run
+    started are stopped too; during :func:`_signals_held` they wait for its end."""
+    global _pending
+    if _deferring:
+        _pending = True
+        return
     raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Start a server and record it (or stop servers) inside: no signal falls in between.
+
+    The ``KeyboardInterrupt`` of a signal that came meanwhile is raised at the
+    end, once the server is where the ``finally`` that stops it can see it.
+    """
+    global _deferring, _pending
+    outer, _deferring = _deferring, True
+    try:
+        yield
+    finally:
+        _deferring = outer
+        if _pending and not outer:
+            _pending = False
+            raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, _terminated)
+    signal.signal(signal.SIGINT, _terminated)
     sys.exit(main())

@@ -1,4 +1,4 @@
-"""Observer fan-out benchmark: one game watched by many sessions (issue 4, section 6).
+"""Observer fan-out benchmark: one game watched by many sessions.
 
 The server runs in its own process (``python -m ficsfen serve`` on a free
 loopback port).  This script logs in two players and N observers (guests,

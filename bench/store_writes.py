@@ -1,4 +1,4 @@
-"""Cost of a move write through the store's writer thread (issue 10).
+"""Cost of a move write through the store's writer thread.
 
     python bench/store_writes.py [--games 500] [--moves 40] [--synchronous full normal]
 

@@ -7,8 +7,9 @@ main line is followed).  Moves may be SAN or coordinates; each is resolved
 by :func:`ficsfen.tracker.resolve` and the FEN kept by
 :class:`ficsfen.tracker.FenBuilder` (standard games through
 :func:`ficsfen.quickreplay.replay_standard`, which gives the same FENs and
-errors with less work), so legality always comes from python-chess.  A null move (``--`` or ChessBase's ``Z0``) passes the turn
-as python-chess plays it.
+errors with less work), so legality always comes from python-chess.  A
+null move (``--`` or ChessBase's ``Z0``) passes the turn as python-chess
+plays it.
 """
 
 from __future__ import annotations

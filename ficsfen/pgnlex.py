@@ -189,7 +189,7 @@ def plain_tokens(line: str, start: int = 0) -> list[Token] | None:
 
     Justified by ``bench/bench_fens.py --commands`` (``ficsfen fens``
     beside pgn-extract on 4.3 MB of Lichess games; figures in
-    docs/benchmarks.md, "PGN to a FEN per ply"): the usual reading was
+    docs/benchmarks/pgn-fens.md): the usual reading was
     about a fifth of the instructions of the whole command.
     """
     if start:

@@ -92,7 +92,7 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
 
     Justified by ``bench/bench_fens.py --commands`` (``ficsfen fens`` beside
     pgn-extract on 4.3 MB of Lichess games; figures in
-    docs/benchmarks.md, "PGN to a FEN per ply"): the undo record of
+    docs/benchmarks/pgn-fens.md): the undo record of
     ``push`` was a third of the single-core profile, ``is_into_check`` most
     of another third.
     """

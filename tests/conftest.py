@@ -14,8 +14,14 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# No timing in tests: how long an example takes on a loaded machine is no failure
+# (hypothesis's default deadline is 200 ms an example, and too_slow is a time too).
+settings.register_profile("ficsfen", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ficsfen")
 SHARED_PGN = REPO.parent / "shared" / "data" / "pgn"
 
 #: Values of ``CI`` that mean "this is a CI run" (CI services set ``true``).

@@ -37,6 +37,7 @@ def stored_hash(path, name):
         wait_for(reactor, store.close())
 
 
+@pytest.mark.slow
 def test_add_list_passwd_remove(tmp_path):
     data = str(tmp_path / "folder" / "data.sqlite3")  # the folder is created too
     done = accounts("add", "Alice", "--data", data, stdin="s3cret\n")
@@ -68,6 +69,7 @@ def test_add_list_passwd_remove(tmp_path):
     assert (nobody.returncode, nobody.stderr.strip()) == (1, "There is no account named carol.")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, english, french", [
     ("Al", "Al: a handle is 3 to 17 letters (A-Z, a-z).",
      "Al\u202f: un pseudonyme compte de 3 à 17 lettres (A-Z, a-z)."),
@@ -87,6 +89,7 @@ def test_bad_names_are_refused_like_logins(tmp_path, name, english, french):
         assert (fr.returncode, fr.stderr.strip()) == (1, french)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stdin, english", [
     ("", "No password on standard input; nothing was changed."),
     ("\n", "The password is empty; nothing was changed."),
@@ -125,6 +128,7 @@ def test_names_follow_the_login_rule():
     assert check_account_name("guesthouse") is not None
 
 
+@pytest.mark.slow
 def test_usage_errors_and_missing_files(tmp_path):
     data = str(tmp_path / "data.sqlite3")
     assert accounts("--data", data).returncode == 2
@@ -140,6 +144,7 @@ def test_usage_errors_and_missing_files(tmp_path):
     assert "Traceback" not in corrupt.stderr
 
 
+@pytest.mark.slow
 def test_the_configuration_names_the_data_file_and_its_accounts(tmp_path):
     conf = tmp_path / "ficsfen.toml"
     conf.write_text(textwrap.dedent(f"""\
@@ -161,6 +166,7 @@ def test_the_configuration_names_the_data_file_and_its_accounts(tmp_path):
     assert nowhere.returncode == 1 and "No data file" in nowhere.stderr
 
 
+@pytest.mark.slow
 def test_accounts_change_beside_a_running_server(tmp_path):
     data = str(tmp_path / "data.sqlite3")
     with ServerProcess("--data", data) as server:

@@ -119,6 +119,7 @@ def test_a_seek_unseek_loop_announces_no_more_than_the_rate():
     assert "spammer (++++) seeking 5 0" in watcher.output()
 
 
+@pytest.mark.slow
 def test_a_seek_unseek_loop_on_loopback_announces_the_burst_and_little_more():
     """End to end: every client here comes from 127.0.0.1, counted like any address."""
     with ServerProcess("--data", "none") as server:

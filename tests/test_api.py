@@ -49,7 +49,7 @@ PUBLIC = [
     "Termination", "Tracker", "TrackerError", "available_languages", "emit", "emit_epd",
     "is_valid", "lookup", "msg", "msgn", "outcome_message", "parse", "parse_epd", "parse_syntax",
     "render", "topics",
-    # variant FEN (issue 12)
+    # variant FEN
     "VARIANTS", "Variant", "VariantPosition", "parse_variant", "emit_variant", "is_valid_variant",
     "variant_named", "chess960_fen", "CastlingRightsError", "HoldingsError", "PromotedMarkError",
     "TooManyPiecesError", "UnknownVariantError",
@@ -121,6 +121,7 @@ def _fresh_python(code: str) -> str:
     return result.stdout.strip()
 
 
+@pytest.mark.slow
 def test_import_is_cheap_and_the_core_never_loads_the_telnet_server():
     out = _fresh_python(
         "import sys, ficsfen\n"
@@ -245,7 +246,7 @@ def test_help_pages_long_pages_with_next():
 def test_the_pager_keeps_the_catalogs_text_for_next_not_lines_of_its_own():
     """A caller waiting for ``next`` holds the page's text (the catalog's string,
     the same for every caller) and the number of its next line: a client that
-    asks for a long page and never reads keeps no copy of it (issue 11)."""
+    asks for a long page and never reads keeps no copy of it (memory after an attack)."""
     pager = Pager(5)
     help_, next_ = HelpCommand(pager=pager), NextCommand(pager)
     alice, bob = Caller("alice"), Caller("bob")

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ def load(name: str) -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
                                     "fanout_tell", "bench_fens", "bench_parse", "conn_memory"])
 def test_every_bench_script_starts(script):
@@ -50,6 +52,7 @@ def test_every_bench_script_starts(script):
 seconds = st.floats(min_value=1e-6, max_value=1e3, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(deadline=None)  # the first example loads the script: no time limit on a pure computation
 @given(seconds, seconds, seconds, seconds)
 def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
@@ -61,6 +64,7 @@ def test_pooled_ratio_is_a_weighted_mean_of_the_class_ratios(tv, ov, ti, oi):
     assert low * (1 - 1e-9) <= r.pooled <= high * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_bench_parse_reports_medians_and_a_pooled_row_between_the_classes(shared_pgn, capsys):
     bench_parse = load("bench_parse")
     code = bench_parse.main([str(shared_pgn / "kasparov-deep-blue-1997.pgn"), "--rounds", "3"])
@@ -77,6 +81,7 @@ def test_bench_parse_reports_medians_and_a_pooled_row_between_the_classes(shared
     assert "between the two in every round: True" in out
 
 
+@pytest.mark.slow
 def test_bench_fens_reports_the_median_ratio_of_paired_rounds(shared_pgn, capsys):
     bench_fens = load("bench_fens")
     code = bench_fens.main([str(shared_pgn / "kasparov-deep-blue-1997.pgn"), "--rounds", "3"])
@@ -109,6 +114,7 @@ def test_bench_scripts_refuse_a_missing_file(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @given(text=st.binary(max_size=200).map(lambda b: bytes(c & 0x7F for c in b if c & 0x7F != 10)),
        stamp=st.integers(min_value=0, max_value=10**7 - 1),
        offset=st.integers(min_value=0, max_value=49))
@@ -125,6 +131,7 @@ def test_load_timeseal_encoder_is_what_the_server_decodes(text, stamp, offset):
     assert timeseal.decode(line[:-1]) == (text, stamp)
 
 
+@pytest.mark.slow
 def test_load_compares_client_modes_against_one_server(tmp_path):
     """Each client mode logs in, runs ``fen`` in a closed loop and gets the FEN (no timing asserted)."""
     out = tmp_path / "modes.json"
@@ -169,6 +176,7 @@ def test_load_refuses_modes_the_floor_cannot_speak():
     assert load_py.parse_args(["--compare-modes", "plain, block"]).compare_modes == ["plain", "block"]
 
 
+@pytest.mark.slow
 def test_load_compare_still_runs_floor_and_ficsfen_side_by_side(tmp_path):
     out = tmp_path / "compare.json"
     proc = subprocess.run(
@@ -187,25 +195,29 @@ def test_load_compare_still_runs_floor_and_ficsfen_side_by_side(tmp_path):
                      proc.stdout, re.M)
 
 
-def test_load_stops_the_server_it_started_when_terminated():
-    """SIGTERM to load.py (a timeout, a job control) leaves no server behind."""
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["starting", "listening"])
+def test_load_stops_the_server_it_started_when_terminated(moment):
+    """SIGTERM to load.py (a timeout, a job control) leaves no server behind, whether it
+    comes while the server starts or once it listens (the run measuring)."""
     proc = subprocess.Popen([sys.executable, str(BENCH / "load.py"), "--target", "floor", "--seconds", "60",
                              "--warmup", "0"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     server = None
     try:
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-        deadline = time.monotonic() + 30
-        while server is None and time.monotonic() < deadline:
-            pids = children.read_text().split() if children.exists() else []
-            server = int(pids[0]) if pids else None
-            time.sleep(0.05)
+        server = _wait_until(lambda: int(children.read_text().split()[0]))
         assert server is not None, "load.py started no server"
-        time.sleep(1.0)  # past the server's start, into the measuring window
+        if moment == "listening":
+            def port() -> int:  # once the child has exec'd the floor server
+                argv = Path(f"/proc/{server}/cmdline").read_bytes().split(b"\0")
+                return int(argv[argv.index(b"--port") + 1])
+
+            listening = _wait_until(lambda: socket.create_connection(("127.0.0.1", port()), timeout=30))
+            assert listening is not None, "the server never listened"
+            listening.close()
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 130, proc.stderr.read()
-        deadline = time.monotonic() + 10
-        while Path(f"/proc/{server}").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert proc.wait(120) == 130, proc.stderr.read()
+        # load.py waited for its server, so it is gone (or a zombie not reaped yet)
         assert not Path(f"/proc/{server}").exists() or "zombie" in Path(f"/proc/{server}/status").read_text()
     finally:
         if proc.poll() is None:
@@ -218,6 +230,19 @@ def test_load_stops_the_server_it_started_when_terminated():
                 pass
 
 
+def _wait_until(probe, ceiling: float = 120.0):
+    """``probe()``'s first result that raises nothing, polled until ``ceiling`` seconds
+    have passed (a guard against a hang, not a measure); ``None`` then."""
+    deadline = time.monotonic() + ceiling
+    while time.monotonic() < deadline:
+        try:
+            return probe()
+        except (OSError, IndexError, ValueError):
+            time.sleep(0.05)
+    return None
+
+
+@pytest.mark.slow
 def test_fanout_tell_delivers_every_tell_to_every_member_of_each_server(capsys):
     """A small run: each server (ficsfen, both floors) reaches every member every time."""
     fanout_tell = load("fanout_tell")

@@ -6,6 +6,8 @@ import importlib.util
 import re
 import sys
 
+import pytest
+
 from conftest import REPO, missing
 from ficsfen import i18n
 
@@ -28,6 +30,7 @@ def test_compiled_catalogs_are_current():
     assert stale == [], "run: python tools/catalogs.py compile"
 
 
+@pytest.mark.slow
 def test_every_marked_string_has_french():
     fr = catalogs.catalog_msgids("fr")
     missing = sorted(m for m in catalogs.source_msgids() if not fr.get(m))

@@ -61,6 +61,7 @@ def test_parse_match_errors(args):
     assert err.value.render("fr") != err.value.render("en")
 
 
+@pytest.mark.slow
 @given(st.text(max_size=40))
 def test_parse_match_never_crashes(text):
     try:

@@ -283,6 +283,7 @@ def test_fens_matches_python_chess(capsys, shared_pgn):
     assert out == python_chess_fens(path)
 
 
+@pytest.mark.slow
 def test_fens_on_every_shared_file(capsys, shared_pgn):
     paths = sorted(str(p) for p in shared_pgn.glob("*.pgn"))
     code, out, err = run(capsys, "fens", *paths)
@@ -377,6 +378,7 @@ def test_fens_reads_cr_only_line_ends(capsys, tmp_path):
     assert out.splitlines()[3] == "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
 @pytest.mark.parametrize("argv", [["check", STARTING_FEN], ["fens", "-"]])
 def test_a_full_standard_output_is_reported_not_a_traceback(argv):
@@ -415,6 +417,7 @@ def _run_on_ptys(argv, *, stdout_on_the_terminal: bool, tmp_path) -> tuple[bytes
     return terminal, stdout_file.read_bytes()
 
 
+@pytest.mark.slow
 def test_progress_bar_not_drawn_among_fens_on_the_terminal(tmp_path):
     games = tmp_path / "many.pgn"
     games.write_text("".join(f'[Round "{i}"]\n1. e4 e5 *\n\n' for i in range(60)))
@@ -452,6 +455,7 @@ def test_progress_bar_only_on_a_terminal():
     assert stream.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_python_dash_m_runs_the_same_cli():
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
     env["PYTHONPATH"] = str(REPO)

@@ -19,6 +19,8 @@ from ficsfen.server.testing import ServerProcess
 
 from test_client_output import GAMES_LINE, boards12
 
+pytestmark = pytest.mark.slow
+
 
 def board_after(client, san: str):
     """Read ``client``'s lines up to the board whose last move is ``san`` (earlier output skipped)."""

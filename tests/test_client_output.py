@@ -1,4 +1,4 @@
-"""What ICS clients read, in process (issue 9, item 6 and the ivar effects on boards and offers).
+"""What ICS clients read, in process (their parsers' expectations, and the ivar effects on boards and offers).
 
 Style 12 is parsed here the way xboard parses it (a fixed field list, each
 field checked); headers are matched with the patterns xboard and eboard
@@ -166,7 +166,7 @@ def test_observers_with_and_without_ms_share_the_fanout_by_group():
     room.alice.command("e4")
     lines = {c.session.ivars["ms"]: boards12(c.output())[0] for c in others}
     assert lines[True].white_clock == 300000 and lines[False].white_clock == 300
-    groups = room.server._observer_groups(room.server.directory.game_of("alice"), ["alice", "bob"])
+    groups = room.server.broadcaster.observer_groups(room.server.directory.game_of("alice"), ["alice", "bob"])
     assert sorted(len(members) for _, members in groups) == [3, 3]
 
 

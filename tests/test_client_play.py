@@ -145,6 +145,7 @@ def server_process():
         yield process
 
 
+@pytest.mark.slow
 def test_a_pychess_session_plays_to_mate_over_loopback(server_process):
     """pychess's main connection (block mode, numbered commands) accepts a match from a
     plain session and mates it; its lines hold the four-line start and the result."""

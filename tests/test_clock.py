@@ -140,6 +140,7 @@ def test_format_clock(seconds, text):
 
 
 
+@pytest.mark.slow
 @given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=30),
        st.integers(min_value=0, max_value=5))
 def test_time_is_conserved(thinks, increment):

@@ -128,6 +128,7 @@ def test_alias_depth_and_length_limits(alice):
     assert out == "Alias big makes a line longer than 2048 characters.\n"
 
 
+@pytest.mark.slow
 def test_ten_thousand_aliases_in_a_loop_do_not_hang(alice):
     """Creating a 10,000-entry loop stops at the limit; what was made is refused."""
     replies = [alice.command(f"alias l{n} l{(n + 1) % 10000}") for n in range(10000)]
@@ -250,7 +251,7 @@ def test_pin_announces_arrivals_and_departures(server, alice):
     watcher = connect(server)
     watcher.login("dave")
     assert "<wa>" not in watcher.output()  # pin off: nothing
-    line = server.pin_arrival(alice.session)
+    line = server.sessions.pin_arrival(alice.session)
     assert re.fullmatch(r"<wa> ([A-Za-z]+)([\^~:\#. &])(\d{2})" + r"(\d{1,4})([P E])" * 8
                         + r"(\d{1,4})([PE]?)", line)
 
@@ -321,11 +322,11 @@ def test_a_line_without_an_id_is_code_519(alice, line):
 
 
 def test_line_too_long_hook(server, alice):
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert alice.output() == (f"Your line was longer than {server.config.max_line} bytes "
                               "and has been ignored.\nfics% ")
     blocked(alice)
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert one_frame(alice.output())[:2] == (0, block.LINE_TOO_LONG)
 
 
@@ -387,6 +388,7 @@ def test_turning_block_mode_off_is_answered_in_a_block(alice):
     assert alice.output().endswith("fics% ")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=60)
        | st.builds(lambda n, s: f"{n} {s}", st.integers(min_value=-10, max_value=10 ** 30),
@@ -416,7 +418,7 @@ def test_no_line_crashes_block_mode(line):
 def test_pin_set_before_login_is_honoured(server, alice):
     """``%b`` at the login prompt sets ivars directly; arrival picks them up."""
     alice.session.preset_ivars({"pin": True})
-    server.arrived(alice.session)
+    server.sessions.arrived(alice.session)
     alice.output()
     carol = connect(server)
     carol.login("carol")
@@ -434,7 +436,7 @@ def test_the_block_code_table_is_ficss():
 
 
 def test_a_bare_at_sign_is_the_rest_of_the_line_as_in_older_fics_aliases():
-    # The issue's reading of FICS "help alias", and what xboard's "alias $ @" relies on.
+    # Our reading of FICS "help alias", and what xboard's "alias $ @" relies on.
     server = make_server()
     alice = connect(server)
     alice.login()

@@ -58,6 +58,7 @@ def start_game(served, a: TelnetClient, b: TelnetClient) -> tuple[str, str]:
     return white, black
 
 
+@pytest.mark.slow
 def test_pychess_block_mode_session(served):
     with served.connect() as w, served.connect() as b, served.connect() as py:
         white, _ = start_game(served, w, b)

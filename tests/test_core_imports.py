@@ -66,6 +66,7 @@ def test_the_core_modules_are_the_expected_ones():
     assert not any(m.startswith("ficsfen.server") for m in modules)
 
 
+@pytest.mark.slow
 def test_importing_every_core_module_loads_neither_twisted_nor_the_server():
     out = _fresh("import importlib, json\n"
                  "import ficsfen.cli\n"

@@ -15,7 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, missing
+
+pytestmark = pytest.mark.slow
 
 try:
     import coverage

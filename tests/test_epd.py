@@ -158,6 +158,7 @@ OPERAND = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(OPCODE, st.lists(OPERAND, max_size=3), max_size=5))
 def test_generated_operations_round_trip(ops):

@@ -147,6 +147,7 @@ def test_export_tags(store):
     assert all(len(line) <= 79 for line in game_pgn(mate).splitlines())
 
 
+@pytest.mark.slow
 def test_games_export_command_and_ficsfen_fens(store, tmp_path):
     """The command line, beside a store held open as a running server holds it."""
     games = recorded(store)
@@ -165,6 +166,7 @@ def test_games_export_command_and_ficsfen_fens(store, tmp_path):
     check_with_python_chess(only.stdout, games[1:])
 
 
+@pytest.mark.slow
 def test_games_export_errors(tmp_path):
     missing = ficsfen("games", "export", "--data", str(tmp_path / "none.sqlite3"))
     assert missing.returncode == 1
@@ -190,6 +192,7 @@ def test_clock_comments_read_back_exactly(ms):
 _STARTS = [STARTING_FEN, SETUP_FEN, EP_START, "8/2p5/8/1P6/8/8/8/k1K5 b - - 0 40"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), start=st.sampled_from(_STARTS),
        length=st.integers(0, 60))

@@ -38,7 +38,7 @@ def _tcp_pair():
     """A Twisted ``tcp.Server`` on one end of a socket pair, and the other end."""
     a, b = socket.socketpair()
     a.setblocking(False)
-    b.settimeout(2)
+    b.settimeout(60)
     conn = tcp.Server(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, MemoryReactor())
     return conn, a, b
 

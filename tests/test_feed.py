@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import chess
+import pytest
 from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
 from twisted.internet.testing import MemoryReactorClock, StringTransport
@@ -259,6 +260,7 @@ def scripted_games(count: int, plies: int = 80):
         yield number, moves
 
 
+@pytest.mark.slow
 def test_slow_reader_stays_bounded_and_fast_reader_gets_everything():
     reactor = MemoryReactorClock()
     max_buffer, socket_buffer = 8 * 1024, 4096

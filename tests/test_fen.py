@@ -407,6 +407,7 @@ def test_field_names_in_both_languages():
     assert all(french)
 
 
+@pytest.mark.slow
 def test_real_games_round_trip(shared_pgn):
     """Every position of real games parses, validates and is emitted unchanged."""
     count = 0

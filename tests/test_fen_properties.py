@@ -50,6 +50,7 @@ def test_any_text_parses_or_raises_fen_error(text):
         pass
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.text(alphabet=NOISE, max_size=12), min_size=0, max_size=8))
 def test_field_soup(fields):
@@ -76,12 +77,14 @@ def mutated(draw):
     return text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated())
 def test_near_valid_mutations(text):
     _check(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 10**6))
 def test_a_clock_after_a_two_square_push_is_refused(seed, clock):
@@ -105,6 +108,7 @@ def test_a_clock_after_a_two_square_push_is_refused(seed, clock):
         assert parse(" ".join(fields)).halfmove == clock
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_games_round_trip(seed):
@@ -198,6 +202,7 @@ def random_records(draw):
     return f"{board.board_fen()} {turn} {castling} {ep} {clock} {rng.randint(1, 90)}"
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(random_records())
 def test_validity_agrees_with_python_chess(record):
@@ -205,6 +210,7 @@ def test_validity_agrees_with_python_chess(record):
     _agrees_with_python_chess(record)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_validity_agrees_on_mutated_game_positions(seed):

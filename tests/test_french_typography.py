@@ -213,6 +213,7 @@ def ficsfen(*argv: str, encoding: str, columns: int = 80) -> subprocess.Complete
                           env=env, cwd=REPO, timeout=60)
 
 
+@pytest.mark.slow
 def test_check_prints_french_spacing():
     done = ficsfen("check", "--lang", "fr", BAD_CASTLING, encoding="utf-8")
     assert done.returncode == 1
@@ -221,6 +222,7 @@ def test_check_prints_french_spacing():
         "écrivez «\u202fKQ\u202f»\n")
 
 
+@pytest.mark.slow
 def test_a_latin1_terminal_gets_no_break_spaces_not_a_crash():
     done = ficsfen("check", "--lang", "fr", BAD_CASTLING, encoding="latin-1")
     assert done.returncode == 1
@@ -230,6 +232,7 @@ def test_a_latin1_terminal_gets_no_break_spaces_not_a_crash():
     assert b"locale" in shown.stdout and b"\xa0;" in shown.stdout
 
 
+@pytest.mark.slow
 def test_an_ascii_terminal_gets_plain_spaces():
     done = ficsfen("check", "--lang", "fr", BAD_CASTLING, encoding="ascii")
     assert done.returncode == 1

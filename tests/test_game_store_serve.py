@@ -19,6 +19,8 @@ from ficsfen.server.config import hash_password
 from ficsfen.server.testing import ServerProcess
 from ficsfen.tracker import Tracker
 
+pytestmark = pytest.mark.slow
+
 PASSWORDS = {"alice": "ecila", "bob": "bob!"}
 MOVES = ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]
 

@@ -16,6 +16,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 
 def test_games_store_bench_alternates_windows_and_stores_every_acknowledged_move(shared_pgn, tmp_path):
     out = tmp_path / "games.json"

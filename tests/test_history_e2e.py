@@ -11,10 +11,13 @@ import textwrap
 
 import chess
 import chess.pgn
+import pytest
 
 from conftest import REPO
 from ficsfen.server.config import hash_password
 from ficsfen.server.testing import ServerProcess
+
+pytestmark = pytest.mark.slow
 
 PASSWORD = "s3cret"
 MOVES = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]

@@ -20,6 +20,8 @@ import pytest
 
 from ficsfen import IllegalMoveError, Tracker, lookup, msg
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "host_server.py"
 PROMPT = b"> "
@@ -27,7 +29,7 @@ PROMPT = b"> "
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 AFTER_C5 = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2"
 AFTER_NF3 = "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
-TIMEOUT = 15.0  # guards against a hang only
+TIMEOUT = 60.0  # guards against a hang only
 
 
 class Player:

@@ -1,4 +1,4 @@
-"""What the server keeps after a crowd of connections has gone (issue 11, memory).
+"""What the server keeps after a crowd of connections has gone (memory after an attack).
 
 After an attack of a few thousand connections the entries they left in the
 server's tables (login counts per address, offer counts per sender, the
@@ -112,9 +112,10 @@ def test_guests_leave_no_finger_time_registered_players_do():
     sam = connect(server)
     sam.login("sam", "pw")
     sam.command("quit")
-    assert list(server.last_seen) == ["sam"]
+    assert list(server.sessions.last_seen) == ["sam"]
 
 
+@pytest.mark.slow
 def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
     clock = Clock()
     server = make_server(clock=clock, trim_after=50, logins_per_minute=5)
@@ -137,9 +138,10 @@ def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
     assert trimmer.runs == 2  # no more runs without new disconnections
     trimmer.run()
     assert len(server.address_limits._logins) == 0
-    assert len(server) == 0 and sys.getsizeof(server._sessions) == sys.getsizeof({})
+    assert len(server.sessions) == 0 and sys.getsizeof(server.sessions._sessions) == sys.getsizeof({})
 
 
+@pytest.mark.slow
 def test_a_new_burst_replaces_the_pending_second_run():
     clock = Clock()
     tidied = []
@@ -165,7 +167,7 @@ def test_a_new_burst_replaces_the_pending_second_run():
     assert tidied[-1] == -1 and tidied.count(-1) == 1
 
 
-# -- what each connection and each record is made of (sixth stop) ---------------------
+# -- what each connection and each record is made of ------------------------------------
 #
 # Fewer objects per hostile connection means fewer arenas made at an attack's
 # peak, and fewer arenas that a few long-lived objects can keep after it.

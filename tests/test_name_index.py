@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,12 +22,14 @@ def _answer(word: str, names) -> object:
         return type(e), getattr(e, "matches", ())
 
 
+@pytest.mark.slow
 @given(st.lists(_NAMES, max_size=12), _NAMES)
 @settings(max_examples=400)
 def test_resolving_in_an_index_is_resolving_in_the_list(names, word):
     assert _answer(word, NameIndex(names)) == _answer(word, names)
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.booleans(), _NAMES), max_size=30), _NAMES)
 @settings(max_examples=300)
 def test_an_index_kept_up_to_date_answers_as_its_names_do(changes, word):
@@ -62,11 +65,11 @@ def test_the_servers_handles_follow_logins_and_logouts():
     alice, bob = connect(server), connect(server)
     alice.login("alice")
     bob.login("bobby")
-    assert sorted(server.handles()) == ["alice", "bobby"]
-    assert server.named("BOB").handle == "bobby"
+    assert sorted(server.sessions.handles()) == ["alice", "bobby"]
+    assert server.sessions.named("BOB").handle == "bobby"
     alice.send("match bo")
     assert "Issuing: alice" in alice.output()
     bob.disconnect()
-    assert list(server.handles()) == ["alice"]
+    assert list(server.sessions.handles()) == ["alice"]
     alice.send("match bo")
     assert 'No player named "bo" is logged in.' in alice.output()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from twisted.logger import LogLevel
 
 from conftest import REPO
@@ -103,6 +104,7 @@ def test_a_refusal_to_raise_is_reported_not_raised():
     assert f"room for {1024 - SPARE_FILES} connections" in short.render("en")
 
 
+@pytest.mark.slow
 def test_serve_raises_its_limit_and_tells_the_connection_past_it_that_it_is_full():
     soft, hard = 50, 100
     allowed = hard - SPARE_FILES

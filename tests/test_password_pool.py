@@ -47,6 +47,7 @@ def test_the_pool_settings_are_checked():
         from_mapping({"limits": {"password_nice": -1}})
 
 
+@pytest.mark.slow
 @linux_only
 def test_a_real_server_checks_passwords_in_threads_of_lower_priority(tmp_path):
     config = tmp_path / "ficsfen.toml"
@@ -67,10 +68,11 @@ def test_a_real_server_checks_passwords_in_threads_of_lower_priority(tmp_path):
             assert "Invalid password" in client.read_until("login: ")
 
 
+@pytest.mark.slow
 @linux_only
 def test_the_pool_threads_are_started_with_the_server_lowered_already(tmp_path):
     """Started lazily, during a crowd of logins, the pool's threads and their locks
-    were born among the crowd's objects and kept its memory (docs/benchmarks.md)."""
+    were born among the crowd's objects and kept its memory (docs/benchmarks/memory.md)."""
     config = tmp_path / "ficsfen.toml"
     config.write_text("[limits]\npassword_threads = 3\npassword_nice = 7\n")
     with ServerProcess("--config", str(config)) as server:  # listening: no connection yet

@@ -28,6 +28,7 @@ def python_chess_fens(path):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name", ["lichess-2013-100games.pgn", "kasparov-deep-blue-1997.pgn", "chessbase-empty-line.pgn", "uci-moves.pgn"]
 )
@@ -35,6 +36,7 @@ def test_files_match_python_chess(shared_pgn, name):
     assert [g.fens() for g in read_file(shared_pgn / name)] == python_chess_fens(shared_pgn / name)
 
 
+@pytest.mark.slow
 def test_big_lichess_file_matches_the_tracker(shared_pgn):
     # the tracker itself is checked against python-chess on this file in test_tracker_games
     games = read_file(shared_pgn / "lichess-2025-05-438games.pgn")
@@ -52,6 +54,7 @@ def test_big_lichess_file_matches_the_tracker(shared_pgn):
     assert games[0].moves[:3] == ["e4", "e5", "Nf3"] and games[0].result == "0-1"
 
 
+@pytest.mark.slow
 def test_every_shared_file_reads_without_errors(shared_pgn):
     counts = {}
     for path in sorted(shared_pgn.glob("*.pgn")):
@@ -218,6 +221,7 @@ def test_decode_falls_back_to_latin1():
     assert decode("\ufeff1. e4".encode("utf-8")) == "1. e4"
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list('[]{}()"\\;$%.*01/-abcdeNKQ x\n12345678=+#!?')), max_size=80))
 def test_any_text_reads_and_replays_or_raises_pgn_error(text):

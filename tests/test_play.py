@@ -1,6 +1,6 @@
 """Played games through the server, in process: several sessions on StringTransports, a fake clock.
 
-Covers issue 4 end to end except the real-socket runs (tests/test_play_integration.py):
+Covers played games end to end except the real-socket runs (tests/test_play_integration.py):
 challenges, moves refused or made, every kind of game end with its FICS
 announcement reaching players and observers, clocks and flag fall driven by
 hand, boards in style 1 and 12 with the FEN line of ``showfen``, observing,
@@ -399,6 +399,7 @@ def test_a_registered_player_leaving_a_guest_forfeits():
     assert len(table.server.adjourned) == 0
 
 
+@pytest.mark.slow
 def test_the_last_board_of_a_finished_game_shows_no_clock_running(table):
     game = table.start("1 0")
     table.bob.command("style 12")

@@ -38,6 +38,7 @@ def _start(white, black, names, time="0 0"):
     white.read_until(white.prompt)
 
 
+@pytest.mark.slow
 def test_whole_game_to_checkmate_with_an_observer(server):
     alice, bob, carol = _sessions(server, "alice", "bob", "carol")
     try:
@@ -97,6 +98,7 @@ def test_observer_style12_lines_equal_fen_after_every_ply(server, shared_pgn):
             client.close()
 
 
+@pytest.mark.slow
 def test_disconnect_adjourns_and_resume_continues_over_real_sockets(tmp_path):
     passwords = {"alice": "ecila", "bob": "bob!"}
     config = tmp_path / "accounts.toml"

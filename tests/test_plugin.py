@@ -28,7 +28,7 @@ from conftest import missing
 
 REPO = Path(__file__).resolve().parents[1]
 PLUGIN = "twisted/plugins/ficsfen_plugin.py"
-TIMEOUT = 20.0  # guards against a hang only
+TIMEOUT = 60.0  # guards against a hang only
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +72,7 @@ def _python(site: Path, *args: str, **extra: str) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_plugin_is_discovered_from_the_installed_wheel(installed):
     code = (
         "import ficsfen\n"
@@ -90,6 +91,7 @@ def test_plugin_is_discovered_from_the_installed_wheel(installed):
     assert options == "Options"
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_py_typed_and_its_license_and_bounds(installed):
     from email.parser import Parser
 
@@ -106,6 +108,7 @@ def test_the_wheel_ships_py_typed_and_its_license_and_bounds(installed):
     assert requires["chess"] == SpecifierSet(">=1.10,<2")  # we read python-chess's private tables
 
 
+@pytest.mark.slow
 def test_twist_ficsfen_help_in_english_and_french(installed):
     result = _python(installed, "-m", "twisted", "ficsfen", "--help")
     assert result.returncode == 0, result.stderr
@@ -148,6 +151,7 @@ def _read_until(sock: socket.socket, marker: bytes) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed, tmp_path):
     port, feed_port = _free_port(), _free_port()
     # the store's default place, under a private $XDG_DATA_HOME

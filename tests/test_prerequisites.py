@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 TESTS = Path(__file__).resolve().parent
 
 USES_SHARED = '''

@@ -304,6 +304,7 @@ def all_findings() -> list[Finding]:
     return sorted(set(found), key=lambda f: (f.path, f.line, f.text))
 
 
+@pytest.mark.slow
 def test_no_private_name_of_a_dependency_is_used():
     found = [f for f in all_findings() if (f.path, f.text) not in ALLOWED]
     assert not found, "private names of dependencies:\n" + "\n".join(map(str, found))

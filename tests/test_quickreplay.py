@@ -101,6 +101,7 @@ def piece_texts(board: chess.Board, move: chess.Move) -> list[str]:
     return [letter + to, letter + origin[0] + to, letter + origin + to, move.uci()]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(start=st.sampled_from(STARTS), data=st.data())
 def test_random_games_with_illegal_and_odd_moves_give_the_same_fens_boards_and_errors(start, data):
@@ -135,6 +136,7 @@ def test_every_pseudo_legal_first_move_written_every_way(start):
         same(start, [board.san(move)])
 
 
+@pytest.mark.slow
 def test_real_games_give_the_same_fens_as_the_usual_path_and_python_chess(shared_pgn):
     plies = 0
     for game in read_file(shared_pgn / "lichess-2013-100games.pgn"):

@@ -1,4 +1,4 @@
-"""A crowd arriving at once (issue 11's ramp): newcomers queued after the players
+"""A crowd arriving at once (an attack's ramp): newcomers queued after the players
 already there, ``who`` renewed at most once a second while the listing keeps
 changing, and a bounded number of connections accepted per reactor turn."""
 
@@ -174,14 +174,14 @@ def test_a_port_accepts_at_most_its_limit_per_turn_on_loopback():
     try:
         assert isinstance(port, AcceptLimitedPort)
         address = port.getHost()
-        clients = [socket.create_connection((address.host, address.port), timeout=5) for _ in range(8)]
+        clients = [socket.create_connection((address.host, address.port), timeout=60) for _ in range(8)]
         counts = []
         for _ in range(4):
             before = len(factory.made)
             port.doRead()  # what the reactor calls when the listening socket is readable
             counts.append(len(factory.made) - before)
         assert counts == [3, 3, 2, 0]
-        # Its connections keep no log prefix or repr of their own (issue 11, memory).
+        # Its connections keep no log prefix or repr of their own (memory after an attack).
         connection = factory.made[0]
         assert isinstance(connection, Connection) and type(connection) is port.transport
         assert "logstr" not in vars(connection) and "repstr" not in vars(connection)

@@ -1,4 +1,4 @@
-"""Seeks (issue 13): parsing, the table, and seek/unseek/sought/play on a server with a fake clock."""
+"""Seeks: parsing, the table, and seek/unseek/sought/play on a server with a fake clock."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ def fen_line(client, args=""):
     return lines[1]
 
 
+@pytest.mark.slow
 def test_guest_login_help_and_language(served):
     with served.connect() as c:
         handle = c.login()
@@ -91,6 +92,7 @@ def test_garbage_iac_noise_and_a_100_kb_line_leave_everything_working(served):
         assert "You are not playing" in other.command("fen")
 
 
+@pytest.mark.slow
 def test_bad_config_is_reported_in_the_operators_language(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("[limits]\nline_length = -3\n")
@@ -104,6 +106,7 @@ def test_bad_config_is_reported_in_the_operators_language(tmp_path):
         assert expected in done.stderr
 
 
+@pytest.mark.slow
 def test_sigint_and_sigterm_shut_down_cleanly():
     # A runner started in the background by a shell ignores SIGINT, and a child
     # inherits that (Twisted then leaves SIGINT alone, as it should): start the
@@ -130,6 +133,7 @@ def _shut_down_by_each_signal():
             process.stop()
 
 
+@pytest.mark.slow
 def test_bad_endpoint_exits_2():
     code = "import sys; from ficsfen.server.serve import main; sys.exit(main(sys.argv[1:]))"
     done = subprocess.run([sys.executable, "-c", code, "--listen", "nonsense:1"],
@@ -138,6 +142,7 @@ def test_bad_endpoint_exits_2():
     assert 'Bad endpoint "nonsense:1"' in done.stderr
 
 
+@pytest.mark.slow
 def test_feed_reports_the_moves_of_an_examined_game():
     feed = "tcp:interface=127.0.0.1:port=0"
     with ServerProcess("--feed", feed, listeners=2) as process:
@@ -155,6 +160,7 @@ def test_feed_reports_the_moves_of_an_examined_game():
     assert (move["type"], move["san"], move["fen"]) == ("move", "e4", AFTER_E4)
 
 
+@pytest.mark.slow
 def test_registered_account_logs_in_with_a_hidden_password(tmp_path):
     config = tmp_path / "accounts.toml"
     config.write_text(f'[accounts]\nalice = "{hash_password("s3cret", iterations=2000)}"\n')

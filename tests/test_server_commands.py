@@ -1,4 +1,4 @@
-"""Commands of issue 3, driven in-process through the telnet protocol."""
+"""The server's commands (fen, help, examine, who, games...), driven in-process through the telnet protocol."""
 
 from __future__ import annotations
 

@@ -12,7 +12,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 
 def test_soak_runs_with_tiny_numbers_and_the_server_survives(tmp_path):

@@ -187,6 +187,7 @@ json_values = st.none() | st.booleans() | st.integers(-2**53, 2**53) | st.text()
     allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.dictionaries(st.text(), json_values, max_size=8))
 def test_any_json_settings_round_trip(reactor, store, settings_):

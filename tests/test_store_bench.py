@@ -6,7 +6,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 
 def test_store_writes_bench_reports_every_move_and_grouped_commits():

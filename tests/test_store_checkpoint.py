@@ -72,6 +72,7 @@ def test_a_tool_beside_the_server_keeps_sqlite_checkpoints(reactor, path):
         wait_for(reactor, store.close())
 
 
+@pytest.mark.slow
 def test_the_log_stays_bounded_under_sustained_scattered_writes(reactor, tmp_path):
     """The same load twice: with the checkpointer the log starts again from its
     beginning every few dozen commits; with no checkpoint at all (what the writer

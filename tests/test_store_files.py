@@ -83,6 +83,7 @@ KILLED_AFTER_ACK = """
 """
 
 
+@pytest.mark.slow
 def test_an_acknowledged_move_survives_kill_9(reactor, tmp_path):
     path = tmp_path / "data.sqlite3"
     process = child(KILLED_AFTER_ACK, str(path), "40")
@@ -113,6 +114,7 @@ HOLDER = """
 """
 
 
+@pytest.mark.slow
 def test_a_second_server_on_the_same_file_is_refused_with_the_holder(reactor, tmp_path):
     path = tmp_path / "data.sqlite3"
     holder = child(HOLDER, str(path))

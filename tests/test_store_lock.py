@@ -84,6 +84,7 @@ def _sans(data):
         return [san for san, in db.execute("SELECT san FROM moves ORDER BY ply")]
 
 
+@pytest.mark.slow
 def test_a_second_server_by_a_link_or_a_relative_path_is_refused_and_the_game_goes_on(tmp_path):
     config = tmp_path / "accounts.toml"
     config.write_text("[accounts]\n" + "".join(
@@ -275,6 +276,7 @@ def test_an_empty_data_file_is_noted_a_new_one_is_not(reactor, tmp_path):
         wait_for(reactor, store.close())
 
 
+@pytest.mark.slow
 def test_serve_logs_an_empty_data_file(tmp_path):
     empty = tmp_path / "empty.sqlite3"
     empty.touch()

@@ -128,6 +128,7 @@ def test_a_tool_opening_beside_the_server_reads_the_log_and_leaves_it(reactor, s
     assert len(rows(path, "move_log", game_id)) == 4
 
 
+@pytest.mark.slow
 def test_the_log_is_cut_from_its_start_and_never_loses_a_game_in_play(reactor, path,
                                                                        monkeypatch):
     """Random games started, moved, taken back, adjourned, resumed, ended and the

@@ -1,4 +1,4 @@
-"""What a mover and the others see of a move the store keeps (issue 10).
+"""What a mover and the others see of a move the store keeps.
 
 The mover's board comes back once the move is committed, and with it the
 prompt: one prompt, after the board, as FICS answers a move, not an empty

@@ -56,6 +56,7 @@ def ficsfen(*args: str) -> list[str]:
     return [sys.executable, "-m", "ficsfen", *args]
 
 
+@pytest.mark.slow
 def test_serve_names_a_read_only_file_system_and_the_tools_still_read(tmp_path):
     folder = tmp_path / "ro"
     folder.mkdir()

@@ -84,6 +84,7 @@ def test_data_option_values():
 # -- serving with a store -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_serve_keeps_its_data_file_and_imports_the_toml_accounts(tmp_path):
     path = tmp_path / "data" / "ficsfen.sqlite3"
     cfg = tmp_path / "ficsfen.toml"
@@ -103,6 +104,7 @@ def test_serve_keeps_its_data_file_and_imports_the_toml_accounts(tmp_path):
     assert not path.with_name(path.name + "-wal").exists()  # closed, not killed
 
 
+@pytest.mark.slow
 def test_serve_without_a_data_file(tmp_path):
     with ServerProcess("--data", "none") as process:
         pass
@@ -120,6 +122,7 @@ HOLDER = """
 """
 
 
+@pytest.mark.slow
 def test_serve_on_a_file_another_server_holds_exits_1_with_one_line(tmp_path):
     path = tmp_path / "data.sqlite3"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(HOLDER), str(path)],
@@ -139,6 +142,7 @@ def test_serve_on_a_file_another_server_holds_exits_1_with_one_line(tmp_path):
         holder.communicate("\n", timeout=TIMEOUT)
 
 
+@pytest.mark.slow
 def test_serve_on_a_corrupt_or_newer_file_exits_1(tmp_path):
     noise = tmp_path / "noise.sqlite3"
     noise.write_bytes(b"\x00garbage" * 512)
@@ -153,6 +157,7 @@ def test_serve_on_a_corrupt_or_newer_file_exits_1(tmp_path):
     assert done.returncode == 1 and "écrit par une version plus récente de ficsfen" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_store_left_by_a_killed_server_opens_again(tmp_path):
     path = tmp_path / "data.sqlite3"
     process = ServerProcess("--data", str(path))

@@ -1,4 +1,4 @@
-"""Seeks and talk over real sockets (issue 13): ``ficsfen serve`` on a loopback port.
+"""Seeks and talk over real sockets: ``ficsfen serve`` on a loopback port.
 
 Two guests meet through seek/sought/play and play a game; <s> lines are read
 the way pychess reads them; tells, says, kibitzes and channel messages
@@ -62,6 +62,7 @@ def server(tmp_path_factory):
         yield process
 
 
+@pytest.mark.slow
 def test_two_guests_meet_through_seek_sought_play_and_play(server):
     with server.connect() as a, server.connect() as b, server.connect() as graph:
         alice, bob = a.login(), b.login()

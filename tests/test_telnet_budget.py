@@ -120,6 +120,7 @@ _TEXT = st.sampled_from([b"fen", b"examine", b"e4", b"who", b"xyz", b"games", b"
 _PIECES = st.lists(st.one_of(_TELNET, _TEXT, st.binary(max_size=8)), min_size=1, max_size=60)
 
 
+@pytest.mark.slow
 @given(_PIECES, st.data())
 @settings(max_examples=80, deadline=None)
 def test_the_telnet_budget_gives_the_same_session_as_no_budget(pieces, data):
@@ -166,6 +167,7 @@ def test_the_telnet_budget_gives_the_same_session_as_no_budget(pieces, data):
 
 # -- a real server on loopback -------------------------------------------------
 
+@pytest.mark.slow
 def test_a_real_server_holds_a_negotiation_flood_and_reads_it_later(tmp_path):
     config = tmp_path / "ficsfen.toml"
     config.write_text("[limits]\ntelnet_rate = 2000\ntelnet_burst = 1000\n")

@@ -51,7 +51,7 @@ def test_guest_login_fics_wording(server):
     text = client.output()
     assert f"**** Starting FICS session as {handle}(U) ****" in text
     assert text.endswith(PROMPT)
-    assert server.session(handle) is not None
+    assert server.sessions.get(handle) is not None
 
 
 def test_every_line_ends_with_cr_lf(server):
@@ -138,7 +138,7 @@ def test_idle_timeout_and_activity_resets_it():
     clock.advance(101)
     assert "Auto-logout because you were idle more than 10 minutes" in client.output()
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def _aborted_lines(events):
@@ -169,7 +169,7 @@ def test_a_client_that_does_not_read_is_aborted_a_grace_after_its_idle_logout():
     peer = client.protocol.protocol.peer
     assert _aborted_lines(events) == [
         f"aborted {peer}: closed 10 s ago, its output still unsent (limits.close_grace)"]
-    assert len(server) == 0 and len(client.protocol.factory.closing) == 0
+    assert len(server.sessions) == 0 and len(client.protocol.factory.closing) == 0
 
 
 def test_a_client_that_reads_closes_as_usual_and_zero_grace_waits_for_the_system():
@@ -223,7 +223,7 @@ def test_registered_account_password_is_hidden_with_will_wont_echo():
     client.send("s3cret")
     out = client.raw_output().decode()
     assert "Starting FICS session as alice ****" in out  # registered: no (U)
-    assert server.session("alice").registered
+    assert server.sessions.get("alice").registered
 
 
 def test_disconnect_before_return_releases_the_name(server):
@@ -304,6 +304,7 @@ def test_decode_line_falls_back_to_latin1_per_byte():
     assert decode_line(b"x\x9b2Jy\xc2\x9bz") == "x2Jyz"  # C1 controls (CSI) dropped
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=300))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @example(b"\xff\xfa")  # IAC SB, never ended
@@ -391,7 +392,7 @@ def test_quit_and_its_aliases(server, word):
     text = client.output()
     assert "Logging you out." in text and not text.endswith(PROMPT)
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def test_disconnect_ends_the_examined_game_and_frees_its_number(server):
@@ -417,6 +418,7 @@ def test_decode_line_keeps_valid_utf8(text):
     assert decode_line(text.encode("utf-8")) == expected
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=200))
 def test_decode_line_never_raises(data):
     assert isinstance(decode_line(data), str)
@@ -427,6 +429,7 @@ _WORDS = st.sampled_from(["fen", "who", "examine", "e4", "c5", "backward", "set 
 _ENDS = st.sampled_from([b"\r\n", b"\n", b"\r\0", b"\r", b"\r" + IAC + b"\xf1"])
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(_WORDS, _ENDS), min_size=1, max_size=12), st.data())
 @settings(max_examples=60, deadline=None)
 def test_how_bytes_are_split_into_packets_does_not_matter(lines, data):

@@ -1,4 +1,4 @@
-"""Timeouts: many connections' timeouts of one length behind one timer (issue 11, memory)."""
+"""Timeouts: many connections' timeouts of one length behind one timer (memory after an attack)."""
 
 from __future__ import annotations
 

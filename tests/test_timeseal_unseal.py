@@ -30,6 +30,7 @@ def _encode(text: bytes, stamp: bytes, filler: bytes, offset: int) -> bytes:
 _text = st.binary(max_size=70).map(lambda b: bytes(c & 0x7F for c in b))
 
 
+@pytest.mark.slow
 @given(text=_text, stamp=st.integers(0, 10**13), offset=st.integers(0, 49),
        filler=st.binary(min_size=1, max_size=3))
 def test_unseal_gives_the_text_and_the_stamp_digits(text, stamp, offset, filler):
@@ -48,6 +49,7 @@ def test_unseal_every_offset_and_block_count(text, offset):
     assert timeseal.decode(_encode(text, b"1234567", b"1", offset)[:-1]) == (text, 1234567)
 
 
+@pytest.mark.slow
 @given(line=st.binary(max_size=80), offset=st.integers(0, 49), where=st.integers(0, 79),
        byte=st.integers(0, 255))
 def test_unseal_rejects_what_decode_rejects(line, offset, where, byte):

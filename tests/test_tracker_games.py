@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import chess
 import chess.pgn
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def python_chess_games(path):
             yield game
 
 
+@pytest.mark.slow
 def test_every_shared_game_matches_python_chess(shared_pgn):
     games = plies = 0
     for name in GAME_FILES:
@@ -83,6 +85,7 @@ def random_games(draw, max_plies: int = 120):
     return moves
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(random_games(), st.sampled_from(["san", "uci", "move"]))
 def test_random_legal_games_match_python_chess(moves, notation):
@@ -137,6 +140,7 @@ _MOVE_TEXT = st.builds(
 ) | st.sampled_from(["O-O", "O-O-O", "0-0", "0-0-0", "o-o", "o-o-o", "Kg1", "e1g1", "e1h1"])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(random_games(max_plies=80), st.lists(_MOVE_TEXT, min_size=1, max_size=30))
 def test_the_move_reader_agrees_with_python_chess_on_every_position(moves, texts):

@@ -4,6 +4,7 @@ cached outcome, and :func:`is_move_text` (the move grammar hosts share)."""
 from __future__ import annotations
 
 import chess
+import pytest
 from hypothesis import given, strategies as st
 
 from ficsfen.tracker import MalformedMoveError, MoveError, PlyHistory, Termination, Tracker, is_move_text, resolve
@@ -97,6 +98,7 @@ def test_outcome_agrees_with_python_chess_on_every_ending():
         assert t.outcome() is not None, name
 
 
+@pytest.mark.slow
 def test_outcome_agrees_with_python_chess_along_real_games(shared_pgn):
     from ficsfen.pgn import read_file
 

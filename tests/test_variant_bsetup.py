@@ -1,4 +1,4 @@
-"""``bsetup fr`` / ``bsetup zh``: set up a Chess960 or crazyhouse position and examine it (issue 12).
+"""``bsetup fr`` / ``bsetup zh``: set up a Chess960 or crazyhouse position and examine it.
 
 Each position is set up through the server, then a drop or a castling is
 played; ``fen``, ``fen shredder``, the ``<12>`` line and the ``<b1>``

@@ -92,12 +92,14 @@ def base_seed() -> int:
     return seed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["chess960", "crazyhouse"])
 def test_thousand_random_games(variant, base_seed):
     for n in range(GAMES):
         play(variant, base_seed + n, 6 + (base_seed + n) % 25, deep=n % 20 == 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["chess960", "crazyhouse"])
 def test_long_random_games_to_their_end(variant, base_seed):
     """Games played until python-chess ends them (or 400 plies), outcome compared."""
@@ -109,6 +111,7 @@ def test_long_random_games_to_their_end(variant, base_seed):
                 tracker.push(next(iter(board.pseudo_legal_moves), chess.Move.null()).uci())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["chess960", "crazyhouse"])
 def test_takeback_then_play_on(variant, base_seed):
     for n in range(40):
@@ -253,6 +256,7 @@ def _bench_module():
     return module
 
 
+@pytest.mark.slow
 def test_pgn_with_variant_tags_replays_like_python_chess(base_seed):
     bench = _bench_module()
     for variant in ("chess960", "crazyhouse"):

@@ -1,4 +1,4 @@
-"""Chess960 (``wild/fr``) and crazyhouse games on the server (issue 12, part 3).
+"""Chess960 (``wild/fr``) and crazyhouse games on the server.
 
 Games are made with python-chess's variant boards (a seeded player that
 mates when it can), played through the server by two players, and checked
@@ -404,6 +404,7 @@ def _telnet_game(process, words: str, board_of, want) -> None:
             client.close()
 
 
+@pytest.mark.slow
 def test_crazyhouse_to_mate_over_real_sockets(process):
     _telnet_game(process, "crazyhouse", lambda fen: chess.variant.CrazyhouseBoard(fen), _drops)
 

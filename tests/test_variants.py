@@ -271,6 +271,7 @@ def mutated(draw):
     return text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated(), st.sampled_from(["chess960", "crazyhouse"]))
 def test_near_valid_mutations(text, variant):
@@ -291,6 +292,7 @@ def test_castling_fields(castling, seed):
     _check(" ".join(fields), "chess960")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.text(alphabet="PNBRQKpnbrqk~[]1", max_size=8), st.sampled_from(SEEDS[3:]))
 def test_holdings_fields(holdings, seed):

@@ -32,7 +32,7 @@ class Connection(tcp.Server):
     Why: Twisted's ``Server`` keeps, for every connection, a log prefix
     (``"FicsTelnetTransport,1234,127.0.0.1"``) and a repr, two strings of
     about 90 bytes each in CPython's small-object arenas; an attack's 2,000
-    connections made 0.4 MB of them (docs/benchmarks.md, issue 11).  Here
+    connections made 0.4 MB of them (docs/benchmarks/memory.md).  Here
     the log prefix, which Twisted reads at every read and write, is the
     port's (``"ficsfen.server.telnet.FicsFactory,5000"``), and the repr is
     made when asked.  Twisted's ``__init__`` still makes both; they are

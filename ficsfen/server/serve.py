@@ -422,9 +422,10 @@ def space_full_collections(every: int = FULL_COLLECTION_EVERY) -> None:
     Why: with 1,000 sessions and their games, a full (generation 2) pass
     over the heap stops the reactor for 60-240 ms, and at CPython's default
     it came every few seconds, so a move now and then waited that long
-    (docs/benchmarks.md, issue 10: p99 windows of 87-230 ms with the
-    store on).  Young garbage is still collected as often as before; only
-    cycles that survived two generations wait longer to be freed.
+    (p99 windows of 87-230 ms with the store on at 2,000 moves/s:
+    docs/benchmarks/store.md).  Young garbage is still collected as often
+    as before; only cycles that survived two generations wait longer to be
+    freed.
     """
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, every)
@@ -437,7 +438,7 @@ def log_time(when: float | None) -> str:
     line, whose ``utcoffset`` CPython looks up under a new name string each
     time, and its type cache keeps the last of those strings.  During an
     attack's thousands of log lines they land in the attack's arenas and
-    then keep them after it (docs/benchmarks.md, issue 11).  The C
+    then keep them after it (docs/benchmarks/memory.md).  The C
     library's ``strftime`` reads the offset from the ``struct tm``.
     """
     if when is None:

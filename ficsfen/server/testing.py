@@ -45,13 +45,27 @@ _GUEST = re.compile(r'Press return to enter the server as "(\w+)"')
 
 
 def make_server(config: Config | None = None, *, clock: Clock | None = None, seed: int = 0,
-                **settings: Any) -> FicsServer:
-    """A server on a fake clock with seeded guest names; ``settings`` override config fields."""
+                store: Any = None, **settings: Any) -> FicsServer:
+    """A server on a fake clock with seeded guest names; ``settings`` override config fields.
+
+    ``store`` (an ``IStore``, or ``None``: nothing kept) is given to the server's services
+    as it is built (accounts and games read it from then on).
+
+    Its input scheduler measures no CPU time (its timer always reads 0): on a
+    fake clock, real time would decide which connection is heavy and when its
+    input runs.  A test of heavy connections sets ``FicsFactory(server).scheduler.timer``.
+    """
     config = config if config is not None else Config()
     if settings:
         config = replace(config, **settings)
-    return FicsServer(config, clock=clock if clock is not None else Clock(),
-                      rng=random.Random(seed))
+    server = FicsServer(config, clock=clock if clock is not None else Clock(),
+                        rng=random.Random(seed), store=store)
+    FicsFactory(server).scheduler.timer = _no_cpu
+    return server
+
+
+def _no_cpu() -> float:
+    return 0.0
 
 
 class FakeClient:
@@ -160,9 +174,11 @@ class ServerProcess:
     Use as a context manager; :attr:`port` is known once it has started.
     The child's log (stderr) is collected in :attr:`log_lines`.  It runs
     with ``--data none`` (no store) unless ``args`` give ``--data``.
+    ``timeout`` bounds each wait (the start, a read, the stop) so that a
+    broken test cannot hang; it is generous because a loaded machine is slow.
     """
 
-    def __init__(self, *args: str, timeout: float = 20.0, env: dict | None = None,
+    def __init__(self, *args: str, timeout: float = 60.0, env: dict | None = None,
                  listeners: int = 1) -> None:
         self.args = list(args)
         self.timeout = timeout
@@ -250,7 +266,7 @@ class ServerProcess:
 class TelnetClient:
     """A raw-socket client: send lines, read until some text arrives."""
 
-    def __init__(self, host: str, port: int, *, timeout: float = 10.0, prompt: str = "fics% ") -> None:
+    def __init__(self, host: str, port: int, *, timeout: float = 30.0, prompt: str = "fics% ") -> None:
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.timeout = timeout

@@ -5,11 +5,11 @@ methods of the reactor, an empty dict and two floats, about 450 bytes of
 CPython's small-object arenas; a cancelled one stays in the reactor's heap
 until it would have fired.  Two thousand hostile connections waiting at
 the login prompt made megabytes of them, and an arena made during an
-attack is kept as long as any block in it lives (docs/benchmarks.md,
-issue 11).  Every connection here waits the same ``seconds``, so the order
-in which they started is the order in which they expire: a dict in
-insertion order and one timer for its first deadline do the same work,
-for a dict slot and one float per connection.
+attack is kept as long as any block in it lives
+(docs/benchmarks/memory.md).  Every connection here waits the same
+``seconds``, so the order in which they started is the order in which
+they expire: a dict in insertion order and one timer for its first
+deadline do the same work, for a dict slot and one float per connection.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ _V1 = (
 # is the game's moves replayed from its start (``StoredGame.replay``), so the
 # column only repeated them.  It was two thirds of a row's bytes: three times
 # the file, and 5-8 us more of the writer's CPU per move (page splits, bytes
-# written and synced at each commit; docs/benchmarks.md).  Rebuilt rather than ``ALTER TABLE ...
+# written and synced at each commit; docs/benchmarks/store.md).  Rebuilt rather than ``ALTER TABLE ...
 # DROP COLUMN``, which SQLite only has since 3.35 (Python 3.11 may link an
 # older one).
 _V2 = (
@@ -139,7 +139,7 @@ _V2 = (
 # each of them lands in its own page of the table, so every commit wrote and
 # synced one 4 KiB page per game that moved.  Appended, a commit's moves
 # share the log's last page or two; a game's moves are copied once, together
-# (docs/store.md, docs/benchmarks.md).  ``moves`` becomes a view of every
+# (docs/store.md, docs/benchmarks/store.md).  ``moves`` becomes a view of every
 # acknowledged move: those of ``game_moves`` and those of the log whose game
 # is in play (the log keeps the rows of ended games until it is cut from its
 # start; see ``sqlite.py``).

@@ -543,7 +543,7 @@ class SQLiteStore:
                           record.end, tuple(MoveRecord(*m) for m in moves))
 
 
-# -- helpers of the writes (run in the writer thread) ----------------------------------
+# -- functions of the writes (run in the writer thread) ----------------------------------
 
 
 def _changing_account(name: str, sql: str, params: tuple[Any, ...]) -> Any:

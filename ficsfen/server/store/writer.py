@@ -1,60 +1,48 @@
 """The writer thread: one thread owns the write connection and commits in groups.
 
-The reactor never waits for the disk.  A write asked for in the reactor
-thread (:meth:`Writer.submit`) is kept until the end of the current reactor
-turn (one ``callLater(0)``), then the turn's writes are handed to the thread
-together.  The thread takes everything handed over since its last commit
-and runs it as **one transaction** (group commit): the moves of every game
-that moved during that turn, and of the turns that arrived while the
-previous commit was being written, share one ``COMMIT`` (one ``fsync`` with
-``synchronous=FULL``).  Consecutive writes of the same statement go through
-one statement: a one-row ``INSERT ... VALUES (?, ...)`` becomes one
-``INSERT`` of all their rows (:func:`rows_insert`), anything else one
-``executemany``.  Why: Python's ``sqlite3`` lets go of the GIL around each
-step of a statement, so ``executemany`` of a hundred moves is a hundred
-hand-overs of the GIL between this thread and the busy reactor (a context
-switch each, and a wait for the reactor's next release); one statement of a
-hundred rows is one.
+Contract (:class:`Writer`, used by :class:`~ficsfen.server.store.sqlite.SQLiteStore`):
 
-**Commits spaced under load.**  With ``commit_interval`` (seconds, the
-server's ``[storage] commit_interval_ms``) a hand-over comes at least that
-long after the previous one: a write asked for sooner waits in the reactor
-thread (one ``callLater``) and joins the next group.  A write that comes
-after a quiet spell is handed over at the end of its turn as before, so
-only a busy server waits.  Why: each commit costs the server far more
-than the moves in it (the thread's wake-up, its ``fsync``, four hand-overs
-of the GIL with the reactor, a reactor turn for the acknowledgements), and
-the longer the thread has slept, the dearer its commit: its caches are cold
-(in a replica, a commit of six moves took 48 µs of CPU back to back and
-149 µs after 3 ms asleep).  At 2,000 moves/s a commit per turn was ~750
-commits of ~2.6 moves a second; the server's default of 10 ms makes ~100
-commits of ~20 moves.  No write is acknowledged any sooner than before:
-only after its commit.
+- :meth:`Writer.submit` is called in the reactor thread and never waits for
+  the disk.  It returns a :class:`Deferred` that fires **in the reactor
+  thread, once the write is committed** (a fired Deferred means the write is
+  in the file), with the operation's result; or fails with a
+  :class:`~ficsfen.server.store.errors.StoreError`:
+  :class:`~ficsfen.server.store.errors.StoreClosedError` at once if the
+  writer is closing, the write's own error if it broke a constraint or was
+  refused (it is rolled back to its own savepoint; the other writes of its
+  group still commit), or every write of the group if the ``COMMIT`` itself
+  failed (disk full, I/O error).  Unexpected failures
+  (:class:`~ficsfen.server.store.errors.StoreWriteError`) are also logged.
+  Nothing an operation raises stops the thread.
+- Writes are committed in the order they were submitted.  The writes of one
+  reactor turn are handed to the thread together at the end of the turn,
+  and the thread commits everything handed over since its last commit as
+  one transaction (group commit).  Consecutive writes of the same one-row
+  ``INSERT ... VALUES (?, ...)`` become one multi-row ``INSERT``
+  (:func:`rows_insert`), other runs of one statement one ``executemany``.
+- With ``commit_interval`` (seconds, the server's ``[storage]
+  commit_interval_ms``) a hand-over comes at least that long after the
+  previous one: a write asked for sooner waits in the reactor thread (one
+  ``callLater``) and joins the next group.  A write after a quiet spell is
+  handed over at the end of its turn.  Nothing is acknowledged before its
+  commit.
+- The results of a commit come back with one ``reactor.callFromThread``.
+- The write connection runs no automatic checkpoint
+  (``wal_autocheckpoint = 0``): a :class:`Checkpointer`, with its own thread
+  and connection, copies the write-ahead log (``wal_checkpoint(PASSIVE)``)
+  every :data:`CHECKPOINT_EVERY` commits, and when it leaves a tail the
+  writer copies that tail itself between two commits, so the log stays
+  bounded and no commit waits for a whole checkpoint.
+- :meth:`Writer.close` commits what is queued, runs
+  ``wal_checkpoint(TRUNCATE)`` (a cleanly stopped server leaves an empty
+  log), stops the thread and closes the connection; its Deferred fires after
+  those of every write submitted before it.
 
-Once the transaction is committed the thread hands the results back with a
-single ``reactor.callFromThread``, and each write's :class:`Deferred` fires
-in the reactor thread: a Deferred that has fired means the write is in the
-file.  A write that fails (a broken constraint, a refused account change)
-is rolled back to its own savepoint and fails its own Deferred with a
-:class:`~ficsfen.server.store.errors.StoreError`; the others in the group
-still commit.  If the ``COMMIT`` itself fails (disk full, I/O error), every
-write of the group fails.  Nothing an operation raises stops the thread.
-
-**Checkpoints stay off the commit path.**  SQLite's automatic checkpoint
-runs inside the ``COMMIT`` that takes the write-ahead log past 1,000 pages:
-it copies every page of the log into the data file and fsyncs that file
-while the moves queued behind that commit wait (100-250 ms at 500 games).
-The write connection turns it off (``wal_autocheckpoint = 0``) and a
-:class:`Checkpointer`, with its own thread and connection, copies the log
-(``wal_checkpoint(PASSIVE)``, which never waits for the writer nor makes
-it wait) every :data:`CHECKPOINT_EVERY` commits.  The log can only start
-again from its beginning when a checkpoint has copied *all* of it, which a
-checkpointer racing a busy writer rarely does; so when its pass leaves a
-tail, the writer copies that tail itself, between two commits and after
-the first one's acknowledgements are on their way: a few commits' pages,
-not the whole log.  The log therefore stays bounded.  At close the writer
-runs ``wal_checkpoint(TRUNCATE)``: a cleanly stopped server leaves an
-empty log.
+Why groups, one statement per group and spaced commits: each commit costs
+the server far more than the moves in it (the thread's wake-up, an
+``fsync``, hand-overs of the GIL with the reactor, a reactor turn for the
+acknowledgements), and ``sqlite3`` lets go of the GIL around each step of a
+statement.  The figures are in ``docs/benchmarks/store.md``.
 """
 
 from __future__ import annotations
