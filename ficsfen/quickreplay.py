@@ -13,10 +13,10 @@ with the work that a one-way replay never needs left out:
   construction, with python-chess's attack tables) is played first and
   asked after, with python-chess's :meth:`chess.Board.was_into_check`,
   instead of :meth:`chess.Board.is_into_check` before: the same rule, the
-  same verdict on a pseudo-legal move, about half the work.  When the
-  answer is no, the position before the move is rebuilt from its FEN and
-  the move resolved there the usual way, which raises the error the usual
-  path raises.
+  same verdict on a pseudo-legal move, about half the work.  When it left
+  the king in check, the position before the move is rebuilt from its FEN
+  and the move resolved there the usual way, which raises the error the
+  usual path raises.
 - Everything else (castling, coordinates, ambiguous or unreachable pieces,
   malformed text, null moves) goes through :func:`~ficsfen.movetext.resolve`
   as before, then is played the same way.
@@ -83,7 +83,9 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
     :class:`~ficsfen.trackererrors.MoveError` to refuse it).  A refused
     move raises the :class:`~ficsfen.trackererrors.MoveError` that
     ``resolve`` raises on that position, after the FENs of the moves
-    before it.  While the generator runs, ``board`` holds the position of
+    before it (:class:`AssertionError` if ``resolve`` took a move that
+    ``was_into_check`` refused, which python-chess's rules rule out).
+    While the generator runs, ``board`` holds the position of
     the last FEN yielded, pieces, turn, rights, en passant square, clocks
     and promoted mask as ``push`` leaves them; its ``move_stack`` is not
     kept, so ``pop``, repetition and outcome queries are not to be used on
@@ -99,8 +101,8 @@ def replay_standard(board: chess.Board, fen: str, moves: Iterable[str], nulls: f
     fields = fen.split(" ", 1)[0].split("/")  # fields[7 - r]: rank r + 1 as FEN writes it
     rows = [expand_rank(fields[7 - r]) for r in range(8)]  # rows[r]: rank r + 1, "." for empty
     bb = _BB
-    parts_of = _PARSED.get
-    compressed = _ROWS.get
+    parts_of = _PARSED.get  # movetext's cache of move texts read, then its reader
+    compressed = _ROWS.get  # fenbuilder's cache of compressed ranks, then compress_rank
     for text in moves:
         turn = board.turn
         co = board.occupied_co
