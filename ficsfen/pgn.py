@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING
 import chess
 
 from ficsfen.fen import STARTING_FEN, FenError, parse
+from ficsfen.fenbuilder import VariantFenBuilder
 from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.movetext import resolve
 from ficsfen.pgnlex import ScanCount, Source, lines_of, tokens
 from ficsfen.quickreplay import replay_standard
-from ficsfen.tracker import IllegalMoveError, MoveError, VariantFenBuilder, resolve
+from ficsfen.trackererrors import IllegalMoveError, MoveError
 from ficsfen.variants import UnknownVariantError, Variant, parse_variant, variant_named
 
 __all__ = ["NULL_MOVES", "PgnError", "PgnGame", "ScanCount", "decode", "iter_file", "iter_games", "read_file",
