@@ -46,7 +46,8 @@ class GameReads:
         return None if row is None else self._with_moves(row)
 
     def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
-        where, params = "status != 'finished'", ()
+        where = "status != 'finished'"
+        params: tuple[str, ...] = ()
         if name is not None:
             where += " AND (white_key = ? OR black_key = ?)"
             params = (fold(name), fold(name))
@@ -76,7 +77,8 @@ class GameReads:
         return None
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
-        where, params = "status = 'finished' AND result != '*'", ()
+        where = "status = 'finished' AND result != '*'"
+        params: tuple[str, ...] = ()
         if name is not None:
             where += " AND (white_key = ? OR black_key = ?)"
             params = (fold(name), fold(name))

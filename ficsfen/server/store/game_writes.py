@@ -226,7 +226,7 @@ def _by_ids(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> None:
         return
     text = sql.format(_ID_MARKS)
     for start in range(0, len(ids), _IDS_PER_STATEMENT):
-        chunk = list(ids[start:start + _IDS_PER_STATEMENT])
+        chunk: list[int | None] = list(ids[start:start + _IDS_PER_STATEMENT])
         chunk.extend([None] * (_IDS_PER_STATEMENT - len(chunk)))
         conn.execute(text, chunk)
 

@@ -124,7 +124,7 @@ class SQLiteStore:
     @classmethod
     def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
              synchronous: str = "full", commit_interval: float = 0.0,
-             read_only: bool = False) -> "SQLiteStore":
+             read_only: bool = False) -> SQLiteStore:
         """Open (creating it and its folder if need be) and migrate the data file.
 
         ``reactor`` provides ``callLater`` and ``callFromThread``.  The
@@ -206,7 +206,7 @@ class SQLiteStore:
                    commit_interval=commit_interval, notices=notices)
 
     @classmethod
-    def _open_read_only(cls, path: Path, *, reactor: Any) -> "SQLiteStore":
+    def _open_read_only(cls, path: Path, *, reactor: Any) -> SQLiteStore:
         real = Path(os.path.realpath(path))
         if real.is_dir():
             raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
@@ -243,7 +243,12 @@ class SQLiteStore:
             self._closing = self._writer.close()
             self._closing.addBoth(self._release_lock)
         done: Deferred[None] = Deferred()
-        self._closing.addBoth(lambda result: (done.callback(None), result)[1])
+
+        def closed(result: object) -> object:
+            done.callback(None)
+            return result
+
+        self._closing.addBoth(closed)
         return done
 
     def _release_lock(self, result: Any) -> Any:
