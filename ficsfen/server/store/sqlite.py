@@ -163,7 +163,7 @@ class SQLiteStore:
     @classmethod
     def open(cls, path: Path | str, *, reactor: Any, exclusive: bool = True,
              synchronous: str = "full", commit_interval: float = 0.0,
-             read_only: bool = False) -> "SQLiteStore":
+             read_only: bool = False) -> SQLiteStore:
         """Open (creating it and its folder if need be) and migrate the data file.
 
         ``reactor`` provides ``callLater`` and ``callFromThread``.  The
@@ -245,7 +245,7 @@ class SQLiteStore:
                    commit_interval=commit_interval, notices=notices)
 
     @classmethod
-    def _open_read_only(cls, path: Path, *, reactor: Any) -> "SQLiteStore":
+    def _open_read_only(cls, path: Path, *, reactor: Any) -> SQLiteStore:
         real = Path(os.path.realpath(path))
         if real.is_dir():
             raise StoreOpenError.because(path, os.strerror(errno.EISDIR))
@@ -282,7 +282,12 @@ class SQLiteStore:
             self._closing = self._writer.close()
             self._closing.addBoth(self._release_lock)
         done: Deferred[None] = Deferred()
-        self._closing.addBoth(lambda result: (done.callback(None), result)[1])
+
+        def closed(result: object) -> object:
+            done.callback(None)
+            return result
+
+        self._closing.addBoth(closed)
         return done
 
     def _release_lock(self, result: Any) -> Any:
@@ -492,7 +497,8 @@ class SQLiteStore:
         return None if row is None else self._with_moves(row)
 
     def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
-        where, params = "status != 'finished'", ()
+        where = "status != 'finished'"
+        params: tuple[str, ...] = ()
         if name is not None:
             where += " AND (white_key = ? OR black_key = ?)"
             params = (fold(name), fold(name))
@@ -522,7 +528,8 @@ class SQLiteStore:
         return None
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
-        where, params = "status = 'finished' AND result != '*'", ()
+        where = "status = 'finished' AND result != '*'"
+        params: tuple[str, ...] = ()
         if name is not None:
             where += " AND (white_key = ? OR black_key = ?)"
             params = (fold(name), fold(name))
@@ -573,7 +580,7 @@ def _by_ids(conn: sqlite3.Connection, sql: str, ids: Sequence[int]) -> None:
         return
     text = sql.format(_ID_MARKS)
     for start in range(0, len(ids), _IDS_PER_STATEMENT):
-        chunk = list(ids[start:start + _IDS_PER_STATEMENT])
+        chunk: list[int | None] = list(ids[start:start + _IDS_PER_STATEMENT])
         chunk.extend([None] * (_IDS_PER_STATEMENT - len(chunk)))
         conn.execute(text, chunk)
 
