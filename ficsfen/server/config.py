@@ -187,11 +187,11 @@ class Config:
     commit_interval_ms: int = 10
     source: Path | None = None
 
-    def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":
+    def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> Config:
         """A copy listening on ``endpoints`` instead (``--listen``)."""
         return replace(self, listen=tuple(endpoints))
 
-    def with_data_file(self, path: Path | None) -> "Config":
+    def with_data_file(self, path: Path | None) -> Config:
         """A copy keeping its data in ``path`` instead, or nowhere if ``None`` (``--data``)."""
         return replace(self, data_file=path)
 
