@@ -22,6 +22,7 @@ from ficsfen.server.boards import (
 )
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.games import PlayedGame
+from ficsfen.server.renderer import BoardRenderer
 
 
 def new_game(minutes=5, increment=0, fen=None):
@@ -89,12 +90,13 @@ def test_castling_flags_clocks_and_ticking():
 
 def test_frame_is_shared_between_viewers():
     _, game = new_game()
-    frame = game.style12_frame()
-    assert game.style12_frame() is frame
+    renderer = BoardRenderer()
+    frame = renderer.style12_frame(game)
+    assert renderer.style12_frame(game) is frame
     a = frame.line(0, False)
     assert frame.line(0, 0) is a
     play(game, "d4")
-    assert game.style12_frame() is not frame
+    assert renderer.style12_frame(game) is not frame
 
 
 def test_verbose_moves():
@@ -160,7 +162,7 @@ def test_style1_from_each_side_and_in_french():
     assert french[3].endswith("Coup n°\u202f: 1 (Noirs)")
     assert french[5].endswith("Coup des Blancs\u202f: 'e4      (0:03)'")
     assert french[3].split("|")[:9] == white[3].split("|")[:9]  # same board, other labels
-    assert game.style1(flipped=False, lang="en") == "\n".join(white)
+    assert BoardRenderer().style1(game, flipped=False, lang="en") == "\n".join(white)
 
 
 def test_fen_from_style12_rejects_garbage():

@@ -166,7 +166,7 @@ def test_observers_with_and_without_ms_share_the_fanout_by_group():
     room.alice.command("e4")
     lines = {c.session.ivars["ms"]: boards12(c.output())[0] for c in others}
     assert lines[True].white_clock == 300000 and lines[False].white_clock == 300
-    groups = room.server._observer_groups(room.server.directory.game_of("alice"), ["alice", "bob"])
+    groups = room.server.broadcaster.observer_groups(room.server.directory.game_of("alice"), ["alice", "bob"])
     assert sorted(len(members) for _, members in groups) == [3, 3]
 
 

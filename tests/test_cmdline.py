@@ -251,7 +251,7 @@ def test_pin_announces_arrivals_and_departures(server, alice):
     watcher = connect(server)
     watcher.login("dave")
     assert "<wa>" not in watcher.output()  # pin off: nothing
-    line = server.pin_arrival(alice.session)
+    line = server.sessions.pin_arrival(alice.session)
     assert re.fullmatch(r"<wa> ([A-Za-z]+)([\^~:\#. &])(\d{2})" + r"(\d{1,4})([P E])" * 8
                         + r"(\d{1,4})([PE]?)", line)
 
@@ -322,11 +322,11 @@ def test_a_line_without_an_id_is_code_519(alice, line):
 
 
 def test_line_too_long_hook(server, alice):
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert alice.output() == (f"Your line was longer than {server.config.max_line} bytes "
                               "and has been ignored.\nfics% ")
     blocked(alice)
-    server.line_too_long(alice.session)
+    server.dispatcher.line_too_long(alice.session)
     assert one_frame(alice.output())[:2] == (0, block.LINE_TOO_LONG)
 
 
@@ -418,7 +418,7 @@ def test_no_line_crashes_block_mode(line):
 def test_pin_set_before_login_is_honoured(server, alice):
     """``%b`` at the login prompt sets ivars directly; arrival picks them up."""
     alice.session.preset_ivars({"pin": True})
-    server.arrived(alice.session)
+    server.sessions.arrived(alice.session)
     alice.output()
     carol = connect(server)
     carol.login("carol")

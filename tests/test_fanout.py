@@ -28,13 +28,13 @@ def test_a_move_is_formatted_once_per_style_language_and_showfen_not_per_observe
             c.command(line)
         watchers.append((c, settings[i % len(settings)]))
     calls = []
-    original = server.board_text
+    original = server.broadcaster.board_text
 
     def counting(session, game, **kw):
         calls.append((session.style, session.lang, session.showfen))
         return original(session, game, **kw)
 
-    server.board_text = counting
+    server.broadcaster.board_text = counting
     alice.command("e4")
     # alice (caller) and bob, then three distinct observer views: style 12 ignores the
     # language when there is no note, style 1 does not.

@@ -152,7 +152,7 @@ def test_output_past_the_cap_closes_the_connection_with_a_log_line(log_events):
         assert handle in texts[0] and "127.0.0.1:40000" in texts[0]
         assert int(texts[0].split(", ")[1].split()[0]) > 200_000  # the size
         reactor.advance(0)  # connectionLost: the session ends
-        assert server.session(handle) is None
+        assert server.sessions.get(handle) is None
     finally:
         a.close()
         b.close()
@@ -326,13 +326,13 @@ class _CpuTimer:
 def _costly_commands(server, cost: float) -> _CpuTimer:
     timer = _CpuTimer()
     FicsFactory(server).scheduler.timer = timer  # the server's one scheduler
-    execute = server.execute
+    execute = server.dispatcher.execute
 
     def costly(session, line):
         timer.now += cost
         execute(session, line)
 
-    server.execute = costly
+    server.dispatcher.execute = costly
     return timer
 
 

@@ -185,7 +185,7 @@ def test_a_game_whose_start_cannot_be_stored_never_starts(site):
         alice.output())
     assert "Your game with alice could not be started" in bob.output()
     assert len(site.server.directory) == 0 and len(site.server.adjourned) == 0
-    assert not site.server._busy("alice")
+    assert not site.server.games.busy("alice")
 
 
 def test_a_crash_brings_games_back_adjourned_at_the_last_stored_move(tmp_path, reactor):

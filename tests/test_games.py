@@ -9,6 +9,7 @@ from zope.interface import implementer
 from zope.interface.verify import verifyObject
 
 from ficsfen.server.boards import fen_from_style12, style12
+from ficsfen.server.renderer import BoardRenderer
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.games import (
     AdjournedGames,
@@ -29,14 +30,15 @@ class Recorder:
     """Keeps what a host would have sent: <12> lines seen by an observer, results."""
 
     def __init__(self):
+        self.renderer = BoardRenderer()
         self.boards: list[str] = []
         self.results: list[str] = []
         self.results_fr: list[str] = []
 
-    def boardChanged(self, game):
-        self.boards.append(game.style12_frame().line(0, False))
+    def board_changed(self, game):
+        self.boards.append(self.renderer.style12_frame(game).line(0, False))
 
-    def gameEnded(self, game, result):
+    def game_ended(self, game, result):
         self.results.append(result.announcement(game).render("en"))
         self.results_fr.append(result.announcement(game).render("fr"))
 
@@ -287,11 +289,12 @@ def test_adjourn_by_agreement():
 def test_boards_are_built_once_per_move():
     _, game, _ = new_game()
     play(game, "e4")
-    frame = game.style12_frame()
+    renderer = BoardRenderer()
+    frame = renderer.style12_frame(game)
     lines = {frame.line(0, False) for _ in range(1000)}
-    assert len(lines) == 1 and game.style12_frame() is frame
-    a = game.style1(flipped=True, lang="fr")
-    assert game.style1(flipped=True, lang="fr") is a
+    assert len(lines) == 1 and renderer.style12_frame(game) is frame
+    a = renderer.style1(game, flipped=True, lang="fr")
+    assert renderer.style1(game, flipped=True, lang="fr") is a
 
 
 def test_real_game_replay_keeps_style12_and_fen_in_step(shared_pgn):

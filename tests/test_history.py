@@ -76,10 +76,8 @@ def games(tmp_path):
 
 
 def server_on(games, **settings):
-    server = make_server(accounts={name: games.hash for name in ("alice", "bob", "carol")},
-                         **settings)
-    server.store = games.store
-    return server
+    return make_server(accounts={name: games.hash for name in ("alice", "bob", "carol")},
+                       store=games.store, **settings)
 
 
 def login(server, name=None, password=None):
@@ -356,8 +354,8 @@ def test_password_check_runs_in_the_password_pool(games):
     server = server_on(games)
     alice = login(server, "alice", PASSWORD)
     # The server's own clock is a test Clock (hashes inline): give it a real pool.
-    pool = server._password_pool = BackgroundPool(reactor, threads=1, nice=0,
-                                                  name="test-passwords")
+    pool = server.accounts._password_pool = BackgroundPool(reactor, threads=1, nice=0,
+                                                           name="test-passwords")
     history._new_hash = spy
     try:
         alice.command("password s3cret n3wer")

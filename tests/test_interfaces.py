@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from twisted.cred.checkers import ICredentialsChecker
 from twisted.internet.task import Clock
 from zope.interface.verify import verifyObject
 
@@ -14,7 +15,7 @@ from ficsfen.interfaces import ICaller, IClockedGame, IGame, IGameDirectory, IMo
 from ficsfen.server.challenges import Challenge
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.feed import GameFeed
-from ficsfen.server.games import IGameListener, PlayedGame
+from ficsfen.server.games import IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameEvents, IGameService,
                                        IPlayedGame, IPlayers, IServerCaller, IServerDirectory,
                                        IServerGame)
@@ -39,8 +40,13 @@ def test_examined_games_provide_what_commands_use():
 
 def test_the_server_and_its_parts_provide_their_interfaces():
     server = make_server()
-    for iface in (IPlayers, IBoards, IGameService, IGameListener):
-        assert verifyObject(iface, server)
+    assert verifyObject(IPlayers, server.sessions)
+    assert verifyObject(IBoards, server.broadcaster)
+    for iface in (IGameService, IGameListener, IMoveTiming):
+        assert verifyObject(iface, server.games)
+    for iface in (IPlayers, IBoards, IGameService):  # the services are, not the composition root
+        assert not iface.providedBy(server)
+    assert verifyObject(ICredentialsChecker, server.accounts)
     assert verifyObject(IServerDirectory, server.directory)
     assert verifyObject(IGameDirectory, server.directory)
     assert verifyObject(IGameEvents, GameFeed())
@@ -50,9 +56,10 @@ def test_a_session_is_a_caller_carrying_narrow_services():
     server = make_server()
     client = connect(server)
     client.login("alice")
-    session = server.session("alice")
+    session = server.sessions.get("alice")
     assert verifyObject(ICaller, session) and verifyObject(IServerCaller, session)
     assert IPlayers.providedBy(session.players) and IBoards.providedBy(session.boards)
+    assert session.players is server.sessions
     assert IGameService.providedBy(session.games)
     assert not hasattr(session, "server")  # commands reach no further than the services
 
@@ -64,8 +71,8 @@ def test_the_games_of_a_running_server_are_told_apart_by_interface():
     bob.login("bob")
     alice.command("examine")
     examined = server.directory.game_of("alice")
-    assert IExaminedGame.providedBy(examined) and examined.listener is server
-    played = server.start_game(Challenge("bob", "carol"))
+    assert IExaminedGame.providedBy(examined) and examined.listener is server.games
+    played = server.games.start_game(Challenge("bob", "carol"))
     assert IPlayedGame.providedBy(played)
 
 

@@ -41,13 +41,13 @@ def lines(events: list[dict]) -> list[str]:
 def counting_checks(server) -> list[str]:
     """Count the passwords that reach the hash (the real check still runs)."""
     calls: list[str] = []
-    real = server.check_password
+    real = server.accounts.check_password
 
     def check_password(name, password):
         calls.append(name)
         return real(name, password)
 
-    server.check_password = check_password
+    server.accounts.check_password = check_password
     return calls
 
 
@@ -82,7 +82,7 @@ def test_lines_typed_during_the_wait_are_read_after_it():
     client.output()
     client.send_bytes(b"alice\nwrong\nalice\nsecret\n")
     assert "Invalid password" in client.output()
-    assert server.session("alice") is None
+    assert server.sessions.get("alice") is None
     server.clock.advance(server.config.password_delay)
     assert "Starting FICS session as alice" in client.output()
 
@@ -95,7 +95,7 @@ def test_an_attempt_during_the_wait_is_refused_without_reaching_the_hash():
     text = try_password(other, "alice", "secret")
     assert ("A wrong password for alice was typed a moment ago: wait 1 second, then log in "
             "again.") in text
-    assert text.endswith("login: ") and server.session("alice") is None
+    assert text.endswith("login: ") and server.sessions.get("alice") is None
     assert checks == ["alice"]
     server.clock.advance(1)
     assert "Starting FICS session as alice" in try_password(other, "alice", "secret")
@@ -104,7 +104,7 @@ def test_an_attempt_during_the_wait_is_refused_without_reaching_the_hash():
 def test_a_password_being_checked_makes_another_for_the_account_wait():
     server = make_server(accounts=ACCOUNTS)
     pending: list[Deferred] = []
-    server.check_password = lambda name, password: pending.append(Deferred()) or pending[-1]
+    server.accounts.check_password = lambda name, password: pending.append(Deferred()) or pending[-1]
     first, second = connect(server), connect(server)
     try_password(first, "alice", "x")
     text = try_password(second, "alice", "y")
@@ -119,7 +119,7 @@ def test_a_password_being_checked_makes_another_for_the_account_wait():
 def test_a_failure_counts_even_if_the_connection_leaves_during_the_check():
     server = make_server(accounts=ACCOUNTS)
     pending: list[Deferred] = []
-    server.check_password = lambda name, password: pending.append(Deferred()) or pending[-1]
+    server.accounts.check_password = lambda name, password: pending.append(Deferred()) or pending[-1]
     client = connect(server)
     try_password(client, "alice", "guess")
     client.disconnect()
@@ -206,8 +206,8 @@ def test_alice_logs_in_while_a_squatter_sits_at_her_password_prompt():
     alice = connect(server)
     assert alice.login("alice", "secret") == "alice"
     squatter.disconnect()  # leaving must not free a name it never held
-    assert server.session("alice") is alice.session
-    assert not server.in_use("bob") and server.check_name("alice") is not None
+    assert server.sessions.get("alice") is alice.session
+    assert not server.accounts.in_use("bob") and server.accounts.check_name("alice") is not None
 
 
 def test_two_at_the_password_prompt_whoever_is_right_first_gets_in():
@@ -217,9 +217,9 @@ def test_two_at_the_password_prompt_whoever_is_right_first_gets_in():
         c.output()
         c.send("alice")
     second.send("secret")
-    assert server.session("alice") is second.session
+    assert server.sessions.get("alice") is second.session
     first.send("secret")
-    assert server.session("alice") is first.session
+    assert server.sessions.get("alice") is first.session
     assert "has arrived - you can't both be logged in" in second.output()
 
 
@@ -334,7 +334,7 @@ def test_refused_passwords_make_one_line_then_one_count_a_minute_per_address():
         server.clock.advance(60)  # a quiet minute: nothing to say, the address is forgotten
         counts = [line for line in lines(events) if "refused passwords from" in line]
         assert counts[1:] == ["30 refused passwords from 192.0.2.66 in the last 60 s"]
-        assert len(server.password_refusals) == 0
+        assert len(server.accounts.password_refusals) == 0
         try_password(guesser, "alice", "x")  # after the quiet minute: in full again
         refused = [line for line in lines(events) if "refused a password" in line]
         assert len(refused) == 3

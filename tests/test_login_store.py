@@ -139,7 +139,7 @@ def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(s
     assert "Welcome to ficsfen" in banner and banner.endswith("login: ")
     alice.send("ecila")  # typed ahead, before the password prompt: kept for it
     store.thaw()
-    run_until(reactor, lambda: server.session("alice") is not None)
+    run_until(reactor, lambda: server.sessions.get("alice") is not None)
     # both lookups (the name, then the password's hash) in one thread, not the reactor's
     assert len(store.read_threads) == 2 and len(set(store.read_threads)) == 1
     assert threading.get_ident() not in store.read_threads
@@ -152,11 +152,11 @@ def test_the_login_dialogue_reads_the_same_with_reads_in_a_thread(store, reactor
         server = make(store, clock)
         alice, bob, zed = connect(server), connect(server), connect(server)
         alice.send_bytes(b"alice\r\necila\r\n")  # one packet: name and password
-        run_until(reactor, lambda: server.session("alice") is not None)
+        run_until(reactor, lambda: server.sessions.get("alice") is not None)
         bob.send_bytes(b"bob\r\nnot his\r\n")
         run_until(reactor, lambda: b"Invalid password" in bob.transport.value())
         zed.send_bytes(b"Zed\r\n\r\n")  # not registered: press return, typed ahead too
-        run_until(reactor, lambda: server.session("Zed") is not None)
+        run_until(reactor, lambda: server.sessions.get("Zed") is not None)
         seen.append([client.raw_output() for client in (alice, bob, zed)])
         for client in (alice, bob, zed):
             client.disconnect()
@@ -184,7 +184,7 @@ def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourne
             clients[name].send(name)
             run_until(reactor, lambda c=clients[name]: b"password: " in c.transport.value())
             clients[name].send(PASSWORDS[name])
-            run_until(reactor, lambda n=name: server.session(n) is not None)
+            run_until(reactor, lambda n=name: server.sessions.get(n) is not None)
         alice, bob = clients["alice"], clients["bob"]
         alice.send("match bob 5 0 white")
         run_until(reactor, lambda: b"Challenge:" in bob.transport.value())
@@ -199,7 +199,7 @@ def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourne
         run_until(reactor, store.held.is_set)
 
         stopped = service.stopService()
-        run_until(reactor, lambda: server.session("alice") is None and server.session("bob") is None)
+        run_until(reactor, lambda: server.sessions.get("alice") is None and server.sessions.get("bob") is None)
         for client in (alice, bob):
             out = client.output()
             assert "Game adjourned by server shutdown" in out
@@ -210,7 +210,7 @@ def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourne
         run_until(reactor, lambda: not carol.connected)
         text = carol.output()
         assert "The server is shutting down. Goodbye." in text
-        assert "Starting FICS session" not in text and server.session("carol") is None
+        assert "Starting FICS session" not in text and server.sessions.get("carol") is None
         carol.disconnect()
         wait_for(reactor, stopped)
     finally:
@@ -238,7 +238,7 @@ def test_once_the_server_stops_no_step_of_the_login_dialogue_goes_on():
     for client in (at_login, at_password, at_return):
         assert client.output() == "The server is shutting down. Goodbye.\n"
         assert not client.connected
-    assert server.session("alice") is None and not server.sessions_sorted()
+    assert server.sessions.get("alice") is None and not server.sessions.sorted()
 
 
 def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(store, reactor):
@@ -250,7 +250,7 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
         server = make(store, clock)
         alice, guest = connect(server), connect(server)
         alice.send_bytes(b"alice\r\necila\r\n")
-        run_until(reactor, lambda: server.session("alice") is not None)
+        run_until(reactor, lambda: server.sessions.get("alice") is not None)
         enter_as_guest(reactor, guest)
         alice.output()
         if clock is reactor:
@@ -273,21 +273,21 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
 
 
 def test_lines_beyond_the_limit_while_a_read_waits_are_dropped_and_counted(store, reactor):
-    from ficsfen.server.server import MAX_WAITING_LINES
+    from ficsfen.server.reply import MAX_WAITING_LINES
 
     server = make(store, reactor)
     alice = connect(server)
     alice.send_bytes(b"alice\r\necila\r\n")
-    run_until(reactor, lambda: server.session("alice") is not None)
+    run_until(reactor, lambda: server.sessions.get("alice") is not None)
     alice.output()
     store.freeze()
     alice.send("finger carol")
     run_until(reactor, store.held.is_set)
     for _ in range(MAX_WAITING_LINES + 3):
         alice.send("date")
-    session = server.session("alice")
+    session = server.sessions.get("alice")
     # every line past the telnet side's rates (a few turns), all while the read waits
-    run_until(reactor, lambda: len(session.waiting_lines) + session.waiting_dropped
+    run_until(reactor, lambda: len(session.reply.queued) + session.reply.dropped
               == MAX_WAITING_LINES + 3)
     store.thaw()
     run_until(reactor, lambda: alice.transport.value().count(b"Server time") == MAX_WAITING_LINES)

@@ -110,7 +110,7 @@ def deferred_check(server):
         pending.append((d, name, password))
         return d
 
-    server.check_password = check_password
+    server.accounts.check_password = check_password
     return pending
 
 
@@ -134,7 +134,7 @@ def test_invalid_password_goes_back_to_login(server):
     assert "**** Invalid password! ****\n" in text and "login: " not in text
     server.clock.advance(server.config.password_delay)  # login: again after a delay
     assert client.output() == "\nlogin: "
-    assert server.session("alice") is None
+    assert server.sessions.get("alice") is None
 
 
 def test_return_at_the_password_prompt_tries_another_name(server):
@@ -201,7 +201,7 @@ def test_xboard_login_bytes_with_the_password_typed_ahead(server):
     text = client.output()
     assert "**** Starting FICS session as zipa ****" in text
     assert "---- zipa" in text.split("Starting FICS session")[1]
-    assert server.session("zipa").style == 12
+    assert server.sessions.get("zipa").style == 12
 
 
 def test_type_ahead_after_a_wrong_password_is_read_as_the_dialogue(server):
@@ -239,7 +239,7 @@ def test_connection_lost_while_checking_drops_the_queue(server):
     # a real reason: the telnet layer fails its pending ECHO negotiation with it
     client.protocol.connectionLost(Failure(ConnectionDone()))
     pending[0][0].callback(True)
-    assert server.session("alice") is None
+    assert server.sessions.get("alice") is None
 
 
 @pytest.mark.slow
@@ -289,7 +289,7 @@ def test_second_login_closes_the_first_and_keeps_its_game(server):
     assert "Game 1 (alice vs. bob)" in text  # the board
     # the old connection's end must not log the new session out
     old.protocol.connectionLost(Failure(ConnectionDone()))
-    assert server.session("alice") is new.session
+    assert server.sessions.get("alice") is new.session
     assert server.directory.game_of("alice") is game and game.result is None
     assert "adjourned" not in bob.output()
     new.command("Nf3")
@@ -304,7 +304,7 @@ def test_a_second_login_with_a_wrong_password_changes_nothing(server):
     intruder.send("alice")
     intruder.send("guess")
     assert "Invalid password" in intruder.output()
-    assert old.connected and server.session("alice") is old.session
+    assert old.connected and server.sessions.get("alice") is old.session
 
 
 # -- %b at the login prompt -----------------------------------------------------------

@@ -112,7 +112,7 @@ def test_guests_leave_no_finger_time_registered_players_do():
     sam = connect(server)
     sam.login("sam", "pw")
     sam.command("quit")
-    assert list(server.last_seen) == ["sam"]
+    assert list(server.sessions.last_seen) == ["sam"]
 
 
 @pytest.mark.slow
@@ -138,7 +138,7 @@ def test_the_trimmer_tidies_the_server_after_a_burst_and_once_more_later():
     assert trimmer.runs == 2  # no more runs without new disconnections
     trimmer.run()
     assert len(server.address_limits._logins) == 0
-    assert len(server) == 0 and sys.getsizeof(server._sessions) == sys.getsizeof({})
+    assert len(server.sessions) == 0 and sys.getsizeof(server.sessions._sessions) == sys.getsizeof({})
 
 
 @pytest.mark.slow

@@ -65,11 +65,11 @@ def test_the_servers_handles_follow_logins_and_logouts():
     alice, bob = connect(server), connect(server)
     alice.login("alice")
     bob.login("bobby")
-    assert sorted(server.handles()) == ["alice", "bobby"]
-    assert server.named("BOB").handle == "bobby"
+    assert sorted(server.sessions.handles()) == ["alice", "bobby"]
+    assert server.sessions.named("BOB").handle == "bobby"
     alice.send("match bo")
     assert "Issuing: alice" in alice.output()
     bob.disconnect()
-    assert list(server.handles()) == ["alice"]
+    assert list(server.sessions.handles()) == ["alice"]
     alice.send("match bo")
     assert 'No player named "bo" is logged in.' in alice.output()

@@ -30,7 +30,7 @@ DAY = 86400
 def login(server, name):
     """``name`` logged in: with its password where the server knows the account."""
     client = connect(server)
-    registered = name in PASSWORDS and server.is_registered(name)
+    registered = name in PASSWORDS and server.accounts.is_registered(name)
     client.login(name, PASSWORDS[name] if registered else None)
     return client
 

@@ -51,7 +51,7 @@ def test_guest_login_fics_wording(server):
     text = client.output()
     assert f"**** Starting FICS session as {handle}(U) ****" in text
     assert text.endswith(PROMPT)
-    assert server.session(handle) is not None
+    assert server.sessions.get(handle) is not None
 
 
 def test_every_line_ends_with_cr_lf(server):
@@ -138,7 +138,7 @@ def test_idle_timeout_and_activity_resets_it():
     clock.advance(101)
     assert "Auto-logout because you were idle more than 10 minutes" in client.output()
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def _aborted_lines(events):
@@ -169,7 +169,7 @@ def test_a_client_that_does_not_read_is_aborted_a_grace_after_its_idle_logout():
     peer = client.protocol.protocol.peer
     assert _aborted_lines(events) == [
         f"aborted {peer}: closed 10 s ago, its output still unsent (limits.close_grace)"]
-    assert len(server) == 0 and len(client.protocol.factory.closing) == 0
+    assert len(server.sessions) == 0 and len(client.protocol.factory.closing) == 0
 
 
 def test_a_client_that_reads_closes_as_usual_and_zero_grace_waits_for_the_system():
@@ -223,7 +223,7 @@ def test_registered_account_password_is_hidden_with_will_wont_echo():
     client.send("s3cret")
     out = client.raw_output().decode()
     assert "Starting FICS session as alice ****" in out  # registered: no (U)
-    assert server.session("alice").registered
+    assert server.sessions.get("alice").registered
 
 
 def test_disconnect_before_return_releases_the_name(server):
@@ -392,7 +392,7 @@ def test_quit_and_its_aliases(server, word):
     text = client.output()
     assert "Logging you out." in text and not text.endswith(PROMPT)
     assert not client.connected
-    assert len(server) == 0
+    assert len(server.sessions) == 0
 
 
 def test_disconnect_ends_the_examined_game_and_frees_its_number(server):

@@ -107,7 +107,7 @@ def test_who_i_columns_follow_the_letters(lobby):
 
 def test_registered_players_are_marked_and_listed_first(lobby):
     # What a password login sets (the login itself is tested in test_login_timeseal).
-    lobby.server.session("erin").registered = True
+    lobby.server.sessions.get("erin").registered = True
     out = lobby.carol.command("who")
     assert out.index("---- erin") < out.index("++++^alice(U)")
     assert "erin 000P\n" in lobby.carol.command("who I")

@@ -5,9 +5,9 @@ thousand times.  Everything that depends only on the game is computed once
 per position into a :class:`Style12Frame`; what differs between viewers (the
 relation code and the flip flag) is spliced in by :meth:`Style12Frame.line`,
 which memoizes the at most twelve distinct lines.  Style 1 depends on the
-viewer only through orientation and language, so :func:`style1` results are
-cached the same way by the games that support it (see
-:meth:`ficsfen.server.games.PlayedGame.style1`).
+viewer only through orientation and language, so :func:`style1_diagram`
+results are cached the same way, per game version, by
+:class:`ficsfen.server.renderer.BoardRenderer`, which also caches the frames.
 
 The functions accept any :class:`ficsfen.interfaces.IGame`; clocks, time
 control and move times are read from games that provide
@@ -26,8 +26,7 @@ from chess.variant import CrazyhouseBoard
 from ficsfen.i18n import Message, msg
 from ficsfen.interfaces import IClockedGame, IGame
 from ficsfen.server.clock import format_clock, format_move_time, round_seconds
-from ficsfen.server.interfaces import IServerGame
-from ficsfen.server.variant_games import fics_type, holdings_text
+from ficsfen.server.variant_games import category_letter, fics_type, holdings_text
 from ficsfen.tracker import Tracker, compress_rank
 
 __all__ = [
@@ -51,6 +50,8 @@ __all__ = [
     "style1",
     "style12",
     "style12_frame",
+    "style1_diagram",
+    "played_listing",
     "verbose_move",
 ]
 
@@ -271,15 +272,32 @@ def flip_for(game: IGame, viewer: str) -> bool:
 
 
 def style12_frame(game: IGame, ms: bool = False) -> Style12Frame:
-    """The game's own cached frame (our games), else one built now."""
-    if IServerGame.providedBy(game):
-        return game.style12_frame(ms=ms)
-    return Style12Frame.for_game(game, ms=ms)
+    """The frame of ``game`` as its boards show it now, built now (uncached: the
+    server's :class:`ficsfen.server.renderer.BoardRenderer` caches them per version).
+
+    A game with ``shown_clocks()`` (ours) gives the clocks of its last move as read
+    at the move's instant; other games' clocks are read now.
+    """
+    shown = getattr(game, "shown_clocks", None)
+    return Style12Frame.for_game(game, ms=ms, clocks=shown() if shown is not None else None)
 
 
 def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
     """The ``<12>`` line of ``game`` as ``viewer`` receives it."""
     return style12_frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
+
+
+def played_listing(game: Any) -> str:
+    """A played game's ``games`` line: number, players, time control, clocks, material, move."""
+    board = game.tracker.board
+    tc = game.time_control
+    kind = category_letter(category(game))
+    return (f"{game.number:>3} ++++ {game.white:<11} ++++ {game.black:<10} "
+            f"[ {kind}u{tc.minutes:>3} {tc.increment:>3}] "
+            f"{format_clock(game.clock.remaining(chess.WHITE)):>6} -"
+            f"{format_clock(game.clock.remaining(chess.BLACK)):>6} "
+            f"({material(board, chess.WHITE):>2}-{material(board, chess.BLACK):>2}) "
+            f"{'W' if board.turn else 'B'}: {board.fullmove_number:>2}")
 
 
 def category(game: IGame) -> str:
@@ -387,12 +405,13 @@ def style1(game: IGame, *, viewer: str, lang: str) -> str:
     """The FICS style 1 diagram of ``game`` from ``viewer``'s side, in ``lang``.
 
     Returns several lines joined by ``\\n`` (no trailing newline).  Clocks
-    are read now; :meth:`ficsfen.server.games.PlayedGame.style1` caches per move.
+    are read now; :meth:`ficsfen.server.renderer.BoardRenderer.style1` caches per version.
     """
-    return _style1(game, flip_for(game, viewer), lang)
+    return style1_diagram(game, flipped=flip_for(game, viewer), lang=lang)
 
 
-def _style1(game: IGame, flipped: bool, lang: str) -> str:
+def style1_diagram(game: IGame, *, flipped: bool, lang: str) -> str:
+    """The style 1 diagram of ``game`` with Black at the bottom when ``flipped``, in ``lang``."""
     tracker = game.tracker
     board: chess.Board = tracker.board
     wtime, btime, _ = _game_clocks(game)

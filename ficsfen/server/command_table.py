@@ -55,14 +55,14 @@ class CommandTable:
         if not self._is_name(key):
             self._commands[key] = command
 
-    def exact(self, word: str) -> object | None:
+    def exact(self, word: str) -> ICommand | None:
         """The command whose name or alias is exactly ``word`` (any case), else None.
 
         One dict access: the server tries it before anything else on every line.
         """
         return self._commands.get(fold(word))
 
-    def resolve(self, word: str) -> object:
+    def resolve(self, word: str) -> ICommand:
         """The command ``word`` names: exact name or alias, else unique prefix.
 
         :raises ficsfen.names.NoMatchError: nothing matches.

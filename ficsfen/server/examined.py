@@ -17,7 +17,6 @@ from typing import Any, Callable, Sequence
 import chess
 from zope.interface import implementer
 
-from ficsfen.server.boards import Style12Frame
 from ficsfen.fen import STARTING_FEN, Position, parse, parse_syntax
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.server.interfaces import IExaminedGame
@@ -121,9 +120,7 @@ class ExaminedGame:
         #: The rules of the position being set up (``bsetup fr``, ``bsetup zh``).
         self.setup_variant: Variant | None = None
         self._future: list[str] = []
-        self._frames: dict[bool, Style12Frame] = {}
-        self._frames_key: tuple[int, str] | None = None
-        #: Told ``boardChanged(game)`` after each move (an :class:`ficsfen.server.games.IGameListener`).
+        #: Told ``board_changed(game)`` after each move (an :class:`ficsfen.server.game_hooks.IGameListener`).
         self.listener: Any = None
         #: Who made the last move (several people may examine one game).
         self.last_mover: str | None = None
@@ -153,16 +150,11 @@ class ExaminedGame:
     def players(self) -> tuple[str, ...]:
         return tuple(self.examiners)
 
-    def style12_frame(self, *, ms: bool = False) -> Style12Frame:
-        """The ``<12>`` frame of the current position, built once per position and clock unit."""
-        key = (self.tracker.ply, self.tracker.fen)
-        if self._frames_key != key:
-            self._frames.clear()
-            self._frames_key = key
-        frame = self._frames.get(ms)
-        if frame is None:
-            frame = self._frames[ms] = Style12Frame.for_game(self, ms=ms)
-        return frame
+    @property
+    def version(self) -> tuple[int, str]:
+        """The position (its length and FEN): renderers key their caches by it."""
+        tracker = self.tracker
+        return (tracker.ply, tracker.fen)
 
     def listing(self) -> str:
         """One ``games`` line, FICS layout for an examined game."""
@@ -180,7 +172,7 @@ class ExaminedGame:
         """Play ``text`` for ``handle``, as :meth:`ficsfen.server.games.PlayedGame.move` does.
 
         Raises the tracker's MoveError unchanged (nothing changes); tells the
-        listener ``boardChanged``; returns the notices to deliver (none here).
+        listener ``board_changed``; returns the notices to deliver (none here).
         """
         self._not_in_setup()
         ply = self.tracker.push(text)
@@ -191,7 +183,7 @@ class ExaminedGame:
         self.last_mover = handle
         self._moved.notify(ply)
         if self.listener is not None:
-            self.listener.boardChanged(self)
+            self.listener.board_changed(self)
         return []
 
     def backward(self, n: int = 1) -> int:

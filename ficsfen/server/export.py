@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from ficsfen.fen import STARTING_FEN
-from ficsfen.server.store import EndCode, StoredGame
+from ficsfen.server.game_values import EndCode
+from ficsfen.server.store import StoredGame
 from ficsfen.server.variant_games import stored_category
 
 __all__ = ["LINE_WIDTH", "clock_comment", "game_pgn", "termination", "write_games"]

@@ -32,18 +32,13 @@ __all__ = ["IBoards", "IExaminedGame", "IGameEvents", "IGameService", "IPlayedGa
 class IServerGame(IGame):
     """A game our server hosts, played or examined."""
 
-    listener = Attribute("Told boardChanged(game) (and gameEnded) after each change: "
-                         "a ficsfen.server.games.IGameListener, or None.")
+    listener = Attribute("Told board_changed(game) (and game_ended) after each change: "
+                         "a ficsfen.server.game_hooks.IGameListener, or None.")
+    version = Attribute("A hashable value that changes with each change of the game: "
+                        "renderers key their caches by it (ficsfen.server.renderer).")
 
     def move(handle, text):
         """``handle`` plays ``text``; returns notices, raises a LocalizedError when refused."""
-
-    def listing():
-        """The game's line in ``games``."""
-
-    def style12_frame(*, ms=False):
-        """The per-position part of its ``<12>`` lines (ficsfen.server.boards.Style12Frame);
-        ``ms``: clocks in milliseconds."""
 
 
 class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
@@ -57,8 +52,9 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
     offers = Attribute("list of pending in-game offers (``describe()`` each).")
     announcing = Attribute("True while a change waits for its write before it is announced.")
 
-    def style1(*, flipped, lang):
-        """The style 1 diagram for one orientation and language, cached per change."""
+    def shown_clocks():
+        """The clocks (White's, Black's seconds, whether one runs) its boards of the
+        current version show, or None: read them now."""
 
     def offers_to(handle):
         """Offers made to ``handle``."""
@@ -118,6 +114,9 @@ class IExaminedGame(IServerGame, IMoveEvents):
     setup = Attribute("The draft position ``bsetup`` edits, or None outside setup mode.")
     setup_variant = Attribute("The draft's variant (``bsetup fr``, ``bsetup zh``), None for chess.")
     last_mover = Attribute("str | None: who made the last move.")
+
+    def listing():
+        """The game's line in ``games``."""
 
     def forward(n=1):
         """Replay up to ``n`` undone plies; returns how many."""
@@ -186,12 +185,10 @@ class IGameEvents(Interface):
 
 
 class IPlayers(Interface):
-    """Who is logged in, and how to reach them."""
+    """Who is logged in, and how to reach them (:class:`ficsfen.server.sessions.Sessions`)."""
 
     def session(handle):
         """The :class:`IServerCaller` logged in as ``handle`` (folded), or None."""
-
-    who_cache = Attribute("The :class:`ficsfen.server.wholist.WhoCache` of ``who``'s answers")
 
     def sessions_sorted():
         """Every logged-in :class:`IServerCaller`, by handle."""
@@ -205,18 +202,16 @@ class IPlayers(Interface):
         :raises ficsfen.names.NameResolutionError: nobody, or several players.
         """
 
-    def deliver(notices):
-        """Send notices (``handle``, ``message``), one message per person."""
-
-    def save_settings(session):
-        """Keep ``session``'s settings for its player's next login (registered players)."""
-
     def logout(session, *, reason=""):
         """Take ``session`` out of the server and close it."""
 
 
 class IBoards(Interface):
-    """Showing games to people, each in their own style and language."""
+    """What reaches people other than a command's answer: boards of games, each in their
+    own style and language, and notices (:class:`ficsfen.server.broadcaster.Broadcaster`)."""
+
+    def deliver(notices):
+        """Send notices (``handle``, ``message``), one message per person."""
 
     def send_board(session, game):
         """The board of ``game`` for ``session`` alone, clocks read now."""
@@ -262,6 +257,8 @@ class IServerCaller(ICaller):
     interface = Attribute("str: what the client said it is (set interface).")
     variables = Attribute("dict[str, int | bool]: the FICS variables clients set (open, "
                           "autoflag...), by name; absent ones have their default.")
+    reply = Attribute("ficsfen.server.reply.Reply: the answer to the command this caller is "
+                      "running (what send writes goes in it), or None between commands.")
 
     def render(message):
         """``message`` in the caller's language."""

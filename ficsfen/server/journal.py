@@ -26,8 +26,8 @@ from zope.interface import implementer
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.games import (DurableState, GameResult, IGameJournal, PlayedGame,
                                   UNFINISHED)
-from ficsfen.server.store import (Adjournment, EndCode, GameEnd, GameStart, MoveRecord,
-                                  StoredGame)
+from ficsfen.server.game_values import EndCode
+from ficsfen.server.store import Adjournment, GameEnd, GameStart, MoveRecord, StoredGame
 from ficsfen.server.variant_games import stored_name, stored_variant
 from ficsfen.tracker import Ply
 
@@ -100,6 +100,7 @@ class StoreJournal:
         return self._write(d, lambda: setattr(kept, "started", True))
 
     def moved(self, game: PlayedGame, ply: Ply) -> Deferred[Any]:
+        """One ``add_move`` write (hot path: ``bench/games_store.py``)."""
         white, black = game.move_clocks
         record = MoveRecord(game.tracker.ply, ply.san, ply.uci, _ms(white), _ms(black),
                             _ms(game.move_times[-1]))

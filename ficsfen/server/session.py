@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
-from ficsfen.server.block import BlockReply
 from ficsfen.server.ivars import SHARED_DEFAULTS, default_ivars
 from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ficsfen.server.server import FicsServer
+    from ficsfen.server.reply import Reply
     from ficsfen.server.timeseal import MoveTimer
 
-__all__ = ["CHARSETS", "DEFAULT_PROMPT", "Session", "encode_text", "transliterate"]
+__all__ = ["CHARSETS", "DEFAULT_PROMPT", "Services", "Session", "encode_text", "transliterate"]
 
 #: FICS's prompt, which the ``defprompt`` ivar forces whatever the server's
 #: configured prompt (clients find the end of each answer by it).
@@ -79,34 +78,52 @@ def encode_text(text: str, charset: str) -> bytes:
     return transliterate(text).encode("ascii", "replace")
 
 
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What every session of a server carries for its commands (one shared instance).
+
+    ``players`` provides :class:`IPlayers`, ``boards`` :class:`IBoards`,
+    ``games`` :class:`IGameService`; ``ivars_changed(session)`` is told when
+    a session's interface variables change; ``prompt`` is the server's prompt.
+
+    :raises TypeError: a service does not provide its interface.
+    """
+
+    players: object
+    boards: object
+    games: object
+    ivars_changed: Callable[["Session"], None]
+    prompt: str
+
+    def __post_init__(self) -> None:
+        for interface, service in ((IPlayers, self.players), (IBoards, self.boards),
+                                   (IGameService, self.games)):
+            if not interface.providedBy(service):
+                raise TypeError(f"{service!r} does not provide {interface.__name__}")
+
+
 @implementer(IServerCaller)
 class Session:
     """One player's session; ``write`` puts bytes on their connection.
 
-    ``server`` provides the services commands use; the session keeps each
-    under its own narrow interface, and the prompt of the server's config.
+    ``services`` are the server's services commands use, each under its own
+    narrow interface, and the server's prompt.
     """
 
-    #: While a command's answer waits for a store read (``FicsServer.execute``): the
-    #: lines typed meanwhile, run after it in order; ``None`` when nothing waits.
-    waiting_lines: "deque[str] | None" = None
-    #: Lines dropped meanwhile (beyond ``MAX_WAITING_LINES``), told once it is over.
-    waiting_dropped = 0
-
-    def __init__(self, server: "FicsServer", handle: str, *, write: Callable[[bytes], None],
+    def __init__(self, services: Services, handle: str, *, write: Callable[[bytes], None],
                  close: Callable[[], None], lang: str, registered: bool = False,
                  peer: str = "", host: str = "") -> None:
-        #: Who is logged in, and how to reach them.
-        self.players = IPlayers(server)
-        #: Showing games.
-        self.boards = IBoards(server)
-        #: Starting and ending games, match offers, adjourned games.
-        self.games = IGameService(server)
-        self._ivars_changed = server.ivars_changed
+        #: Who is logged in, and how to reach them (:class:`IPlayers`).
+        self.players = services.players
+        #: Showing games (:class:`IBoards`).
+        self.boards = services.boards
+        #: Starting and ending games, match offers, adjourned games (:class:`IGameService`).
+        self.games = services.games
+        self._ivars_changed = services.ivars_changed
         #: The server's prompt, which ``set prompt`` with no text goes back to.
-        self.default_prompt = server.config.prompt
+        self.default_prompt = services.prompt
         #: The prompt this session would have without ``defprompt``.
-        self.chosen_prompt = server.config.prompt
+        self.chosen_prompt = services.prompt
         self.handle = handle
         self.lang = lang
         self.registered = registered
@@ -132,9 +149,11 @@ class Session:
         self.interface = ""
         #: The player's own aliases (``alias``): folded name -> (name, text).
         self.aliases: dict[str, tuple[str, str]] = {}
-        #: The reply being built while a numbered command runs in block mode
-        #: (:mod:`ficsfen.server.block`): command output goes in it.
-        self.block_reply: BlockReply | None = None
+        #: The answer to the command this session is running (:class:`ficsfen.server.reply.Reply`,
+        #: opened and closed by the dispatcher): command output goes in it.
+        self.reply: "Reply | None" = None
+        #: Whether the session has been disconnected.
+        self.closed = False
         #: When the session logged in (the server's clock), for ``finger``.
         self.login_time = 0.0
         #: Values of the ``set`` variables clients set that change nothing here
@@ -161,25 +180,44 @@ class Session:
         return render(message, self.lang)
 
     def send(self, message: Message | str) -> None:
-        """Write ``message`` (possibly several lines) in the caller's language."""
-        reply = self.block_reply
-        if reply is not None and isinstance(message, Message):
-            reply.note(message.msgid)  # "Usage: ..." makes the frame's code 513
-        self.write_text(self.render(message))
+        """Write ``message`` (possibly several lines) in the caller's language: command output.
+
+        While a command runs it is part of its answer (:attr:`reply`).
+        """
+        reply = self.reply
+        if reply is not None:
+            reply.send(message)
+        else:
+            self.write_text(self.render(message))
 
     def write_text(self, text: str) -> None:
         """Write already rendered lines, each ended with CR LF: command output.
 
-        In block mode it goes into the reply being built, not on the wire.
+        While a command runs it goes into its answer (:attr:`reply`): in
+        block mode into the frame being built, not on the wire.
         """
+        reply = self.reply
+        if reply is not None:
+            reply.write_text(text)
+            return
         if "\n" in text:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        data = encode_text(text + "\r\n", self.charset)
-        reply = self.block_reply
-        if reply is None:
-            self.emit(data)
+        self.emit(encode_text(text + "\r\n", self.charset))
+
+    @property
+    def answering(self) -> bool:
+        """Whether what happens to this player now is part of the answer to their own
+        command (it is running: they caused it), not a notification."""
+        reply = self.reply
+        return reply is not None and reply.answering
+
+    def inform(self, message: Message | str) -> None:
+        """Something that happened, for this player: part of the answer when their own
+        command is running (they caused it), else a notification (:meth:`notify`)."""
+        if self.answering:
+            self.send(message)
         else:
-            reply.chunks.append(data)
+            self.notify(message)
 
     def set_ivar(self, name: str, value: bool) -> None:
         """Set one interface variable and tell the server (it keeps who has ``pin`` on)."""
@@ -213,19 +251,6 @@ class Session:
         It is never part of a block-mode reply, even while one is being built.
         """
         self.emit(self.notification(self.render(message), self.charset, self.prompt_text))
-
-    # -- block mode ---------------------------------------------------------
-
-    def open_block(self, ident: str) -> BlockReply:
-        """Start collecting command output for the numbered command ``ident``."""
-        self.block_reply = reply = BlockReply(ident)
-        return reply
-
-    def close_block(self) -> None:
-        """Write the reply being built as one frame (nothing if none is open)."""
-        reply, self.block_reply = self.block_reply, None
-        if reply is not None:
-            self.emit(reply.to_bytes())
 
     @staticmethod
     def notification(text: str, charset: str, prompt: str) -> bytes:
@@ -274,6 +299,11 @@ class Session:
             self._write(b"".join(held))
 
     def disconnect(self) -> None:
-        self.close_block()  # "quit" in block mode: its reply goes out first
+        """Close the session: the answer in progress ends without a prompt ("quit" in
+        block mode: its frame goes out first), held output is written, then the connection
+        closes."""
+        self.closed = True
+        if self.reply is not None:
+            self.reply.close(prompt=False)
         self.release()
         self._close()

@@ -1,12 +1,14 @@
 """Talking: channels, who hears what, and one fan-out for every kind of message.
 
 ``tell``, ``say``, ``kibitz``, ``whisper``, ``shout``, ``cshout`` and
-channel tells all end in :meth:`Talk.fanout`: the frame around the text
-("alice tells you: ...") is a :class:`~ficsfen.i18n.Message` rendered in
-each recipient's language, the text itself is never translated, and the
-bytes are built once per (language, charset, prompt) and written to every
-member of that group at once (:meth:`Session.emit_all`), so a tell to a
-channel of a thousand costs a thousand writes of the same bytes.
+channel tells all end in :meth:`Talk.fanout`, which picks who hears a
+message and hands them to the server's
+:class:`~ficsfen.server.broadcaster.Broadcaster`: the frame around the
+text ("alice tells you: ...") is a :class:`~ficsfen.i18n.Message`
+rendered in each recipient's language, the text itself is never
+translated, and the bytes are built once per (language, charset, prompt)
+and written to every member of that group at once, so a tell to a channel
+of a thousand costs a thousand writes of the same bytes.
 
 Before anything is sent the text is cleaned (:func:`clean_text`): control
 characters never reach another user's terminal.  A sender is held to
@@ -18,7 +20,7 @@ the offer limiter's window and per-address rate with its own wording).
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
@@ -79,7 +81,7 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in _DROPPED).strip()
 
 
-def rating_text(session: Any) -> str:
+def rating_text(session: Session) -> str:
     """How FICS shows a player with no rating: ``----`` registered, ``++++`` guest."""
     return "----" if session.registered else "++++"
 
@@ -127,18 +129,22 @@ class Talk:
     ``session(key)`` is the logged-in session of a folded handle (or None);
     ``censors(receiver, sender)`` whether the receiver's censor list holds
     the sender, ``censoring(sender)`` the folded handles of all who censor
-    them (one look for a fan-out); ``current()`` the session whose command
-    is running (its copy is command output, not a notification).
+    them (one look for a fan-out); ``deliver(sessions, message)`` sends a
+    message to the sessions chosen
+    (:meth:`ficsfen.server.broadcaster.Broadcaster.talk`: a recipient whose own
+    command is running, the sender reading their copy, gets it within that
+    command's answer, everyone else as a notification).
     """
 
-    def __init__(self, *, session: Callable[[str], Any], censors: Callable[[str, str], bool],
-                 censoring: Callable[[str], set[str]], current: Callable[[], Any],
+    def __init__(self, *, session: Callable[[str], Session | None],
+                 censors: Callable[[str, str], bool], censoring: Callable[[str], set[str]],
+                 deliver: Callable[[list[Session], Message], None],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
         self._session = session
         self.censors = censors
         self.censoring = censoring
-        self._current = current
+        self._deliver = deliver
         self.limiter = limiter
         self.max_length = max_length
         #: Per folded handle: whom they last told (``.``), the channel (``,``),
@@ -180,11 +186,10 @@ class Talk:
         otherwise.  Returns how many received it, the sender (who reads
         their own copy as command output) not counted.
         """
-        current = self._current()
         sender_key = fold(sender)
         session_of = self._session
         censoring = self.censoring(sender)
-        groups: dict[tuple[str, str, str], list[Any]] = {}
+        chosen: list[Session] = []
         count = 0
         for key in keys:
             session = session_of(key)
@@ -194,19 +199,11 @@ class Talk:
                 continue
             if key != sender_key:
                 count += 1
-            if session is current:
-                session.send(message)
-                continue
-            groups.setdefault((session.lang, session.charset, session.prompt_text), []).append(session)
-        texts: dict[str, str] = {}
-        for (lang, charset, prompt), members in groups.items():
-            text = texts.get(lang)
-            if text is None:
-                text = texts[lang] = message.render(lang)
-            Session.emit_all(members, Session.notification(text, charset, prompt))
+            chosen.append(session)
+        self._deliver(chosen, message)
         return count
 
-    def told(self, session: Any, playing: bool, examining: bool) -> Message:
+    def told(self, session: Session, playing: bool, examining: bool) -> Message:
         """FICS's answer to the sender of a tell: ``(told alice)``, and what they are doing."""
         if playing:
             return msg("(told {handle}, who is playing)", handle=session.handle)

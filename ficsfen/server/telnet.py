@@ -26,10 +26,12 @@ from twisted.internet import tcp
 from twisted.internet.interfaces import ITCPTransport
 from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
+from twisted.python import failure
 
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server import timeseal
+from ficsfen.server.accounts import BadPassword, LoginRefused, PasswordAttempt
 from ficsfen.server.limits import (Failure, MemoryTrimmer, Refusal, TokenBucket, TurnScheduler,
                                    seconds_left)
 from ficsfen.server.ivars import IVARS
@@ -992,10 +994,10 @@ class FicsProtocol(TelnetProtocol):
             self.server.address_limits.disconnect(self._host)
             self._host = ""
         if self.session is not None:
-            self.server.logout(self.session, reason="connection closed")
+            self.server.sessions.logout(self.session, reason="connection closed")
             self.session = None
         elif self._held:
-            self.server.release(self._held)
+            self.server.accounts.release(self._held)
             self._held = ""
         self.pending_name = ""
         self.state = "closed"
@@ -1024,7 +1026,7 @@ class FicsProtocol(TelnetProtocol):
             note = msg("**** Auto-logout because you were idle more than {minutes} minutes. ****",
                        minutes=minutes)
             self.session.write_text("\n" + self.session.render(note))
-            self.server.logout(self.session, reason="idle")
+            self.server.sessions.logout(self.session, reason="idle")
 
     def close(self) -> None:
         self.state = "closed"
@@ -1053,7 +1055,7 @@ class FicsProtocol(TelnetProtocol):
                 and data.find(b"\n") == len(data) - 1):
             if (data[0] != _DOLLAR or data[1] != _DOLLAR) and self._idle is not None:
                 self._idle.start(self)  # activity ("$$" is not): the idle time starts again
-            self.server.execute(self.session, decode_line(data[:-1]))
+            self.server.dispatcher.execute(self.session, decode_line(data[:-1]))
             return
         self._receive(data, limit)
 
@@ -1153,13 +1155,13 @@ class FicsProtocol(TelnetProtocol):
         if self.state == "command":  # what line_command does, one call less
             if not text.startswith("$$"):
                 self._arm_idle()
-            self.server.execute(self.session, text)
+            self.server.dispatcher.execute(self.session, text)
         else:
             self.lineReceived(text)
 
     def _line_too_long(self) -> None:
         if self.session is not None:  # the server answers (code 520 in block mode)
-            self.server.line_too_long(self.session)
+            self.server.dispatcher.line_too_long(self.session)
         else:
             self._complain(msg("Your line was longer than {limit} bytes and has been ignored.",
                                limit=self.config.max_line))
@@ -1210,7 +1212,7 @@ class FicsProtocol(TelnetProtocol):
             self.close()
             return
         if fold(name) == fold(self.config.guest_login):
-            handle = server.allocate_guest()
+            handle = server.accounts.allocate_guest()
             self.pending_name = self._held = handle
             self.say(msg("Logging you in as \"{handle}\"; you may use this name to play "
                          "unrated games.", handle=handle))
@@ -1219,8 +1221,8 @@ class FicsProtocol(TelnetProtocol):
         # Read off the reactor thread (a stalled disk must not stall everyone);
         # lines typed meanwhile wait in self._type_ahead.
         self.state = "checking"
-        server.registered(name).addCallbacks(self._looked_up, self._lookup_failed,
-                                             callbackArgs=(name,), errbackArgs=(name,))
+        server.accounts.registered(name).addCallbacks(self._looked_up, self._lookup_failed,
+                                                      callbackArgs=(name,), errbackArgs=(name,))
 
     def _looked_up(self, registered: bool, name: str) -> None:
         """The rest of ``login:`` once the store said whether ``name`` has an account."""
@@ -1259,8 +1261,8 @@ class FicsProtocol(TelnetProtocol):
             # Asked even when the player is logged in, and the name is not
             # held meanwhile: the right password, typed here or at another
             # connection's prompt, gets in and closes the other session
-            # (FicsServer.enter).  A locked-out account is not even asked.
-            refusal = server.throttle.refusal(name, self.host)
+            # (Sessions.enter).  A locked-out account is not even asked.
+            refusal = server.accounts.throttle.refusal(name, self.host)
             if refusal is not None and refusal.kind == "locked":
                 self._refuse(name, refusal)
                 return
@@ -1272,12 +1274,12 @@ class FicsProtocol(TelnetProtocol):
             self._echo(False)
             self._reprompt()
             return
-        reason = server.check_name(name)
+        reason = server.accounts.check_name(name)
         if reason is not None:
             self.say(reason)
             self._reprompt()
             return
-        server.reserve(name)
+        server.accounts.reserve(name)
         self.pending_name = self._held = name
         self.say(msg("\"{name}\" is not a registered name.  You may play unrated games as a "
                      "guest.", name=name))
@@ -1311,35 +1313,36 @@ class FicsProtocol(TelnetProtocol):
             self.state = "login"
             self._reprompt()
             return
-        name, host, throttle = self.pending_name, self.host, self.server.throttle
-        refusal = throttle.refusal(name, host)
-        if refusal is not None:  # refused before the hash: it costs nothing
-            self._refuse(name, refusal)
-            return
+        name = self.pending_name
         self.state = "checking"  # lines typed meanwhile wait in self._type_ahead
-        throttle.begin(name, host)
-        d = self.server.check_password(name, line)
+        d = self.server.accounts.requestAvatarId(PasswordAttempt(name, line, self.host))
+        d.addCallbacks(lambda _: self._password_checked(name, None), self._password_failed,
+                       errbackArgs=(name,))
 
-        def checked(ok: bool) -> None:
-            throttle.end(name, host)
-            self._password_checked(ok, name, host)
-
-        def failed(failure: Any) -> None:
-            throttle.end(name, host)
-            if self.state != "checking":
-                return
-            if self.server.stopping:  # the store may be closed already
-                self._refuse_stopping()
-                return
-            self.log.failure("password check failed", failure)
-            self._refuse_unavailable()
-
-        d.addCallbacks(checked, failed)
+    def _password_failed(self, reason: failure.Failure, name: str) -> None:
+        """The accounts refused the password: throttled (never hashed), wrong, or the
+        check broke (the store read or the hash)."""
+        if reason.check(LoginRefused):
+            if self.state == "checking":
+                self._refuse(name, reason.value.refusal)
+            return
+        if reason.check(BadPassword):  # counted even if the connection went away meanwhile
+            counted = reason.value.failure
+            self._log_failure(name, counted)
+            self._password_checked(name, counted)
+            return
+        if self.state != "checking":
+            return
+        if self.server.stopping:  # the store may be closed already
+            self._refuse_stopping()
+            return
+        self.log.failure("password check failed", reason)
+        self._refuse_unavailable()
 
     def _refuse(self, name: str, refusal: Refusal) -> None:
         """A password login refused by the throttle, back at ``login:``."""
         wait = seconds_left(refusal.until, self.server.clock.seconds())
-        if self.server.password_refusals.refused(self.host):  # then counted, a line a minute
+        if self.server.accounts.password_refusals.refused(self.host):  # then counted, a line a minute
             self.log.info("refused a password for {name} from {peer}: {kind} by {scope} "
                           "({seconds} s left); more refusals from this address are counted",
                           name=name, peer=self.peer, kind=refusal.kind, scope=refusal.scope,
@@ -1358,21 +1361,16 @@ class FicsProtocol(TelnetProtocol):
         else:
             self._dropped += 1
 
-    def _password_checked(self, ok: bool, name: str, host: str) -> None:
-        throttle = self.server.throttle
-        failure: Failure | None = None
-        if not ok:  # counted even if the connection went away meanwhile
-            failure = throttle.failed(name, host)
-            self._log_failure(name, failure)
+    def _password_checked(self, name: str, failure: Failure | None) -> None:
+        """The password was right (``failure`` is ``None``) or wrong, as counted."""
         if self.state != "checking":  # the connection went away meanwhile
             return
         if failure is None:
-            throttle.succeeded(name, host)
             if self.server.stopping:
                 self._refuse_stopping()
                 return
             # Settings read off the reactor thread, too; the state stays "checking".
-            self.server.saved_settings(name).addCallbacks(
+            self.server.accounts.saved_settings(name).addCallbacks(
                 self._settings_read, self._lookup_failed, errbackArgs=(name,))
             return
         self.pending_name = ""
@@ -1436,9 +1434,9 @@ class FicsProtocol(TelnetProtocol):
         self._cancel_timer()
         # The session writes straight to the telnet transport (what self.write
         # does, one call less per board sent to each of many observers).
-        session = self.server.enter(handle, write=self.transport.write, close=self.close,
-                                    registered=registered, peer=self.peer, host=self.host,
-                                    saved=saved)
+        session = self.server.sessions.enter(handle, write=self.transport.write,
+                                             close=self.close, registered=registered,
+                                             peer=self.peer, host=self.host, saved=saved)
         session.sink = self.transport  # broadcasts write to many through FicsTelnetTransport.write_all
         if self._ivars is not None:
             session.preset_ivars(self._ivars)
@@ -1456,7 +1454,7 @@ class FicsProtocol(TelnetProtocol):
                                 "{count} lines typed before your login was complete were ignored.",
                                 self._dropped))
             self._dropped = 0
-        self.server.arrived(session)  # a game going on, adjourned games: tell both players
+        self.server.sessions.arrived(session)  # a game going on, adjourned games: tell both players
         self._arm_idle()
 
     def _arm_idle(self) -> None:
@@ -1467,7 +1465,7 @@ class FicsProtocol(TelnetProtocol):
     def line_command(self, line: str) -> None:
         if not line.startswith("$$"):  # "$$" lines do not count as activity
             self._arm_idle()
-        self.server.execute(self.session, line)
+        self.server.dispatcher.execute(self.session, line)
 
     # -- telnet options ----------------------------------------------------
 

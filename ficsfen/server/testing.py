@@ -45,8 +45,11 @@ _GUEST = re.compile(r'Press return to enter the server as "(\w+)"')
 
 
 def make_server(config: Config | None = None, *, clock: Clock | None = None, seed: int = 0,
-                **settings: Any) -> FicsServer:
+                store: Any = None, **settings: Any) -> FicsServer:
     """A server on a fake clock with seeded guest names; ``settings`` override config fields.
+
+    ``store`` (an ``IStore``, or ``None``: nothing kept) is given to the server's services
+    as it is built (accounts and games read it from then on).
 
     Its input scheduler measures no CPU time (its timer always reads 0): on a
     fake clock, real time would decide which connection is heavy and when its
@@ -56,7 +59,7 @@ def make_server(config: Config | None = None, *, clock: Clock | None = None, see
     if settings:
         config = replace(config, **settings)
     server = FicsServer(config, clock=clock if clock is not None else Clock(),
-                        rng=random.Random(seed))
+                        rng=random.Random(seed), store=store)
     FicsFactory(server).scheduler.timer = _no_cpu
     return server
 

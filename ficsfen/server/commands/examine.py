@@ -22,6 +22,7 @@ from ficsfen.server.commands.history import Reader, StoreGetter, replayed_histor
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.server.reply import resumed
 from ficsfen.server.variant_games import FICS_TYPES, stored_variant, variant_word
 from ficsfen.variants import Variant
 
@@ -85,7 +86,9 @@ class ExamineCommand(Command):
 
     def examine_stored(self, caller: IServerCaller, who: str, number: int,
                        directory: IServerDirectory) -> Deferred[None]:
-        return replayed_history_game(caller, self.store(), who, number, self.read).addCallback(
+        # Once the game is read, its board is part of this command's answer again.
+        return resumed(caller, replayed_history_game(caller, self.store(), who, number,
+                                                     self.read)).addCallback(
             self._open, caller, directory)
 
     def _open(self, found: Any, caller: IServerCaller, directory: IServerDirectory) -> None:

@@ -182,12 +182,15 @@ class _ListCommand(Command):
 
     def __init__(self, lists: PersonalLists, *,
                  registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False),
-                 changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> None:
+                 changed: Callable[[str, str, str, bool], None] = lambda *change: None,
+                 save: Callable[[IServerCaller], None] = lambda caller: None) -> None:
         self.lists = lists
         #: Whether a name has an account, read off the reactor thread.
         self.registered = registered
         #: Told (handle, list, item, added) after each change (channels follow it).
         self.changed = changed
+        #: Keeps a registered player's lists (with their settings) for their next login.
+        self.save = save
 
     def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> Deferred[str]:
         """The handle ``word`` names: someone logged in, else a registered account
@@ -215,7 +218,7 @@ class _ListCommand(Command):
 
     def _saved(self, caller: IServerCaller) -> None:
         if caller.registered:
-            caller.players.save_settings(caller)
+            self.save(caller)
 
 
 class AddlistCommand(_ListCommand):
@@ -299,9 +302,11 @@ class ShowlistCommand(_ListCommand):
 
 
 def commands(lists: PersonalLists, *, registered: Callable[[str], Deferred[bool]],
-             changed: Callable[[str, str, str, bool], None] = lambda *change: None) -> list[Command]:
-    """The list commands sharing ``lists``; ``changed`` hears of each change."""
-    return [cls(lists, registered=registered, changed=changed)
+             changed: Callable[[str, str, str, bool], None] = lambda *change: None,
+             save: Callable[[IServerCaller], None] = lambda caller: None) -> list[Command]:
+    """The list commands sharing ``lists``; ``changed`` hears of each change (read off
+    the reactor thread: ``registered``), ``save`` keeps a registered player's lists."""
+    return [cls(lists, registered=registered, changed=changed, save=save)
             for cls in (AddlistCommand, SublistCommand, ShowlistCommand)]
 
 

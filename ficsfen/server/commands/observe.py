@@ -1,7 +1,7 @@
 """Watching games: ``observe``, ``unobserve``, ``allobservers``.
 
 Observers are kept by the game directory alone; the server sends them every
-board of the games they observe (see ``FicsServer.show_position``) and the
+board of the games they observe (see ``Broadcaster.show_position``) and the
 result when a game ends.
 """
 

@@ -58,9 +58,9 @@ def _run(caller: IServerCaller, action: Callable[[], Any], game: IPlayedGame | N
     if not notices:
         return
     if game is None:
-        caller.players.deliver(notices)
+        caller.boards.deliver(notices)
     else:
-        game.after_write(None, lambda: caller.players.deliver(notices))
+        game.after_write(None, lambda: caller.boards.deliver(notices))
 
 
 class MatchCommand(Command):
@@ -129,7 +129,7 @@ class AcceptCommand(Command):
         except ChallengeError as e:
             caller.send(e.message)
             return
-        caller.players.deliver(notices)
+        caller.boards.deliver(notices)
         games.start_game(challenge)
 
 
@@ -313,7 +313,7 @@ def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
         except ChallengeError as e:
             caller.send(e.message)
             return
-        caller.players.deliver(notices)
+        caller.boards.deliver(notices)
         games.start_game(challenge)
         return
     colour = fold(game.white) == fold(caller.handle)

@@ -41,7 +41,7 @@ def start_from_seek(caller: IServerCaller, seek: Seek, responder: str) -> None:
     games = caller.games
     challenge = Challenge(seek.owner, responder, seek.request.time_control, seek.request.colour,
                           variant=seek.request.variant)
-    caller.players.deliver([*games.challenges.drop(seek.owner), *games.challenges.drop(responder)])
+    caller.boards.deliver([*games.challenges.drop(seek.owner), *games.challenges.drop(responder)])
     games.start_game(challenge)
 
 

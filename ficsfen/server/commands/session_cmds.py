@@ -11,11 +11,11 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import msg
 from ficsfen.interfaces import IGame
 from ficsfen.names import fold
-from ficsfen.server.boards import category
+from ficsfen.server.boards import category, played_listing
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
-                                       IServerDirectory, IServerGame)
+                                       IServerDirectory)
 from ficsfen.server.variant_games import category_letter
-from ficsfen.server.wholist import (WhoOptions, WhoOptionsError, interface_entry,
+from ficsfen.server.wholist import (WhoCache, WhoOptions, WhoOptionsError, interface_entry,
                                     parse_games_flags, parse_who_options, status_char)
 
 __all__ = ["GamesCommand", "QuitCommand", "WhoCommand", "games_line"]
@@ -46,6 +46,10 @@ class WhoCommand(Command):
     spec = "s"
     usage = msg("who [o][r][f][a][R][U][B][s][b][w][z][L][S][A][l][t][I][1-3|ij]")
 
+    def __init__(self, *, cache: WhoCache | None = None) -> None:
+        #: Answers already rendered, while nothing they list changes (``None``: none kept).
+        self.cache = cache
+
     def run(self, caller: IServerCaller, options: str | None, *,
             directory: IServerDirectory) -> None:
         try:
@@ -57,8 +61,10 @@ class WhoCommand(Command):
             caller.send(msg("The v and n layouts are not available here: who lists players "
                             "tersely (t, the default) or one line each for interfaces (I)."))
             return
-        text = caller.players.who_cache.answer(
-            request, lambda request: _listing(caller.players.sessions_sorted(), request, directory))
+        def listing(request: WhoOptions) -> str | None:
+            return _listing(caller.players.sessions_sorted(), request, directory)
+
+        text = listing(request) if self.cache is None else self.cache.answer(request, listing)
         if text is None:
             caller.send(msg("No logged in players match the flags in your who request."))
             return
@@ -106,8 +112,11 @@ def _who_line(session: IServerCaller, game: object | None, request: WhoOptions) 
 
 
 def games_line(game: IGame) -> str:
-    """One ``games`` line: a server game's own ``listing()``, else number and players."""
-    if IServerGame.providedBy(game):
+    """One ``games`` line: a played game's (:func:`boards.played_listing`), an examined
+    game's own ``listing()``, else number and players."""
+    if IPlayedGame.providedBy(game):
+        return played_listing(game)
+    if IExaminedGame.providedBy(game):
         return game.listing()
     return f"{game.number:>3} {game.white} {game.black}"
 

@@ -210,10 +210,19 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
 )}
 
 
+#: Keeps a registered player's settings for their next login (nothing for others).
+SaveSettings = Callable[[IServerCaller], None]
+
+
 class SetCommand(Command):
+    """``set variable [value]``; each change but ``interface`` is saved with ``save``."""
+
     name = "set"
     spec = "ws"
     usage = msg("set variable [value]")
+
+    def __init__(self, *, save: SaveSettings = lambda caller: None) -> None:
+        self.save = save
 
     def run(self, caller: IServerCaller, name: str, value: str | None, *,
             directory: IServerDirectory) -> None:
@@ -236,7 +245,7 @@ class SetCommand(Command):
                 return
         caller.send(variable.apply(caller, parsed))
         if variable.name != "interface":
-            caller.players.save_settings(caller)
+            self.save(caller)
 
 
 class StyleCommand(Command):
@@ -246,6 +255,9 @@ class StyleCommand(Command):
     spec = "w"
     usage = msg("style 1|12")
 
+    def __init__(self, *, save: SaveSettings = lambda caller: None) -> None:
+        self.save = save
+
     def run(self, caller: IServerCaller, value: str, *, directory: IServerDirectory) -> None:
         try:
             parsed = _style(value)
@@ -253,7 +265,7 @@ class StyleCommand(Command):
             caller.send(e.message)
             return
         caller.send(_set_style(caller, parsed))
-        caller.players.save_settings(caller)
+        self.save(caller)
 
 
 class VariablesCommand(Command):

@@ -5,17 +5,20 @@ are Unix times in seconds (:func:`time.time`), not reactor times: they must
 mean the same after a restart.  Clocks and move times are whole
 milliseconds.  Handles are kept as the player spelled them; lookups by
 handle use :func:`ficsfen.names.fold`, the server's case rule.
+
+:class:`EndCode` and :class:`GameStatus` are the game domain's
+(:mod:`ficsfen.server.game_values`); they are importable from here too.
 """
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 import chess
 
 from ficsfen.fen import STARTING_FEN
 from ficsfen.names import fold
+from ficsfen.server.game_values import EndCode, GameStatus
 from ficsfen.server.variant_games import stored_variant
 from ficsfen.tracker import Tracker
 
@@ -43,36 +46,6 @@ HISTORY_SIZE = 10
 #: History numbers cycle through 0..99 as on FICS: a player's n-th finished
 #: game (counting from 1) is number ``(n - 1) % 100``.
 HISTORY_NUMBERS = 100
-
-
-class GameStatus(enum.StrEnum):
-    """Where a stored game is; ``PLAYING`` after a crash means "in progress when it stopped"."""
-
-    PLAYING = "playing"
-    ADJOURNED = "adjourned"
-    FINISHED = "finished"
-
-
-class EndCode(enum.StrEnum):
-    """How a game ended, as the ``End`` column of FICS's ``history`` spells it.
-
-    ``ABORTED`` is ours: aborted games are kept but FICS lists them nowhere.
-    Draws by the 75-move rule or fivefold repetition use ``FIFTY`` and
-    ``REPETITION``, as FICS knows only those two.
-    """
-
-    MATE = "Mat"
-    RESIGNATION = "Res"
-    FLAG = "Fla"
-    AGREED = "Agr"
-    REPETITION = "Rep"
-    STALEMATE = "Sta"
-    FIFTY = "50"
-    NO_MATERIAL = "NM"
-    TIME_NO_MATERIAL = "TM"
-    DISCONNECTION = "Dis"
-    ADJUDICATED = "Adj"
-    ABORTED = "Abo"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,319 @@
+"""The one seam through which game events, boards, results and talk reach sessions.
+
+:class:`Broadcaster` turns what happened (a move committed, a game
+created, continued or over, a notice for someone, a tell to a channel)
+into bytes on the sessions concerned, each in its own style, language and
+charset.  Nothing else in the server writes to a session that did not
+type the command being run; a message bus can be put behind this class
+without touching the games.
+
+It finds sessions through ``session(key)`` (a folded handle to the
+logged-in :class:`~ficsfen.server.session.Session`, or ``None``).  A session
+whose own command is running (it has an open
+:class:`~ficsfen.server.reply.Reply`: the mover, when the move is announced
+at once) reads its copy within that command's answer (the command's prompt
+follows); everyone else as a notification with a prompt of its own.
+
+A board goes to a thousand observers as a thousand writes of the same
+bytes: :meth:`Broadcaster.show_position` builds one text per distinct view
+(:class:`~ficsfen.server.renderer.BoardRenderer`, cached per game version)
+and one byte string per group of observers (:meth:`observer_groups`).
+``bench/observers.py`` measures it against ``bench/fanout_floor.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from ficsfen.i18n import Message, msg
+from ficsfen.names import fold
+from ficsfen.server import boards
+from ficsfen.server.interfaces import IBoards, IPlayedGame
+from ficsfen.server.renderer import BoardRenderer
+from ficsfen.server.session import Session
+from zope.interface import implementer
+
+__all__ = ["Broadcaster"]
+
+
+@implementer(IBoards)
+class Broadcaster:
+    """Delivers to sessions; see the module's documentation.
+
+    ``directory`` (the :class:`~ficsfen.server.directory.GameDirectory`)
+    names each game's observers; ``allresults()`` the sessions with the
+    ``allresults`` ivar on (told of every game's end).
+    """
+
+    def __init__(self, *, session: Callable[[str], Session | None], directory: Any,
+                 allresults: Callable[[], Iterable[Session]] = tuple,
+                 renderer: BoardRenderer | None = None) -> None:
+        self._session = session
+        self.directory = directory
+        self._allresults = allresults
+        #: Builds the boards, caching them per game version.
+        self.renderer = renderer if renderer is not None else BoardRenderer()
+
+    # -- messages to people ----------------------------------------------
+
+    def tell(self, handle: str, message: Message | str) -> None:
+        """``message`` for ``handle``: in the answer to their command if it is running,
+        else a notification (:meth:`Session.inform`)."""
+        session = self._session(fold(handle))
+        if session is not None:
+            session.inform(message)
+
+    def notify(self, session: Session, message: Message | str) -> None:
+        """``message`` to ``session`` as a notification (on a fresh line, with its prompt)."""
+        session.notify(message)
+
+    def deliver(self, notices: Iterable[Any]) -> None:
+        """Send :class:`ficsfen.server.challenges.Notice` values, one message per person.
+
+        A notice naming an interface variable (``pendinfo``) reaches only
+        those who set it.
+        """
+        grouped: dict[str, list[Any]] = {}
+        for notice in notices:
+            grouped.setdefault(notice.handle, []).append(notice)
+        for handle, wanted in grouped.items():
+            session = self._session(fold(handle))
+            if session is None:
+                continue
+            messages = [n.message for n in wanted if n.ivar is None or session.ivars.get(n.ivar)]
+            if messages:
+                self.tell(handle, "\n".join(session.render(m) for m in messages))
+
+    def talk(self, sessions: Iterable[Session], message: Message) -> None:
+        """``message`` (a tell, a channel or shout line) to each of ``sessions``.
+
+        A session whose command is running (the sender) reads it in that
+        command's answer; the others get it rendered once per language and
+        encoded once per (language, charset, prompt), the same bytes written
+        to every member of a group.
+        """
+        groups: dict[tuple[str, str, str], list[Session]] = {}
+        for session in sessions:
+            if session.answering:  # their command's answer
+                session.send(message)
+                continue
+            groups.setdefault((session.lang, session.charset, session.prompt_text),
+                              []).append(session)
+        texts: dict[str, str] = {}
+        for (lang, charset, prompt), members in groups.items():
+            text = texts.get(lang)
+            if text is None:
+                text = texts[lang] = message.render(lang)
+            Session.emit_all(members, Session.notification(text, charset, prompt))
+
+    # -- boards ----------------------------------------------------------
+
+    def watchers(self, game: Any) -> list[str]:
+        """Handles who see every board of ``game``: its players, then observers."""
+        return list(dict.fromkeys([*game.players(), *self.directory.observers(game)]))
+
+    def mover_lag(self, game: Any) -> int:
+        """The lag (ms) of the player who made ``game``'s last move: style 12's last field."""
+        if not IPlayedGame.providedBy(game) or game.tracker.last_ply is None:
+            return 0
+        session = self._session(fold(game.handle_of(game.tracker.last_ply.color)))
+        return session.lag_ms if session is not None else 0
+
+    def board_text(self, session: Session, game: Any, *, fresh: bool = False,
+                   lag: int | None = None, relation: int | None = None,
+                   received: bool = False) -> str:
+        """The board as ``session`` wants it: :meth:`BoardRenderer.board_text`, the
+        mover's lag looked up when not given."""
+        return self.renderer.board_text(session, game, fresh=fresh,
+                                        lag=self.mover_lag(game) if lag is None else lag,
+                                        relation=relation, received=received)
+
+    def send_board(self, session: Session, game: Any) -> None:
+        """The board of ``game`` for ``session`` alone, clocks read now (``refresh``)."""
+        session.write_text(self.board_text(session, game, fresh=True))
+
+    def show_position(self, game: Any, *, note: Message | None = None,
+                      note_to_caller: bool = True, received: bool = False) -> None:
+        """Send the board to everyone watching ``game`` (fast path: ``bench/observers.py``).
+
+        A session whose command is running gets it in that command's answer;
+        everyone else as an asynchronous message with a prompt.  A text is built once per
+        distinct (style, relation, orientation, language, showfen, ms) and
+        its bytes once per group of observers (:meth:`observer_groups`), so
+        a thousand observers cost a thousand writes of the same bytes, not a
+        thousand formattings.  ``note`` goes above the board (not to the
+        caller unless ``note_to_caller``); ``received``: the board announces
+        a move.
+        """
+        texts: dict[tuple, str] = {}
+        session_of = self._session
+        players = game.players()
+        lag = self.mover_lag(game)
+
+        def text_for(session: Session, key: tuple, noted: bool) -> str:
+            text = texts.get(key)
+            if text is None:
+                text = self.board_text(session, game, lag=lag, relation=key[1], received=received)
+                if noted:
+                    text = f"{session.render(note)}\n{text}"
+                texts[key] = text
+            return text
+
+        for handle in dict.fromkeys(players):
+            session = session_of(fold(handle))
+            if session is None:
+                continue
+            is_caller = session.answering  # the board is its command's answer
+            noted = note is not None and (note_to_caller or not is_caller)
+            key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
+                   session.lang if noted or session.style == 1 else "", session.showfen,
+                   session.ivars["ms"])
+            text = text_for(session, key, noted)
+            if is_caller:
+                session.write_text(text)
+            else:
+                session.notify(text)
+        # Observers all see the same relation and orientation: what differs
+        # between them is style, language, showfen and charset only, so each
+        # group's bytes are built once and written to every member.
+        observer_keys = self.directory.observer_keys(game)
+        if not observer_keys:
+            self.ping_to_move(game)
+            return
+        relation = boards.relation_for(game, "")
+        noted = note is not None
+        for (style, lang, showfen, ms, charset, prompt), members in self.observer_groups(
+                game, players):
+            key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
+            text = text_for(members[0], key, noted)
+            answered = [m for m in members if m.answering]
+            if answered:  # an observer's own command: its answer, without the prompt
+                for member in answered:
+                    member.write_text(text)
+                members = [m for m in members if not m.answering]
+            Session.emit_all(members, Session.notification(text, charset, prompt))
+        self.ping_to_move(game)
+
+    def observer_groups(self, game: Any, players: Iterable[str]) -> list[tuple[tuple, list[Session]]]:
+        """``game``'s observers (not its players) by what they receive (part of the
+        fan-out's fast path: ``bench/observers.py``).
+
+        The key is (style, language, showfen, ms ivar, charset, prompt).
+        """
+        session_of = self._session
+        folded_players = {fold(h) for h in players}
+        groups: dict[tuple, list[Session]] = {}
+        for key in self.directory.observer_keys(game):
+            session = session_of(key)
+            if session is None or key in folded_players:
+                continue
+            groups.setdefault((session.style, session.lang, session.showfen, session.ivars["ms"],
+                               session.charset, session.prompt_text), []).append(session)
+        return list(groups.items())
+
+    def ping_to_move(self, game: Any) -> None:
+        """A timeseal player to move asks their client when the board arrived (FICS's [G])."""
+        if IPlayedGame.providedBy(game) and game.result is None:
+            session = self._session(fold(game.handle_of(game.tracker.turn)))
+            if session is not None and session.move_timer is not None:
+                session.move_timer.ping()
+
+    # -- game events -----------------------------------------------------
+
+    def game_info(self, game: Any) -> str:
+        """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
+        white, black = self._session(fold(game.white)), self._session(fold(game.black))
+        return boards.game_info_line(
+            game, registered=(white is not None and white.registered,
+                              black is not None and black.registered),
+            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
+
+    def game_created(self, game: Any) -> None:
+        """Both players of the new ``game`` get FICS's ``Creating:`` and ``{Game N ...}``
+        lines, the ``<g1>`` line if they asked for it (:meth:`game_info`), and the board."""
+        white, black, tc = game.white, game.black, game.time_control
+        info_line = self.game_info(game)
+        kind = boards.category(game)
+        creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
+                       white=white, black=black, category=kind, minutes=tc.minutes,
+                       increment=tc.increment)
+        header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
+                     number=game.number, white=white, black=black, category=kind)
+        # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one
+        # message.  pychess reads a game's start as four consecutive lines (the third
+        # any line): one more line, or a prompt, before the board and it opens no board.
+        for handle in (white, black):
+            session = self._session(fold(handle))
+            if session is not None:
+                lines = [session.render(creating), session.render(header)]
+                if session.ivars["gameinfo"]:
+                    lines.append(info_line)
+                lines += ["", self.board_text(session, game)]
+                self.tell(handle, "\n".join(lines))
+        self.ping_to_move(game)
+
+    def still_playing(self, session: Session, game: Any) -> None:
+        """``session`` logged in again during its ``game``: say so, with the board as it
+        is now (clocks read now)."""
+        other = game.opponent_of(session.handle)
+        session.notify("\n".join([
+            session.render(msg("You are still playing game {number} against {handle}.",
+                               number=game.number, handle=other)),
+            self.board_text(session, game, fresh=True)]))
+        self.ping_to_move(game)
+
+    def game_continued(self, game: Any) -> None:
+        """The players of a resumed ``game`` read that it continues (their board follows)."""
+        header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
+                     number=game.number, white=game.white, black=game.black,
+                     category=boards.category(game))
+        for handle in game.players():
+            self.tell(handle, header)
+
+    def start_failed(self, game: Any) -> None:
+        """The start of ``game`` could not be stored: only its players knew of it."""
+        for handle in game.players():
+            self.tell(handle, msg("Your game with {handle} could not be started: the server "
+                                  "could not save it.", handle=game.opponent_of(handle)))
+
+    def game_over(self, game: Any, result: Any, *, audience: list[str],
+                  observers: list[str]) -> None:
+        """Announce ``result`` to ``audience`` (players and observers), deliver its
+        notices, and tell the ``allresults`` sessions who did not watch.
+
+        As FICS, observers also read that the game left their list, under the
+        result and before one prompt (pychess frees its state for the game on
+        that line).
+        """
+        announcement = result.announcement(game)
+        removed = msg("Removing game {number} from observation list.", number=game.number)
+        observing = {fold(h) for h in observers}
+        for handle in audience:
+            session = self._session(fold(handle)) if fold(handle) in observing else None
+            if session is None:
+                self.tell(handle, announcement)
+            else:
+                self.tell(handle, session.render(announcement) + "\n" + session.render(removed))
+        self.deliver(result.notices)
+        listeners = self._allresults()
+        if listeners:
+            watching = {fold(h) for h in audience}
+            for other in list(listeners):
+                if fold(other.handle) not in watching:
+                    self.tell(other.handle, announcement)
+
+    def notify_all(self, handles: Iterable[str], message: Message, *,
+                   but: Session | None = None) -> None:
+        """``message`` as a notification to each of ``handles`` logged in, ``but`` one."""
+        for handle in handles:
+            session = self._session(fold(handle))
+            if session is not None and session is not but:
+                session.notify(message)
+
+    def announce(self, sessions: Iterable[Session], line: str, *,
+                 but: Session | None = None) -> None:
+        """``line``, already rendered (``<wa>``/``<wd>``: not localized), as a notification
+        to each of ``sessions`` but one."""
+        for session in list(sessions):
+            if session is not but:
+                session.notify(line)

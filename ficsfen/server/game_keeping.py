@@ -1,0 +1,145 @@
+"""Games kept across time: adjourned games, their expiry, and restore at start.
+
+:class:`GameKeeping` holds the adjourned games
+(:class:`~ficsfen.server.adjourned.AdjournedGames`) for the
+:class:`~ficsfen.server.game_service.GameService`, ends those not resumed
+within ``[limits] adjourned_expiry_days`` (looking periodically while any
+is kept), and at start brings back, adjourned, the games the store had
+unfinished.  Ends are written through the journal; players are told
+through the broadcaster.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from twisted.internet.defer import Deferred, gatherResults, succeed
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+
+from ficsfen.i18n import msg, msgn
+from ficsfen.server.adjourned import AdjournedGames
+from ficsfen.server.game_values import EndCode, GameResult, GameStatus
+from ficsfen.server.journal import StoreJournal, restore_game
+from ficsfen.server.store.records import GameEnd
+
+__all__ = ["GameKeeping"]
+
+
+class GameKeeping:
+    """Adjourned games, their expiry and their restoration.
+
+    ``expiry_days()`` is ``[limits] adjourned_expiry_days`` (0: never);
+    ``wall`` Unix time; ``journal`` the store's journal or ``None``;
+    ``tell(handle, message)`` reaches a player (the broadcaster).
+    """
+
+    log = Logger()
+
+    #: The longest wait between two looks for expired adjourned games, in seconds.
+    EXPIRY_INTERVAL = 3600.0
+
+    def __init__(self, *, clock: IReactorTime, wall: Callable[[], float],
+                 expiry_days: Callable[[], float], journal: StoreJournal | None,
+                 tell: Callable[[str, Any], None]) -> None:
+        self.clock = clock
+        self.wall = wall
+        self._expiry_days = expiry_days
+        self.journal = journal
+        self._tell = tell
+        #: Adjourned games waiting for ``resume``, with their history and clocks.
+        self.adjourned = AdjournedGames()
+        #: The next look for expired adjourned games (``None``: none kept).
+        self._expiry_call: Any = None
+
+    def keep(self, game: Any) -> None:
+        """Keep the adjourned ``game`` for ``resume``; look for expired games periodically
+        while any is kept.
+
+        :raises ValueError: ``game`` is not adjourned.
+        """
+        self.adjourned.keep(game)
+        expiry = self._expiry_days() * 86400
+        if expiry > 0 and self._expiry_call is None:
+            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
+                                                     self._expire_periodically)
+
+    def stop(self) -> None:
+        """No more looks for expired games (the server stops)."""
+        if self._expiry_call is not None and self._expiry_call.active():
+            self._expiry_call.cancel()
+        self._expiry_call = None
+
+    def _expire_periodically(self) -> None:
+        self._expiry_call = None
+        self.expire()
+        if len(self.adjourned):
+            expiry = self._expiry_days() * 86400
+            self._expiry_call = self.clock.callLater(min(expiry, self.EXPIRY_INTERVAL),
+                                                     self._expire_periodically)
+
+    def expire(self) -> Deferred[Any]:
+        """End, aborted, the adjourned games not resumed for ``[limits] adjourned_expiry_days``.
+
+        Each ends in the store like any aborted game (it leaves the players'
+        ``stored`` lists and enters no history), its players are told if
+        they are here, and the operator's log has a line.  The Deferred fires
+        once the ends are written.
+        """
+        days = self._expiry_days()
+        if days <= 0:
+            return succeed([])
+        writes = []
+        for game in self.adjourned.expire(self.wall() - days * 86400):
+            result = GameResult("*", msg("Game adjourned too long; aborted"),
+                                code=EndCode.ABORTED)
+            game.result = result
+            if self.journal is not None and game.record_id is not None:
+                writes.append(self.journal.ended(game, result))
+            self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
+                          "{days:g} days", white=game.white, black=game.black, days=days)
+            for handle in game.players():
+                self._tell(handle, msgn(
+                    "Your adjourned game with {handle} has expired: it was not resumed within "
+                    "{count} day.",
+                    "Your adjourned game with {handle} has expired: it was not resumed within "
+                    "{count} days.", int(days), handle=game.opponent_of(handle)))
+        return gatherResults(writes, consumeErrors=True)
+
+    def restore(self, store: Any, *, read: Callable[..., Deferred[Any]], listener: Any,
+                is_registered: Callable[[str], bool],
+                limiter: Any = None) -> Deferred[list[Any]]:
+        """Bring back the games ``store`` has unfinished: those in progress when the
+        server stopped (a crash) are adjourned there, clocks as at their last move.
+
+        Run once at start, before listening; the store is read through ``read``
+        (off the reactor thread).  A game with a player who has no account
+        could never be resumed: it ends, aborted.  ``listener`` hears the
+        restored games (the game service); ``limiter`` counts their offers.
+        """
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, is_registered(stored.start.white)
+                     and is_registered(stored.start.black))
+                    for stored in store.unfinished_games()]
+
+        return read(unfinished).addCallback(self._restore, store, listener, limiter)
+
+    def _restore(self, unfinished: list[tuple[Any, bool]], store: Any, listener: Any,
+                 limiter: Any) -> Deferred[list[Any]]:
+        writes = []
+        for stored, resumable in unfinished:
+            if not resumable:
+                writes.append(store.end_game(stored.id, GameEnd(
+                    "*", "Game aborted by server shutdown", EndCode.ABORTED, time.time())))
+                continue
+            reason = msg("Game adjourned by server shutdown")
+            game = restore_game(stored, reactor=self.clock, reason=reason, listener=listener,
+                                journal=self.journal)
+            game.limiter = limiter
+            if stored.status is GameStatus.PLAYING:
+                game.adjourned_at = self.wall()
+                writes.append(self.journal.adjourned(game, game.result))
+            self.keep(game)
+        writes.append(self.expire())
+        return gatherResults(writes, consumeErrors=True)

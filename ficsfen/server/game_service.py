@@ -1,0 +1,364 @@
+"""The games a server hosts: start, move, end, adjourn, resume, expiry and restore.
+
+:class:`GameService` is the :class:`~ficsfen.server.game_hooks.IGameListener`
+of every game the server hosts.  It owns the life of games: it creates
+them (an accepted challenge or seek), numbers them in the directory,
+plays moves typed at the prompt, keeps adjourned games and ends those not
+resumed in time, and brings back at start the games the store had in
+progress.  With a store each change goes through the
+:class:`~ficsfen.server.journal.StoreJournal` first; only once it is
+committed does the game tell this service, which then asks the
+:class:`~ficsfen.server.broadcaster.Broadcaster` to announce it
+(``docs/store.md``: a move is announced only after its commit).  It sends
+nothing to sessions itself but a command's own answer (a refused move):
+everything else goes out through the broadcaster.
+
+A move goes down the layers once (``docs/design.md``, "Game path"):
+:meth:`GameService.move` -> :meth:`PlayedGame.move` -> journal -> store;
+at the commit, :meth:`GameService.board_changed` ->
+:meth:`Broadcaster.show_position` -> sessions.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any, Callable
+
+from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
+from twisted.internet.interfaces import IReactorTime
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from ficsfen.i18n import LocalizedError, msg, msgn
+from ficsfen.names import fold
+from ficsfen.server.examined import ExaminedGame
+from ficsfen.server.game_hooks import IGameListener, IMoveTiming
+from ficsfen.server.game_keeping import GameKeeping
+from ficsfen.server.game_values import GameResult
+from ficsfen.server.games import PlayedGame
+from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame
+from ficsfen.server.journal import StoreJournal
+from ficsfen.server.variant_games import FICS_TYPES, start_fen
+
+__all__ = ["GameService"]
+
+
+@implementer(IGameListener, IMoveTiming, IGameService)
+class GameService:
+    """Hosted games, from their start to their end; see the module's documentation.
+
+    ``session(handle)`` finds a logged-in session (any case); ``is_registered``
+    whether a name has an account.  ``config`` gives ``adjourned_per_player`` and
+    ``adjourned_expiry_days``.  The composition root sets :attr:`challenges`,
+    :attr:`seeks` and :attr:`talk` once they exist.
+    """
+
+    log = Logger()
+
+    def __init__(self, *, directory: Any, broadcaster: Any, clock: IReactorTime,
+                 session: Callable[[str], Any], is_registered: Callable[[str], bool],
+                 config: Any, rng: random.Random | None = None, store: Any = None,
+                 wall: Callable[[], float] = time.time, offer_limiter: Any = None,
+                 read: Callable[..., Deferred] = maybeDeferred) -> None:
+        self.directory = directory
+        #: Runs a store read off the reactor thread (restore reads the unfinished games).
+        self._read = read
+        self.broadcaster = broadcaster
+        self.clock = clock
+        self._session = session
+        self._is_registered = is_registered
+        self.config = config
+        self.rng = rng if rng is not None else random.SystemRandom()
+        self.store = store
+        #: Unix time: when games are adjourned, and so when they expire.
+        self.wall = wall
+        self.offer_limiter = offer_limiter
+        #: Writes each change of a played game before it is announced (``None``: no store).
+        self.journal = StoreJournal(store, wall=wall) if store is not None else None
+        #: Adjourned games, their expiry and their restoration at start.
+        self.keeping = GameKeeping(clock=clock, wall=wall,
+                                   expiry_days=lambda: config.adjourned_expiry_days,
+                                   journal=self.journal, tell=broadcaster.tell)
+        #: Adjourned games waiting for ``resume``, with their history and clocks.
+        self.adjourned = self.keeping.adjourned
+        #: Pending match offers (:class:`ficsfen.server.challenges.Challenges`).
+        self.challenges: Any = None
+        #: Seeks (a player who starts a game seeks no more), and talk (``say``
+        #: reaches the last opponent): set by the composition root.
+        self.seeks: Any = None
+        self.talk: Any = None
+        #: Players of games being created or resumed, not yet announced (they are busy).
+        self._starting: dict[str, PlayedGame] = {}
+
+    def busy(self, handle: str) -> bool:
+        """Whether ``handle`` plays or examines a game, or one is being started for them."""
+        return self.directory.game_of(handle) is not None or fold(handle) in self._starting
+
+    # -- moves -----------------------------------------------------------
+
+    def move(self, session: Any, text: str, reply: Any = None) -> None:
+        """A move typed at the prompt, for the game ``session`` plays or examines.
+
+        Played and examined games share one entry point, ``game.move(handle,
+        text)``: it raises a localized refusal (told to ``session``; nothing
+        changes), or makes the move (the game tells :meth:`board_changed`, at
+        once or once the move is committed) and returns notices for particular
+        people (offers the move withdrew), delivered after the move's board.
+
+        When the move waits for its commit, the mover's board, announced then,
+        ends with the prompt: the command's own is left out
+        (``reply.defer_prompt()``, ``reply`` being the command's
+        :class:`~ficsfen.server.reply.Reply`).
+        """
+        game = self.directory.game_of(session.handle)
+        if game is None:
+            session.send(msg("You are not playing or examining a game."))
+            return
+        try:
+            notices = game.move(session.handle, text)
+        except LocalizedError as e:
+            # Refusals (illegal move, not your turn, setup mode...) carry
+            # their localized reason; anything else is a bug, logged by the caller.
+            session.send(e.message)
+            return
+        if reply is not None and IPlayedGame.providedBy(game) and game.announcing:
+            # One write for the mover, as on FICS: the board then the prompt.
+            reply.defer_prompt()
+        if notices:
+            self.deliver_after(game, notices)
+
+    def deliver_after(self, game: Any, notices: Any) -> None:
+        """Deliver ``notices`` once what ``game`` changed before is stored and announced."""
+        if IPlayedGame.providedBy(game):
+            game.after_write(None, lambda: self.broadcaster.deliver(notices))
+        else:
+            self.broadcaster.deliver(notices)
+
+    def charge(self, game: Any, handle: str, wall: float) -> float:
+        """:class:`IMoveTiming`: a timeseal player's move costs what their stamps say."""
+        session = self._session(handle)
+        if session is None or session.move_timer is None:
+            return wall
+        return session.move_timer.charge(wall)
+
+    # -- IGameListener ---------------------------------------------------
+
+    def board_changed(self, game: Any) -> None:
+        """A move, takeback or resumption (committed): feed listeners, then everyone's board."""
+        self.directory.position_changed(game)  # a position listeners already know is skipped
+        note = None
+        if IExaminedGame.providedBy(game) and game.last_mover:
+            last = game.tracker.last_ply
+            if last is not None:
+                note = msg("Game {number}: {handle} moves: {san}", number=game.number,
+                           handle=game.last_mover, san=last.san)
+        self.broadcaster.show_position(game, note=note, note_to_caller=False, received=True)
+
+    def game_ended(self, game: Any, result: GameResult) -> None:
+        """The end (or adjournment) is committed: free the number, keep an adjourned game,
+        and have players and observers told."""
+        for handle in game.players():
+            if self._starting.get(fold(handle)) is game:
+                del self._starting[fold(handle)]
+        if self.directory.by_number(game.number) is not game and not result.adjourned:
+            self.broadcaster.start_failed(game)  # never announced: only its players knew
+            return
+        audience = self.broadcaster.watchers(game)
+        observers = self.directory.observers(game)
+        if self.talk is not None:
+            self.talk.game_over(game.white, game.black)
+        self.directory.remove(game, result)
+        if result.adjourned:
+            if self.journal is None:
+                game.adjourned_at = self.wall()
+            self.keep_adjourned(game)
+        self.broadcaster.game_over(game, result, audience=audience, observers=observers)
+        self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
+                      white=game.white, black=game.black, score=result.score)
+
+    # -- starting and resuming -------------------------------------------
+
+    def start_game(self, challenge: Any) -> PlayedGame | None:
+        """Create the game an accepted ``challenge`` describes and show both players the board.
+
+        An accepted resumption (``challenge.adjourned``) continues the adjourned game
+        instead.  With a store the game is announced once its start is stored.
+        """
+        for handle in (challenge.challenger, challenge.receiver):
+            if self.seeks is not None:
+                self.seeks.drop(handle)  # a player who starts a game seeks no more
+        if challenge.adjourned:
+            adjourned = self.adjourned.between(challenge.challenger, challenge.receiver)
+            if adjourned is not None:
+                self.resume_game(adjourned)
+            return adjourned
+        white, black = challenge.colours(self.rng)
+        variant = challenge.variant
+        extra = {} if variant is None else {
+            "variant": FICS_TYPES[variant], "fen": start_fen(variant, self.rng)}
+        game = PlayedGame(white, black, reactor=self.clock, time_control=challenge.time_control,
+                          listener=self, journal=self.journal, **extra,
+                          adjournable=self._logged_in_registered(white)
+                          and self._logged_in_registered(black))
+        game.limiter = self.offer_limiter
+        most = self.config.adjourned_per_player
+        crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
+        if game.adjournable and crowded:
+            game.adjournable = False
+            game.not_adjournable = msgn(
+                "{handle} has {count} adjourned game, the most allowed: this game cannot be "
+                "adjourned.  Use \"abort\".",
+                "{handle} has {count} adjourned games, the most allowed: this game cannot be "
+                "adjourned.  Use \"abort\".", most, handle=crowded[0])
+        if self.journal is None:
+            self._announce_start(game)
+        else:
+            self._start(game, self.journal.started(game), lambda: self._announce_start(game))
+        return game
+
+    def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
+        """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
+        for handle in game.players():
+            self._starting[fold(handle)] = game
+
+        def started() -> None:
+            for handle in game.players():
+                if self._starting.get(fold(handle)) is game:
+                    del self._starting[fold(handle)]
+            announce()
+
+        game.after_write(written, started)
+
+    def _announce_start(self, game: PlayedGame) -> None:
+        """Number the new ``game`` and show both players the board."""
+        self.directory.add(game)
+        self.broadcaster.game_created(game)
+
+    def resume_game(self, game: PlayedGame) -> None:
+        """Continue an adjourned ``game`` under a new number, from the same position and clocks.
+
+        Both players agreed (an accepted resumption).  With a store it goes on
+        once the resumption is stored.
+        """
+        self.adjourned.take(game.white, game.black)
+        # The same names, possibly typed in another case when logging in again.
+        game.white = self._logged_in_as(game.white)
+        game.black = self._logged_in_as(game.black)
+        game.listener = self
+        game.limiter = self.offer_limiter
+        if self.journal is None:
+            self._continue(game)
+        else:
+            self._start(game, self.journal.resumed(game), lambda: self._continue(game))
+
+    def _continue(self, game: PlayedGame) -> None:
+        self.directory.add(game)
+        self.broadcaster.game_continued(game)
+        game.listener = self
+        game.resume()
+
+    def _logged_in_registered(self, handle: str) -> bool:
+        """Whether ``handle`` is logged in with a password (only their games are adjourned)."""
+        session = self._session(handle)
+        return session is not None and session.registered
+
+    def _logged_in_as(self, handle: str) -> str:
+        """``handle`` as its session spells it now (the same name, maybe in another case)."""
+        session = self._session(handle)
+        return handle if session is None else session.handle
+
+    # -- examined games --------------------------------------------------
+
+    def examine(self, handle: str) -> ExaminedGame:
+        """Start a scratch game examined by ``handle``, number it and show it."""
+        game = ExaminedGame(handle)
+        game.listener = self  # told board_changed after each move
+        self.directory.add(game)
+        self.broadcaster.show_position(game)
+        return game
+
+    def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:
+        """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""
+        if handle in game.examiners:
+            game.examiners.remove(handle)
+        self.directory.leave(handle)
+        session = self._session(handle)
+        if session is not None and not quiet:
+            session.send(msg("You are no longer examining game {number}.", number=game.number))
+        if game.examiners:
+            note = msg("{handle} has stopped examining game {number}.", handle=handle,
+                       number=game.number)
+            targets = self.broadcaster.watchers(game)
+        else:
+            note = msg("Game {number} has no examiners left and is over.", number=game.number)
+            targets = self.directory.observers(game)
+            self.directory.remove(game)
+        self.broadcaster.notify_all(targets, note, but=session)
+
+    # -- players arriving and leaving ------------------------------------
+
+    def arrived(self, session: Any) -> None:
+        """``session`` logged in: the game they still play (they logged in again), and
+        their adjourned games (their opponents here are told, and so are they)."""
+        game = self.directory.game_of(session.handle)
+        if IPlayedGame.providedBy(game):
+            self.broadcaster.still_playing(session, game)
+        online = []
+        for game in self.adjourned.of(session.handle):
+            other = game.black if fold(game.white) == fold(session.handle) else game.white
+            present = self._session(other)
+            if present is not None:
+                self.broadcaster.tell(other, msg(
+                    "Notification: {handle}, who has an adjourned game with you, has arrived.",
+                    handle=session.handle))
+                online.append(present.handle)
+            else:
+                self.broadcaster.notify(session, msg(
+                    "You have an adjourned game with {handle}, who is not logged in.",
+                    handle=other))
+        if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
+            self.broadcaster.notify(session, msgn(
+                "{count} player, who has an adjourned game with you, is online:\n{names}",
+                "{count} players, who have an adjourned game with you, are online:\n{names}",
+                len(online), names=" ".join(online)))
+
+    def departed(self, session: Any) -> None:
+        """``session`` logged out: they stop examining, or their game is adjourned (between
+        registered players) or forfeited, as on FICS; ``game_ended`` tells the others."""
+        handle = session.handle
+        game = self.directory.game_of(handle)
+        if IExaminedGame.providedBy(game):
+            self.stop_examining(handle, game, quiet=True)
+        elif IPlayedGame.providedBy(game):
+            game.disconnect(handle)
+
+    def stop(self) -> Deferred[Any]:
+        """The server stops: no more expiry; every played game adjourned or aborted.
+
+        The Deferred fires once every game's changes are stored and announced.
+        """
+        self.keeping.stop()
+        for game in self.directory.games():
+            if IPlayedGame.providedBy(game):
+                game.stop()
+        waits = [game.settled() for game in (*self.directory.games(), *self._starting.values())
+                 if IPlayedGame.providedBy(game)]
+        return DeferredList(waits, consumeErrors=True)
+
+    # -- the store: restore and expiry -------------------------------------
+
+    def restore(self) -> Deferred[list[Any]]:
+        """Bring back, adjourned, the games the store has unfinished
+        (:meth:`GameKeeping.restore`); run once at start, before listening."""
+        return self.keeping.restore(self.store, read=self._read, listener=self,
+                                    is_registered=self._is_registered,
+                                    limiter=self.offer_limiter)
+
+    def keep_adjourned(self, game: PlayedGame) -> None:
+        """Keep ``game`` for ``resume`` (:meth:`GameKeeping.keep`)."""
+        self.keeping.keep(game)
+
+    def expire_adjourned(self) -> Deferred[Any]:
+        """End the adjourned games not resumed in time (:meth:`GameKeeping.expire`)."""
+        return self.keeping.expire()
