@@ -154,7 +154,7 @@ class Broadcaster:
             text = texts.get(key)
             if text is None:
                 text = self.board_text(session, game, lag=lag, relation=key[1], received=received)
-                if noted:
+                if noted and note is not None:
                     text = f"{session.render(note)}\n{text}"
                 texts[key] = text
             return text

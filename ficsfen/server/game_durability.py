@@ -64,8 +64,14 @@ class DurableGame:
     @property
     def move_clocks(self) -> tuple[float, float]:
         """Both clocks (white, black; seconds) as at the instant of the last move: what
-        its boards show and what the journal stores with it."""
-        white, black, _running = self._move_clocks[1]
+        its boards show and what the journal stores with it.
+
+        :raises RuntimeError: no move was made through a journal yet.
+        """
+        held = self._move_clocks
+        if held is None:
+            raise RuntimeError(f"{self!r}: no move was written through a journal")
+        white, black, _running = held[1]
         return white, black
 
     def shown_clocks(self) -> tuple[float, float, bool] | None:

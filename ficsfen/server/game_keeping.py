@@ -137,9 +137,10 @@ class GameKeeping:
             game = restore_game(stored, reactor=self.clock, reason=reason, listener=listener,
                                 journal=self.journal)
             game.limiter = limiter
-            if stored.status is GameStatus.PLAYING:
-                game.adjourned_at = self.wall()
-                writes.append(self.journal.adjourned(game, game.result))
+            journal, result = self.journal, game.result
+            if stored.status is GameStatus.PLAYING and journal is not None and result is not None:
+                game.adjourned_at = self.wall()  # in progress when the server stopped
+                writes.append(journal.adjourned(game, result))
             self.keep(game)
         writes.append(self.expire())
         return gatherResults(writes, consumeErrors=True)

@@ -195,7 +195,7 @@ class GameService:
             return adjourned
         white, black = challenge.colours(self.rng)
         variant = challenge.variant
-        extra = {} if variant is None else {
+        extra: dict[str, Any] = {} if variant is None else {
             "variant": FICS_TYPES[variant], "fen": start_fen(variant, self.rng)}
         game = PlayedGame(white, black, reactor=self.clock, time_control=challenge.time_control,
                           listener=self, journal=self.journal, **extra,

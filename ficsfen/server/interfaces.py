@@ -56,6 +56,12 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
         """The clocks (White's, Black's seconds, whether one runs) its boards of the
         current version show, or None: read them now."""
 
+    def handle_of(color):
+        """The handle playing ``color`` (``chess.WHITE`` or ``chess.BLACK``)."""
+
+    def opponent_of(handle):
+        """The other player of ``handle``."""
+
     def offers_to(handle):
         """Offers made to ``handle``."""
 
