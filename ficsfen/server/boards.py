@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 import chess
+import chess.variant
 from chess.variant import CrazyhouseBoard
 
 from ficsfen.i18n import Message, msg
@@ -303,9 +304,9 @@ def played_listing(game: Any) -> str:
 def category(game: IGame) -> str:
     """FICS's category of ``game``: lightning, blitz, standard, or untimed (no clock);
     its variant (``crazyhouse``, ``wild/fr``) for a game in one."""
-    variant = game.tracker.variant
-    if variant is not None:
-        return fics_type(variant)
+    kind = fics_type(game.tracker.variant)  # None for standard chess
+    if kind is not None:
+        return kind
     clocked = IClockedGame(game, None)
     return clocked.time_control.category if clocked is not None else "untimed"
 
@@ -440,7 +441,8 @@ def style1_diagram(game: IGame, *, flipped: bool, lang: str) -> str:
                          move="{:<7} ({})".format(last.san, format_move_time(took)))
     placement = fields[0]
     held: list[str] = []
-    if placement[-1] == "]":  # crazyhouse: FICS shows each side's hand above and below
+    if placement[-1] == "]" and isinstance(board, chess.variant.CrazyhouseBoard):
+        # crazyhouse: FICS shows each side's hand above and below
         placement = placement[:placement.index("[")].replace("~", "")
         held = [label(_HOLDING, side=_SIDE[color], pieces=holdings_text(board.pockets[color]))
                 for color in ((chess.WHITE, chess.BLACK) if flipped else (chess.BLACK, chess.WHITE))]

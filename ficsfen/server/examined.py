@@ -140,7 +140,7 @@ class ExaminedGame:
         game._future = list(moves)
         return game
 
-    def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+    def subscribe_moves(self, callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` after each move or ``forward`` step (any tracker it has)."""
         return self._moved.add(callback)
 
