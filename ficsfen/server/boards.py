@@ -155,7 +155,7 @@ class Style12Frame:
 
     @classmethod
     def for_game(cls, game: IGame, *, ms: bool = False,
-                 clocks: tuple[float, float, bool] | None = None) -> "Style12Frame":
+                 clocks: tuple[float, float, bool] | None = None) -> Style12Frame:
         """The frame of ``game`` now; ``clocks`` (White's, Black's seconds, ticking)
         replace the clocks' current reading (a move's, read at its instant)."""
         clocked = IClockedGame(game, None)  # adapted once: a frame is built per move
@@ -170,7 +170,7 @@ class Style12Frame:
                           clocked.move_times, ms)
 
     @classmethod
-    def starting_position(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
+    def starting_position(cls, game: IGame, *, ms: bool = False) -> Style12Frame:
         """The frame of the position ``game`` started from, clocks full, no move played.
 
         FICS's ``startpos`` ivar puts it (relation -4) at the head of a move list.
@@ -182,7 +182,7 @@ class Style12Frame:
 
     @classmethod
     def _build(cls, game: IGame, tracker: Tracker, minutes: int, increment: int, wtime: float,
-               btime: float, ticking: bool, times: list[float], ms: bool) -> "Style12Frame":
+               btime: float, ticking: bool, times: list[float], ms: bool) -> Style12Frame:
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
         ranks = fen_fields[0].translate(_RANKS)
@@ -438,7 +438,7 @@ def style1_diagram(game: IGame, *, flipped: bool, lang: str) -> str:
         times = _move_times(game)
         took = times[plies - 1] if len(times) >= plies else 0
         notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
-                         move="{:<7} ({})".format(last.san, format_move_time(took)))
+                         move=f"{last.san:<7} ({format_move_time(took)})")
     placement = fields[0]
     held: list[str] = []
     if placement[-1] == "]" and isinstance(board, chess.variant.CrazyhouseBoard):

@@ -128,7 +128,7 @@ class ExaminedGame:
 
     @classmethod
     def replaying(cls, examiner: str, *, white: str, black: str, fen: str,
-                  moves: Sequence[str], variant: Variant | None = None) -> "ExaminedGame":
+                  moves: Sequence[str], variant: Variant | None = None) -> ExaminedGame:
         """A game examined from its start position ``fen``, with ``moves`` (UCI) ahead.
 
         ``forward`` plays them, as on FICS after ``examine HANDLE N``; the
