@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
@@ -37,9 +37,14 @@ from ficsfen.server.game_hooks import IGameListener, IMoveTiming
 from ficsfen.server.game_keeping import GameKeeping
 from ficsfen.server.game_values import GameResult
 from ficsfen.server.games import PlayedGame
-from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame
+from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
 from ficsfen.server.journal import StoreJournal
 from ficsfen.server.variant_games import FICS_TYPES, start_fen
+
+if TYPE_CHECKING:
+    from ficsfen.server.broadcaster import Broadcaster
+    from ficsfen.server.config import Config
+    from ficsfen.server.directory import GameDirectory
 
 __all__ = ["GameService"]
 
@@ -56,9 +61,9 @@ class GameService:
 
     log = Logger()
 
-    def __init__(self, *, directory: Any, broadcaster: Any, clock: IReactorTime,
+    def __init__(self, *, directory: GameDirectory, broadcaster: Broadcaster, clock: IReactorTime,
                  session: Callable[[str], Any], is_registered: Callable[[str], bool],
-                 config: Any, rng: random.Random | None = None, store: Any = None,
+                 config: Config, rng: random.Random | None = None, store: Any = None,
                  wall: Callable[[], float] = time.time, offer_limiter: Any = None,
                  read: Callable[..., Deferred] = maybeDeferred) -> None:
         self.directory = directory
@@ -111,7 +116,7 @@ class GameService:
         (``reply.defer_prompt()``, ``reply`` being the command's
         :class:`~ficsfen.server.reply.Reply`).
         """
-        game = self.directory.game_of(session.handle)
+        game = IServerGame(self.directory.game_of(session.handle), None)  # ours are all IServerGame
         if game is None:
             session.send(msg("You are not playing or examining a game."))
             return
