@@ -268,6 +268,8 @@ class IServerCaller(ICaller):
                       "running (what send writes goes in it), or None between commands.")
     login_time = Attribute("float: when the caller logged in, in the server clock's seconds.")
     prompt_text = Attribute("str: the prompt written after each answer.")
+    chosen_prompt = Attribute("str: the prompt the caller chose (set prompt), the default until then.")
+    default_prompt = Attribute("str: the prompt of callers who set none.")
 
     def render(message):
         """``message`` in the caller's language."""
