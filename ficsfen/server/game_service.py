@@ -42,6 +42,8 @@ from ficsfen.server.journal import StoreJournal
 from ficsfen.server.variant_games import FICS_TYPES, start_fen
 
 if TYPE_CHECKING:
+    from ficsfen.server.reply import Reply
+    from ficsfen.server.session import Session
     from ficsfen.server.broadcaster import Broadcaster
     from ficsfen.server.config import Config
     from ficsfen.server.directory import GameDirectory
@@ -102,7 +104,7 @@ class GameService:
 
     # -- moves -----------------------------------------------------------
 
-    def move(self, session: Any, text: str, reply: Any = None) -> None:
+    def move(self, session: Session, text: str, reply: Reply | None = None) -> None:
         """A move typed at the prompt, for the game ``session`` plays or examines.
 
         Played and examined games share one entry point, ``game.move(handle,
@@ -140,7 +142,7 @@ class GameService:
         else:
             self.broadcaster.deliver(notices)
 
-    def charge(self, game: Any, handle: str, wall: float) -> float:
+    def charge(self, game: PlayedGame, handle: str, wall: float) -> float:
         """:class:`IMoveTiming`: a timeseal player's move costs what their stamps say."""
         session = self._session(handle)
         if session is None or session.move_timer is None:
@@ -149,7 +151,7 @@ class GameService:
 
     # -- IGameListener ---------------------------------------------------
 
-    def board_changed(self, game: Any) -> None:
+    def board_changed(self, game: IServerGame) -> None:
         """A move, takeback or resumption (committed): feed listeners, then everyone's board."""
         self.directory.position_changed(game)  # a position listeners already know is skipped
         note = None
@@ -160,7 +162,7 @@ class GameService:
                            handle=game.last_mover, san=last.san)
         self.broadcaster.show_position(game, note=note, note_to_caller=False, received=True)
 
-    def game_ended(self, game: Any, result: GameResult) -> None:
+    def game_ended(self, game: PlayedGame, result: GameResult) -> None:
         """The end (or adjournment) is committed: free the number, keep an adjourned game,
         and have players and observers told."""
         for handle in game.players():
@@ -283,7 +285,7 @@ class GameService:
         self.broadcaster.show_position(game)
         return game
 
-    def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:
+    def stop_examining(self, handle: str, game: IExaminedGame, *, quiet: bool = False) -> None:
         """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""
         if handle in game.examiners:
             game.examiners.remove(handle)
@@ -303,7 +305,7 @@ class GameService:
 
     # -- players arriving and leaving ------------------------------------
 
-    def arrived(self, session: Any) -> None:
+    def arrived(self, session: Session) -> None:
         """``session`` logged in: the game they still play (they logged in again), and
         their adjourned games (their opponents here are told, and so are they)."""
         game = self.directory.game_of(session.handle)
@@ -328,7 +330,7 @@ class GameService:
                 "{count} players, who have an adjourned game with you, are online:\n{names}",
                 len(online), names=" ".join(online)))
 
-    def departed(self, session: Any) -> None:
+    def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between
         registered players) or forfeited, as on FICS; ``game_ended`` tells the others."""
         handle = session.handle
