@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import socket
 
+from twisted.internet.address import IPv4Address
+from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
+from twisted.internet.testing import MemoryReactor
 
 from ficsfen.server.boards import fen_from_style12
-from ficsfen.server.telnet import _send_now
+from ficsfen.server.listening import Connection
 from ficsfen.server.testing import connect, make_server
 
 
@@ -51,76 +54,106 @@ def test_a_move_is_formatted_once_per_style_language_and_showfen_not_per_observe
             assert (fen in lines) == (showfen == "1")
 
 
-class _Transport:
-    """The attributes of a Twisted TCP transport that the fast path reads."""
+class _Port:
+    """What a connection reads of its listening port: Twisted's constructor, our log prefix."""
 
-    def __init__(self, sock: socket.socket) -> None:
-        self.socket = sock
-        self.dataBuffer = b""
-        self._tempDataBuffer: list[bytes] = []
-        self.producer = None
-        self.connected = True
-        self.disconnecting = False
-        self.TLS = False
-        self._writeDisconnecting = False
-        self._writeDisconnected = False
-        self.written: list[bytes] = []
+    _realPortNumber = 5000
+    connections_logstr = "ficsfen.server.telnet.FicsFactory,5000"
 
-    def write(self, data: bytes) -> None:
-        self.written.append(data)
+    def getHost(self) -> IPv4Address:  # noqa: N802 - Twisted's name
+        return IPv4Address("TCP", "127.0.0.1", self._realPortNumber)
 
 
-def test_send_now_writes_at_once_only_when_nothing_is_queued():
+def _connection_pair() -> tuple[Connection, MemoryReactor, socket.socket, socket.socket]:
+    """A :class:`Connection` on one end of a socket pair (under a MemoryReactor), and the other end."""
     a, b = socket.socketpair()
+    a.setblocking(False)
+    b.settimeout(60)
+    reactor = MemoryReactor()
+    conn = Connection(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, reactor)
+    return conn, reactor, a, b
+
+
+def test_a_write_goes_to_the_socket_at_once_only_when_nothing_is_queued():
+    conn, reactor, a, b = _connection_pair()
     try:
-        a.setblocking(False)
-        t = _Transport(a)
-        assert _send_now(t, b"board\r\n")
-        assert b.recv(100) == b"board\r\n" and t.written == []
-        t._tempDataBuffer.append(b"earlier")
-        assert not _send_now(t, b"later")  # order kept: Twisted writes it after "earlier"
-        t._tempDataBuffer.clear()
-        t.disconnecting = True
-        assert not _send_now(t, b"x")
-        t.disconnecting = False
-        t.TLS = True  # startTLS: the bytes must go through the TLS layer
-        assert not _send_now(t, b"x")
-        t.TLS = False
-        t._writeDisconnecting = True
-        assert not _send_now(t, b"x")
-        t._writeDisconnecting = False
-        del t.producer  # not the Twisted transport we know: no fast path
-        assert not _send_now(t, b"x")
-        t.producer = None
-        big = b"y" * (1 << 23)  # more than the socket buffer takes at once
-        assert _send_now(t, big)
-        assert t.written and len(t.written[0]) < len(big)  # the rest goes through Twisted
+        conn.write(b"board\r\n")
+        assert b.recv(100) == b"board\r\n"
+        assert conn.queued == 0 and conn not in reactor.getWriters()  # the reactor has nothing to do
+        conn.write(b"y" * (1 << 23))  # more than the socket takes at once: the rest is queued
+        assert conn.queued > 0 and conn in reactor.getWriters()
+        conn.write(b"later")  # behind what is queued: order kept
+        queued = conn.queued
+        data = b""
+        while conn.queued:
+            conn.doWrite()
+            data += b.recv(1 << 20)
+        while len(data) < (1 << 23) + 5:
+            data += b.recv(1 << 20)
+        assert data.endswith(b"y" * 100 + b"later") and len(data) == (1 << 23) + 5
+        assert queued > 5 and conn.queued == 0
+        conn.doWrite()  # the buffer drained: the reactor stops watching it
+        conn.write(b"again")  # nothing queued any more: at once again
+        assert b.recv(100) == b"again" and conn.queued == 0
     finally:
         a.close()
         b.close()
 
 
-def test_send_now_on_a_real_twisted_tcp_server_connection():
-    """The private attributes _send_now reads exist on this Twisted's tcp.Server."""
-    from twisted.internet import tcp
-    from twisted.internet.protocol import Protocol
-    from twisted.internet.testing import MemoryReactor
+class _PullProducer:
+    def resumeProducing(self) -> None:  # noqa: N802 - Twisted's name
+        pass
 
-    class _Port:
-        _realPortNumber = 5000
+    def stopProducing(self) -> None:  # noqa: N802 - Twisted's name
+        pass
 
-    a, b = socket.socketpair()
+
+def test_a_write_goes_through_twisted_when_the_connection_is_not_plain_and_open():
+    for change in ("TLS", "disconnecting", "half-closed", "pull producer"):
+        conn, reactor, a, b = _connection_pair()
+        try:
+            if change == "TLS":
+                conn.TLS = True  # as after startTLS: the bytes must be encrypted first
+            elif change == "disconnecting":
+                conn.loseConnection()
+            elif change == "half-closed":
+                conn.loseWriteConnection()
+            else:
+                conn.registerProducer(_PullProducer(), False)
+            conn.write(b"x")
+            b.setblocking(False)
+            try:
+                got = b.recv(100)
+            except BlockingIOError:
+                got = b""
+            assert got == b"", change  # nothing sent at once
+        finally:
+            a.close()
+            b.close()
+
+
+def test_a_write_that_fails_at_once_is_left_to_twisted_which_reports_it():
+    conn, reactor, a, b = _connection_pair()
+    b.close()
+    a.close()  # send raises: the bytes go to Twisted's buffer, its write loop reports the error
+    conn.write(b"x")
+    assert conn.queued == 1 and conn in reactor.getWriters()
+
+
+def test_a_write_for_later_waits_for_the_reactor_and_later_writes_queue_behind_it():
+    conn, reactor, a, b = _connection_pair()
     try:
-        a.setblocking(False)
-        conn = tcp.Server(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, MemoryReactor())
-        assert _send_now(conn, b"first\r\n")
-        assert b.recv(100) == b"first\r\n"
-        conn.write(b"queued")  # waits in Twisted's buffer for the reactor
-        assert not _send_now(conn, b"later")  # would overtake "queued"
-        conn.doWrite()
-        assert b.recv(100) == b"queued"
-        assert _send_now(conn, b"again")
-        assert b.recv(100) == b"again"
+        conn.write_later(b"\xff\xfc\x01")  # a negotiation answer: nobody waits for it at once
+        conn.write(b"board\r\n")  # behind it, not ahead
+        assert conn.queued == 10 and conn in reactor.getWriters()
+        b.setblocking(False)
+        try:
+            early = b.recv(100)
+        except BlockingIOError:
+            early = b""
+        assert early == b""
+        conn.doWrite()  # the reactor's write pass: both in one send
+        assert b.recv(100) == b"\xff\xfc\x01board\r\n" and conn.queued == 0
     finally:
         a.close()
         b.close()

@@ -3,7 +3,7 @@
 Input: a chunk without IAC is handled with bytes.replace instead of the byte
 parser, and a whole command line skips the protocol's buffering.  Output:
 observers are kept grouped by their settings between moves, and each group's
-bytes go to every member through ``FicsTelnetTransport.write_all``.  Block
+bytes go to every member through ``TelnetConnection.write_all``.  Block
 mode splits the usual ``ID COMMAND`` line without its regular expression,
 and timeseal lines are decoded with C-level operations and cached tables:
 both give what the plain reading of the rules gives.
@@ -14,66 +14,78 @@ from __future__ import annotations
 import re
 import socket
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from twisted.conch.telnet import IAC
-from twisted.internet import tcp
-from twisted.internet.protocol import Protocol
+from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
-from twisted.internet.testing import MemoryReactor
+from twisted.internet.testing import MemoryReactorClock
 
 from ficsfen.server import block, timeseal
 from ficsfen.server.boards import fen_from_style12
-from ficsfen.server.telnet import FicsTelnetTransport
+from ficsfen.server.listening import Connection
+from ficsfen.server.telnet import FicsFactory, TelnetConnection
 from ficsfen.server.testing import connect, make_server
 
 PROMPT = "fics% "
 
 
 class _Port:
+    """What a connection reads of its listening port: Twisted's constructor, our log prefix."""
+
     _realPortNumber = 5000
+    connections_logstr = "ficsfen.server.telnet.FicsFactory,5000"
+
+    def getHost(self) -> IPv4Address:  # noqa: N802 - Twisted's name
+        return IPv4Address("TCP", "127.0.0.1", self._realPortNumber)
 
 
-def _tcp_pair():
-    """A Twisted ``tcp.Server`` on one end of a socket pair, and the other end."""
+def _telnet_pair(server):
+    """A telnet connection of ``server`` on one end of a socket pair, its TCP side, and the other end."""
     a, b = socket.socketpair()
     a.setblocking(False)
     b.settimeout(60)
-    conn = tcp.Server(a, Protocol(), ("127.0.0.1", 40000), _Port(), 1, MemoryReactor())
-    return conn, a, b
-
-
-def _telnet_on(conn):
-    telnet = FicsTelnetTransport()
-    telnet.transport = conn
-    telnet._direct = True
-    return telnet
+    governor = FicsFactory(server).buildProtocol(IPv4Address("TCP", "127.0.0.1", 40000))
+    conn = Connection(a, governor, ("127.0.0.1", 40000), _Port(), 1, server.clock)
+    governor.makeConnection(conn)
+    b.recv(65536)  # the banner
+    return governor.wrappedProtocol, conn, a, b
 
 
 def test_write_all_doubles_iac_once_and_keeps_order_with_queued_data():
-    pairs = [_tcp_pair() for _ in range(3)]
+    server = make_server(clock=MemoryReactorClock())
+    pairs = [_telnet_pair(server) for _ in range(3)]
     try:
-        telnets = [_telnet_on(conn) for conn, _, _ in pairs]
-        pairs[1][0].write(b"queued ")  # waits in Twisted's buffer
-        pairs[2][0].TLS = True  # as after startTLS: must not reach the socket directly
-        FicsTelnetTransport.write_all(telnets, b"board \xff\r\n")
-        assert pairs[0][2].recv(100) == b"board \xff\xff\r\n"
-        pairs[1][0].doWrite()
-        assert pairs[1][2].recv(100) == b"queued board \xff\xff\r\n"
-        assert pairs[2][0]._tempDataBuffer == [b"board \xff\xff\r\n"]  # left to Twisted
+        pairs[1][1].write(b"y" * (1 << 23))  # more than the socket takes: the rest waits in Twisted's buffer
+        pairs[2][1].TLS = True  # as after startTLS: must not reach the socket directly
+        TelnetConnection.write_all([telnet for telnet, _, _, _ in pairs], b"board \xff\r\n")
+        assert pairs[0][3].recv(100) == b"board \xff\xff\r\n"
+        conn, peer = pairs[1][1], pairs[1][3]
+        data = b""
+        while conn.queued:
+            conn.doWrite()
+            data += peer.recv(1 << 20)
+        while len(data) < (1 << 23) + 10:
+            data += peer.recv(1 << 20)
+        assert data.endswith(b"yyyboard \xff\xff\r\n")  # after what was queued
+        pairs[2][3].setblocking(False)
+        with pytest.raises(BlockingIOError):
+            pairs[2][3].recv(100)  # left to Twisted (and its TLS layer)
+        assert pairs[2][1].queued == 0  # nothing of ours to count
     finally:
-        for _, a, b in pairs:
+        for _, _, a, b in pairs:
             a.close()
             b.close()
 
 
 def test_write_all_falls_back_when_the_socket_fails():
-    conn, a, b = _tcp_pair()
-    telnet = _telnet_on(conn)
+    server = make_server(clock=MemoryReactorClock())
+    telnet, conn, a, b = _telnet_pair(server)
     b.close()
     a.close()  # send now raises: the bytes go to Twisted, which reports the error
-    FicsTelnetTransport.write_all([telnet], b"x")
-    assert conn._tempDataBuffer == [b"x"]
+    TelnetConnection.write_all([telnet], b"x")
+    assert conn.queued == 1 and conn in server.clock.getWriters()
 
 
 def _observers(server, count, settings):

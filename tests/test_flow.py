@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from twisted.conch.telnet import DO, ECHO, IAC, NOP, SB, SE
-from twisted.internet import tcp
 from twisted.internet.address import IPv4Address
 from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import LogLevel, globalLogPublisher
 
 from ficsfen.server.config import Config
+from ficsfen.server.listening import Connection
 from ficsfen.server.serve import make_service, with_backlog
 from ficsfen.server.telnet import FicsFactory
 from ficsfen.server.testing import ServerProcess, connect, make_server
@@ -41,16 +41,23 @@ def _texts(events):
 
 
 class _Port:
+    """What a connection reads of its listening port: Twisted's constructor, our log prefix."""
+
     _realPortNumber = 5000
+    connections_logstr = "ficsfen.server.telnet.FicsFactory,5000"
+
+    def getHost(self) -> IPv4Address:  # noqa: N802 - Twisted's name
+        return IPv4Address("TCP", "127.0.0.1", self._realPortNumber)
 
 
 def _real_connection(server, reactor):
-    """A FicsFactory connection on a real non-blocking socket pair under a MemoryReactor."""
+    """A FicsFactory connection (as a port of ours accepts it) on a real non-blocking socket
+    pair under a MemoryReactor."""
     a, b = socket.socketpair()
     a.setblocking(False)
     b.settimeout(60)  # a guard against a hang, not a measure
     telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", "127.0.0.1", 40000))
-    conn = tcp.Server(a, telnet, ("127.0.0.1", 40000), _Port(), 1, reactor)
+    conn = Connection(a, telnet, ("127.0.0.1", 40000), _Port(), 1, reactor)
     telnet.makeConnection(conn)
     return telnet, conn, a, b
 
@@ -108,7 +115,7 @@ def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads(
             conn.doWrite()
         assert telnet.holding
         assert conn not in reactor.getReaders()  # no more input read from it
-        held = telnet.protocol._buffer.count(b"\n")
+        held = telnet.wrappedProtocol.framer.buffered.count(b"\n")
         assert held > 0  # lines wait, unrun
         # The client reads: the buffer drains, the waiting lines run, reading resumes.
         pages = 0
@@ -116,10 +123,10 @@ def test_a_client_that_stops_reading_stops_being_read_and_resumes_when_it_reads(
             pages += _read_all(b).count(b"fics% ")
             conn.doWrite()
             reactor.advance(0)
-            if not telnet.holding and not telnet.protocol._buffer and conn in reactor.getReaders():
+            if not telnet.holding and not telnet.wrappedProtocol.framer.buffered and conn in reactor.getReaders():
                 break
         for _ in range(1000):  # what is still in Twisted's buffer
-            if not (conn.dataBuffer or conn._tempDataLen):
+            if not conn.queued:
                 break
             conn.doWrite()
             pages += _read_all(b).count(b"fics% ")
@@ -138,15 +145,16 @@ def test_output_past_the_cap_closes_the_connection_with_a_log_line(log_events):
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
-        handle = telnet.protocol.session.handle
+        handle = telnet.wrappedProtocol.session.handle
         chunk = b"x" * 10_000 + b"\r\n"
         for _ in range(200):  # e.g. boards of games it observes, while it reads nothing
             telnet.write(chunk)
             for _ in range(3):
                 conn.doWrite()
-            if conn._aborting:
+            if any("not reading its output" in t for t in _texts(log_events)):
                 break
-        assert conn._aborting  # aborted: its unsent output is dropped, not flushed
+        # aborted: its unsent output is dropped, not flushed
+        assert conn.queued > 200_000 and conn not in reactor.getWriters()
         texts = [t for t in _texts(log_events) if "not reading its output" in t]
         assert len(texts) == 1
         assert handle in texts[0] and "127.0.0.1:40000" in texts[0]
@@ -171,7 +179,7 @@ def test_closing_a_connection_whose_output_is_paused_still_closes_it():
             reactor.advance(0)
             conn.doWrite()
         assert telnet.holding
-        telnet.protocol.close()
+        telnet.wrappedProtocol.close()
         for _ in range(10000):
             _read_all(b)
             if conn.doWrite() is not None:  # CONNECTION_DONE once the goodbye has gone
@@ -210,7 +218,7 @@ def test_input_beyond_the_budget_waits_for_the_next_turns_with_reading_paused():
 
 def _unread_lines(telnet) -> int:
     """Input lines the connection has not handed to its session yet."""
-    waiting = telnet._pending[telnet._offset:] + telnet._lines_pending + telnet.protocol._buffer
+    waiting = telnet.pending_input + telnet.undelivered + telnet.wrappedProtocol.framer.buffered
     return waiting.count(b"\n")
 
 
@@ -304,7 +312,7 @@ def test_a_rate_limited_flood_is_read_no_faster_than_the_rate():
     client.protocol.dataReceived(flood)
     for _ in range(10):
         server.clock.advance(1)
-    parsed = len(flood) - (len(client.protocol._pending) - client.protocol._offset)
+    parsed = len(flood) - client.protocol.unparsed
     assert 8192 + 9 * 4096 - 1024 <= parsed <= 8192 + 10 * 4096  # the burst, then the rate
     client.send("fen")  # typed behind the flood: answered once the flood is read
     assert client.output() == ""
@@ -347,10 +355,10 @@ def test_heavy_connections_wait_for_their_turn_and_light_ones_do_not():
         c.send("fen\r\nfen\r\nfen\r\nfen", end=b"\r\n")  # 40 ms of CPU: heavy now
         assert c.output().count(PROMPT) == 4
         c.protocol.dataReceived(b"fen\r\n" * 8)  # waits in the heavy queue
-        assert c.output() == "" and c.protocol._waiting_turn
+        assert c.output() == "" and c.protocol.waiting_turn
         assert c.transport.producerState == "paused"
     light.send("fen")  # 10 ms: still light, answered at once
-    assert light.output().count(PROMPT) == 1 and not light.protocol._waiting_turn
+    assert light.output().count(PROMPT) == 1 and not light.protocol.waiting_turn
     scheduler = FicsFactory(server).scheduler
     scheduler._turn()  # one reactor turn: the first heavy one's 4 lines, then the budget is spent
     assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 0)
@@ -361,7 +369,7 @@ def test_heavy_connections_wait_for_their_turn_and_light_ones_do_not():
     assert (heavy.output().count(PROMPT), other.output().count(PROMPT)) == (4, 4)
     server.clock.advance(10)  # quiet for a while: light again, answered at once
     heavy.protocol.dataReceived(b"fen\r\n")
-    assert heavy.output().count(PROMPT) == 1 and not heavy.protocol._waiting_turn
+    assert heavy.output().count(PROMPT) == 1 and not heavy.protocol.waiting_turn
 
 
 def test_a_heavy_connection_that_closes_leaves_the_queue():
@@ -371,7 +379,7 @@ def test_a_heavy_connection_that_closes_leaves_the_queue():
     client.login()
     client.send("fen")
     client.protocol.dataReceived(b"fen\r\n")
-    assert client.protocol._waiting_turn
+    assert client.protocol.waiting_turn
     client.disconnect()
     assert FicsFactory(server).scheduler.waiting() == []
     server.clock.advance(0)  # nothing left to serve, nothing raised
@@ -383,7 +391,7 @@ def test_accepted_connections_get_the_configured_send_buffer():
         reactor = MemoryReactorClock()
         server = make_server(clock=reactor, send_buffer=8192)
         telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
-        conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+        conn = Connection(accepted, telnet, addr, _Port(), 1, reactor)
         telnet.makeConnection(conn)
         size = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
         assert 8192 <= size < default or size == 8192 * 2  # Linux doubles what it is asked
@@ -400,7 +408,7 @@ def test_a_client_that_does_not_read_has_fewer_commands_run_with_a_send_buffer()
                              commands_per_second=0)
         with _accepted_socket() as (accepted, peer, addr):
             telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
-            conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+            conn = Connection(accepted, telnet, addr, _Port(), 1, reactor)
             telnet.makeConnection(conn)
             _login(telnet, reactor, peer)
             sent = 3000
@@ -482,7 +490,7 @@ def test_every_connection_has_tcp_keepalive_with_the_configured_timings():
     server = make_server(clock=reactor, keepalive_idle=45, keepalive_interval=15, keepalive_count=4)
     with _accepted_socket() as (accepted, peer, addr):
         telnet = FicsFactory(server).buildProtocol(IPv4Address("TCP", *addr))
-        conn = tcp.Server(accepted, telnet, addr, _Port(), 1, reactor)
+        conn = Connection(accepted, telnet, addr, _Port(), 1, reactor)
         telnet.makeConnection(conn)
         assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
         if hasattr(socket, "TCP_KEEPIDLE"):
@@ -625,20 +633,16 @@ def test_an_iac_flood_does_not_starve_other_clients():
         honest.close()
 
 
-def test_the_direct_send_still_serves_a_connection_registered_as_its_own_producer():
-    from ficsfen.server.telnet import _send_now
-
+def test_the_direct_send_serves_a_connection_registered_as_its_own_producer():
     reactor = MemoryReactorClock()
     server = make_server(clock=reactor)
     telnet, conn, a, b = _real_connection(server, reactor)
     try:
         _login(telnet, reactor, b)
-        assert conn.producer is telnet
-        assert _send_now(conn, b"board\r\n", telnet)  # nothing queued: straight to the socket
+        assert conn.producer is telnet and conn.streamingProducer
+        telnet.wrappedProtocol.write(b"board\r\n")  # nothing queued: straight to the socket
+        assert conn.queued == 0 and conn not in reactor.getWriters()
         assert b.recv(100) == b"board\r\n"
-        assert not _send_now(conn, b"x")  # another producer's connection: through Twisted
-        telnet.write(b"more\r\n")
-        assert conn._tempDataBuffer == [] and b.recv(100) == b"more\r\n"
     finally:
         a.close()
         b.close()

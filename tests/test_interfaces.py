@@ -17,8 +17,8 @@ from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.feed import GameFeed
 from ficsfen.server.games import IGameListener, IMoveTiming, PlayedGame
 from ficsfen.server.interfaces import (IBoards, IExaminedGame, IGameEvents, IGameService,
-                                       IPlayedGame, IPlayers, IServerCaller, IServerDirectory,
-                                       IServerGame)
+                                       ILineConnection, IPlayedGame, IPlayers, IServerCaller,
+                                       IServerDirectory, IServerGame)
 from ficsfen.server.testing import connect, make_server
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ficsfen"
@@ -94,3 +94,12 @@ def test_a_bad_argument_spec_is_refused_even_under_python_O():
         class Broken(Command):  # noqa: F841 - defining it is the test
             name = "broken"
             spec = "wx"
+
+
+def test_a_telnet_connection_is_a_connection_that_sends_lines():
+    client = connect(make_server())
+    client.login()
+    connection = client.protocol.wrappedProtocol
+    assert verifyObject(ILineConnection, connection)
+    assert client.session.sink is connection  # what a board for many observers is written through
+    assert connection.peer.startswith(connection.host + ":") and not connection.holding

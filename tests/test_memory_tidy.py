@@ -182,11 +182,15 @@ def test_a_connection_holds_no_dispatch_table_of_bound_methods():
     server = make_server()
     client = connect(server)
     client.login()
-    telnet, protocol = client.protocol, client.protocol.protocol
-    assert _dispatch_tables_of_bound_methods(telnet) == []  # Twisted's commandMap
-    assert _dispatch_tables_of_bound_methods(protocol) == []  # the login dialogue's handlers
-    # made on first use only: a connection that never types ahead or sets ivars has neither
-    assert "_type_ahead" not in vars(protocol) and "_ivars" not in vars(protocol)
+    governor, protocol = client.protocol, client.protocol.wrappedProtocol
+    assert _dispatch_tables_of_bound_methods(governor) == []
+    assert _dispatch_tables_of_bound_methods(protocol) == []  # the line handlers' table is the class's
+    assert protocol.dialogue is None  # the login dialogue is dropped once logged in
+    # made on first use only: a login that never types ahead or sets ivars has neither
+    waiting = connect(server)
+    dialogue = waiting.protocol.wrappedProtocol.dialogue
+    assert dialogue.type_ahead is None and dialogue.ivars is None
+    assert not hasattr(dialogue, "__dict__")  # its fields in slots
     # and the tables still answer: a telnet negotiation, a command
     client.output()
     client.send_bytes(bytes([255, 253, 1]))  # IAC DO ECHO: refused with IAC WONT ECHO
@@ -267,12 +271,15 @@ def test_connections_at_the_prompt_share_one_login_timer_and_hold_no_objects_of_
     logins = clients[0].protocol.factory.logins
     assert len(logins) == 30
     for client in clients:
-        telnet, protocol = client.protocol, client.protocol.protocol
-        assert "options" not in vars(telnet) and "protocolKwArgs" not in vars(telnet)
+        protocol = client.protocol.wrappedProtocol
+        # one empty option table for every connection that negotiated nothing
+        assert protocol.codec.options == {}
+        assert protocol.codec.options is clients[0].protocol.wrappedProtocol.codec.options
         assert [k for k, v in vars(protocol).items() if isinstance(v, types.MethodType)] == []
+        assert [k for k, v in vars(client.protocol).items() if isinstance(v, types.MethodType)] == []
     clock.advance(60)
     clients[0].login()
-    assert clients[0].protocol.protocol not in logins and len(logins) == 29
+    assert clients[0].protocol.wrappedProtocol not in logins and len(logins) == 29
     clock.advance(59)
     assert all(client.connected for client in clients)
     clock.advance(1)
@@ -287,9 +294,9 @@ def test_a_negotiation_makes_the_connections_own_option_table_and_still_works():
     client.output()
     client.send_bytes(bytes([255, 253, 3]))  # IAC DO SGA: accepted with IAC WILL SGA
     assert bytes([255, 251, 3]) in client.raw_output()
-    telnet = client.protocol
-    assert set(vars(telnet)["options"]) == {bytes([3])}
-    assert type(other.protocol).options == {} and "options" not in vars(other.protocol)
+    codec, others = client.protocol.wrappedProtocol.codec, other.protocol.wrappedProtocol.codec
+    assert set(codec.options) == {bytes([3])}
+    assert others.options == {} and others.options is not codec.options
 
 
 def test_log_lines_are_timed_as_twisteds_text_observer_times_them(monkeypatch):
@@ -336,8 +343,8 @@ def test_a_password_prompt_never_answered_holds_no_deferred_and_ends_quietly():
     for client in (silent, refusing):
         client.output()
         client.send("alice")
-    state = silent.protocol.getOptionState(ECHO).us
-    assert state.negotiating and not isinstance(state.onResult, Deferred)
+    state = silent.protocol.wrappedProtocol.codec.option_state(ECHO).us
+    assert state.negotiating and not any(isinstance(r, Deferred) for r in gc.get_referents(state))
     events: list[dict] = []
     globalLogPublisher.addObserver(events.append)
     try:
@@ -353,10 +360,11 @@ def test_a_password_prompt_never_answered_holds_no_deferred_and_ends_quietly():
 def test_a_silent_connection_has_no_token_buckets_until_its_first_input():
     server = make_server(commands_per_second=10)
     client = connect(server)
-    telnet = client.protocol
-    assert telnet._rate is None and telnet._telnet is None and telnet._commands is None
+    governor = client.protocol
+    assert governor.rates is None
     client.output()
     client.send("guest")
-    assert telnet._rate is not None and telnet._telnet is not None and telnet._commands is not None
-    assert telnet._rate.rate == server.config.input_rate
-    assert telnet._commands.rate == 10
+    rates = governor.rates
+    assert rates.rate is not None and rates.telnet is not None and rates.commands is not None
+    assert rates.rate.rate == server.config.input_rate
+    assert rates.commands.rate == 10

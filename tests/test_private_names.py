@@ -61,21 +61,10 @@ TWISTED_NAMES = frozenset({"transport", "reactor"})
 TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections", "__future__"})
 
 # Known uses, each waiting for its removal, as (file, the expression as written).
-# telnet.py: Twisted's write buffers and closing flags, read by the fast path
-# to decide whether a socket send may overtake Twisted; Telnet's private
-# negotiation methods and subnegotiation limit.  bench/fanout_floor.py: the
-# benchmark server that mirrors that fast path.  listening.py: the port
-# number Twisted keeps privately, read by the lean connection and port.
+# bench/fanout_floor.py: the benchmark server's direct write, which reads
+# Twisted's write buffer to decide whether a socket send may overtake it.
 ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    ("ficsfen/server/telnet.py", "transport._tempDataBuffer"),
-    ("ficsfen/server/telnet.py", "transport._writeDisconnecting"),
-    ("ficsfen/server/telnet.py", "transport._writeDisconnected"),
-    ("ficsfen/server/telnet.py", "self._will"),
-    ("ficsfen/server/telnet.py", "self._wont"),
-    ("ficsfen/server/telnet.py", "self._MAX_SUBNEGOTIATION_LENGTH"),
     ("bench/fanout_floor.py", "transport._tempDataBuffer"),
-    ("ficsfen/server/listening.py", "self.server._realPortNumber"),
-    ("ficsfen/server/listening.py", "self._realPortNumber"),
 })
 
 

@@ -58,14 +58,14 @@ def test_a_newcomers_input_waits_in_the_queue_and_an_established_players_does_no
     new = connect(server)
     new.output()
     new.protocol.dataReceived(b"guest\r\n")  # its login waits for the queue's turn
-    assert new.protocol._waiting_turn and new.session is None
+    assert new.protocol.waiting_turn and new.session is None
     old.protocol.dataReceived(b"fen\r\n")  # answered at once, in the same reactor turn
-    assert old.output().count(PROMPT) == 1 and not old.protocol._waiting_turn
+    assert old.output().count(PROMPT) == 1 and not old.protocol.waiting_turn
     server.clock.advance(0)  # the queue's turn
     assert "Logging you in as" in new.output()
     server.clock.advance(5)  # established: its input is no longer queued
     new.protocol.dataReceived(b"fen\r\n")
-    assert new.output().count(PROMPT) == 1 and not new.protocol._waiting_turn
+    assert new.output().count(PROMPT) == 1 and not new.protocol.waiting_turn
 
 
 def test_newcomers_are_served_after_established_heavy_connections():
@@ -73,7 +73,7 @@ def test_newcomers_are_served_after_established_heavy_connections():
     scheduler = FicsFactory(server).scheduler
     heavy = _logged_in(server, 1)[0]
     server.clock.advance(5)
-    heavy.protocol._load, heavy.protocol._load_at = 1.0, server.clock.seconds()  # a second of CPU lately
+    heavy.protocol.charge(1.0)  # a second of CPU lately
     newcomers = [connect(server) for _ in range(3)]
     for c in newcomers:
         c.output()
@@ -88,7 +88,7 @@ def test_newcomer_seconds_zero_serves_a_new_connection_at_once():
     client = connect(server)
     client.output()
     client.protocol.dataReceived(b"guest\r\n")
-    assert not client.protocol._waiting_turn and "Logging you in as" in client.output()
+    assert not client.protocol.waiting_turn and "Logging you in as" in client.output()
 
 
 # -- who while logins stream in ----------------------------------------------------
@@ -205,6 +205,6 @@ def test_a_newcomer_quitting_in_its_queued_turn_reads_no_more():
     client.login()
     client.output()
     client.protocol.dataReceived(b"quit\r\n")  # waits for the queue's turn, then closes
-    assert client.protocol._waiting_turn
+    assert client.protocol.waiting_turn
     server.clock.advance(0)
     assert client.transport.disconnecting and client.transport.producerState == "paused"

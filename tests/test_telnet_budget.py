@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twisted.conch.telnet import DO, ECHO, IAC, NAWS, NOP, SB, SE, WILL
 
+from ficsfen.server.iac import TelnetCodec
 from ficsfen.server.testing import ServerProcess, connect, make_server
 from test_flow import START_FEN, _texts, log_events  # noqa: F401  (a fixture)
 
@@ -26,10 +27,6 @@ def log_texts(log_events):
     return lambda: _texts(log_events)
 
 
-def _unparsed(telnet) -> int:
-    return len(telnet._pending) - telnet._offset
-
-
 def test_a_negotiation_flood_is_read_at_the_telnet_rate_after_its_burst(log_texts):
     # newcomer_seconds=0: its input parsed in the turn it arrives (not queued as a newcomer's)
     server = make_server(input_rate=0, telnet_rate=256, telnet_burst=4096, newcomer_seconds=0)
@@ -38,12 +35,12 @@ def test_a_negotiation_flood_is_read_at_the_telnet_rate_after_its_burst(log_text
     client.output()
     flood = (IAC + NOP) * 50_000  # 100 KB of telnet commands
     client.protocol.dataReceived(flood)
-    assert len(flood) - _unparsed(client.protocol) == 4096  # the burst, at once
+    assert len(flood) - client.protocol.unparsed == 4096  # the burst, at once
     assert not client.protocol.input_waiting  # the rest is due later, not next turn
     assert client.transport.producerState == "paused"
     for _ in range(10):
         server.clock.advance(1)
-    parsed = len(flood) - _unparsed(client.protocol)
+    parsed = len(flood) - client.protocol.unparsed
     assert 4096 + 9 * 256 <= parsed <= 4096 + 10 * 256 + 64  # then the rate
     texts = [t for t in log_texts() if RATE_LINE in t]
     assert len(texts) == 1 and client.transport.getPeer().host in texts[0]
@@ -63,7 +60,7 @@ def test_typed_text_is_not_charged_to_the_telnet_budget():
     assert client.output().count(START_FEN) == 2000  # no clock advance: not held by the rate
     client.send_bytes(IAC + WILL + NAWS + b"fen\r\n" * 10)
     assert client.output().count(START_FEN) == 10
-    assert client.protocol._telnet.tokens == pytest.approx(58)  # 64 - two negotiations
+    assert client.protocol.rates.telnet.tokens == pytest.approx(58)  # 64 - two negotiations
 
 
 def test_text_before_telnet_commands_goes_on_when_their_budget_is_spent(log_texts):
@@ -89,7 +86,7 @@ def test_a_subnegotiation_counts_against_the_telnet_budget_and_its_limits_still_
     client.send("examine")
     client.output()
     client.send_bytes(IAC + SB + NAWS + b"\x00" * 3000)  # never ended
-    assert _unparsed(client.protocol) == 3003 - 1000
+    assert client.protocol.unparsed == 3003 - 1000
     for _ in range(6):
         server.clock.advance(1)
     client.send("")  # after the time limit, its bytes not read yet are input again: a long line
@@ -129,37 +126,38 @@ def test_the_telnet_budget_gives_the_same_session_as_no_budget(pieces, data):
     chunks = [stream[a:b] for a, b in zip([0, *cuts], [*cuts, len(stream)])]
     burst = data.draw(st.integers(1, 40))
 
-    def run(**limits) -> tuple[bytes, list[tuple[bytes, ...]]]:
-        """What the session was handed, and the telnet commands handled, in order."""
+    def run(**limits) -> tuple[bytes, list[tuple[bytes, ...]], bool]:
+        """What the session side was handed, the telnet commands handled, in order, and
+        whether the connection is still open (the stream may hold "q", a prefix of quit)."""
         server = make_server(seed=5, subnegotiation_timeout=1000, **limits)
         client = connect(server)
-        telnet = client.protocol
+        connection = client.protocol.wrappedProtocol
         handed: list[bytes] = []
         commands: list[tuple[bytes, ...]] = []
-        session_side = telnet.protocol
-        deliver, command, negotiate = session_side.dataReceived, telnet.commandReceived, telnet.negotiate
+        deliver = connection.lines_received
 
         def delivered(data: bytes) -> None:
             handed.append(data)
             deliver(data)
 
-        def command_received(*args: bytes) -> None:
-            commands.append(args)
-            command(*args)
+        class Recording(TelnetCodec):
+            def command_received(self, command: bytes, option: bytes) -> None:
+                commands.append((command, option))
+                super().command_received(command, option)
 
-        def negotiated(option: list[bytes]) -> None:
-            commands.append((SB, *option))
-            negotiate(option)
+            def subnegotiation_received(self, payload: bytes) -> None:
+                commands.append((SB, payload))
+                super().subnegotiation_received(payload)
 
-        session_side.dataReceived = delivered
-        telnet.commandReceived, telnet.negotiate = command_received, negotiated
+        connection.lines_received = delivered
+        connection.codec = Recording(connection, sb_limit=server.config.subnegotiation_limit,
+                                     sb_timeout=server.config.subnegotiation_timeout)
         for chunk in chunks:
             client.send_bytes(chunk)
             server.clock.advance(0.01)
         for _ in range(400):  # 4 s of the clock: far more than the stream needs at the rate
             server.clock.advance(0.01)
-        assert client.connected or b"quit" in stream
-        return b"".join(handed), commands
+        return b"".join(handed), commands, client.connected
 
     budgeted = run(telnet_rate=2000, telnet_burst=burst)
     assert budgeted == run(telnet_rate=0)

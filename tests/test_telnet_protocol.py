@@ -166,7 +166,7 @@ def test_a_client_that_does_not_read_is_aborted_a_grace_after_its_idle_logout():
         assert client.transport.disconnected  # abortConnection: the socket goes at once
     finally:
         globalLogPublisher.removeObserver(events.append)
-    peer = client.protocol.protocol.peer
+    peer = client.protocol.wrappedProtocol.peer
     assert _aborted_lines(events) == [
         f"aborted {peer}: closed 10 s ago, its output still unsent (limits.close_grace)"]
     assert len(server.sessions) == 0 and len(client.protocol.factory.closing) == 0
@@ -318,7 +318,7 @@ def test_any_bytes_leave_the_session_working(data):
     if not client.connected:  # the bytes held a line such as "q" (quit)
         assert "Logging you out." in text
         return
-    if client.protocol.state.startswith("subnegotiation"):
+    if client.protocol.wrappedProtocol.codec.state.startswith("subnegotiation"):
         # An IAC SB never ended takes what follows until subnegotiation_timeout.
         server.clock.advance(server.config.subnegotiation_timeout + 1)
     client.send("fen")

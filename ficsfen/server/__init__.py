@@ -6,7 +6,13 @@ uses (:mod:`ficsfen`), plus the codec and tracker modules themselves.
 
 - :mod:`~ficsfen.server.serve`: ``ficsfen serve`` (endpoints, config, logging)
 - :mod:`~ficsfen.server.config`: the TOML configuration (``ficsfen.toml`` beside it)
-- :mod:`~ficsfen.server.telnet`: bytes, telnet options and the login dialogue
+- :mod:`~ficsfen.server.telnet`: one client connection, put together from
+  :mod:`~ficsfen.server.listening` (accepting, writing at once),
+  :mod:`~ficsfen.server.governor` (backpressure, input budgets and turns),
+  :mod:`~ficsfen.server.iac` (the telnet codec), :mod:`~ficsfen.server.framing`
+  (lines), :mod:`~ficsfen.server.timeseal`, :mod:`~ficsfen.server.login` (the
+  login dialogue), :mod:`~ficsfen.server.sockets` (TCP options) and
+  :mod:`~ficsfen.server.timeouts`
 - :mod:`~ficsfen.server.interfaces`: what commands see of games and of the server
   (:class:`IPlayedGame`, :class:`IExaminedGame`, :class:`IPlayers`, :class:`IBoards`, ...)
 - :mod:`~ficsfen.server.session`: one logged-in user (:class:`IServerCaller`)

@@ -8,6 +8,8 @@ These are our server's own:
   :class:`IExaminedGame` (forward, backward, setup), both
   :class:`IServerGame`; commands check a game with ``providedBy`` instead of
   probing its attributes;
+- connections: a :class:`ILineConnection` is what a session's output goes to
+  (telnet today: :class:`ficsfen.server.telnet.TelnetConnection`);
 - services: the caller of a command on our server (:class:`IServerCaller`)
   carries the three services commands use, each narrow:
   :class:`IPlayers` (who is here, how to reach them), :class:`IBoards`
@@ -22,8 +24,8 @@ from zope.interface import Attribute, Interface
 
 from ficsfen.interfaces import ICaller, IClockedGame, IGame, IGameDirectory, IMoveEvents
 
-__all__ = ["IBoards", "IExaminedGame", "IGameEvents", "IGameService", "IPlayedGame", "IPlayers",
-           "IServerCaller", "IServerDirectory", "IServerGame"]
+__all__ = ["IBoards", "IExaminedGame", "IGameEvents", "IGameService", "ILineConnection",
+           "IPlayedGame", "IPlayers", "IServerCaller", "IServerDirectory", "IServerGame"]
 
 
 # -- games ---------------------------------------------------------------------
@@ -279,3 +281,30 @@ class IServerCaller(ICaller):
 
     def display_name():
         """The handle as ``who`` lists it."""
+
+
+# -- connections -----------------------------------------------------------------
+
+
+class ILineConnection(Interface):
+    """A client connection that carries one session's lines, whatever its transport.
+
+    What a :class:`ficsfen.server.session.Session` and the login dialogue
+    need of it; the transport's own framing (telnet's IAC doubling, a
+    WebSocket's frames) is its business.
+    """
+
+    peer = Attribute("str: the client's address and port, 'host:port' (for log lines).")
+    host = Attribute("str: the client's address without the port (what per-address limits count).")
+    holding = Attribute("bool: the client is not reading its output; what is written waits in "
+                        "buffers (up to [limits] output_buffer, then the connection is closed).")
+
+    def write(data):
+        """Send ``data``, bytes already encoded with CR LF line ends, after what was sent before."""
+
+    def write_all(connections, data):
+        """Static: :meth:`write` the same ``data`` to each of ``connections`` (all of this class):
+        a board to its observers."""
+
+    def close():
+        """End the connection once what was written has gone; its lines mean nothing more."""

@@ -162,10 +162,10 @@ class Session:
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None
-        #: Optionally, the connection object, whose class has a static
-        #: ``write_all(sinks, data)`` writing the same bytes to many at once
-        #: (:meth:`ficsfen.server.telnet.FicsTelnetTransport.write_all`); used by
-        #: :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
+        #: Optionally, the session's connection (an
+        #: :class:`ficsfen.server.interfaces.ILineConnection`), whose class has a
+        #: static ``write_all(connections, data)`` writing the same bytes to many at
+        #: once; used by :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
         self.sink: object | None = None
 
     def __repr__(self) -> str:

@@ -94,7 +94,7 @@ class FakeClient:
 
     @property
     def session(self) -> Any:
-        return self.protocol.protocol.session
+        return self.protocol.wrappedProtocol.session
 
     def send_bytes(self, data: bytes) -> None:
         """Deliver ``data`` as one read, then run the reactor turns it takes (input budget)."""
