@@ -12,7 +12,7 @@ import chess
 
 from ficsfen.variants import Variant, board_castling, expand_rank
 
-__all__ = ["FenBuilder", "VariantFenBuilder", "compress_rank"]
+__all__ = ["FenBuilder", "VariantFenBuilder", "castling_field", "compress_rank", "en_passant_field"]
 
 
 _ROW_CACHE: dict[str, str] = {}
@@ -52,6 +52,10 @@ def _castling_fields() -> dict[int, str]:
 _CASTLING_FIELD = _castling_fields()
 _CORNERS = chess.BB_A1 | chess.BB_H1 | chess.BB_A8 | chess.BB_H8
 _EP_FIELD: dict[int | None, str] = {None: "-", **{sq: chess.SQUARE_NAMES[sq] for sq in chess.SQUARES}}
+#: castling rights of standard chess (python-chess's mask of the rooks' corners) -> the FEN's field
+castling_field: dict[int, str] = _CASTLING_FIELD
+#: en passant square (``None``: none) -> the FEN's field
+en_passant_field: dict[int | None, str] = _EP_FIELD
 # Piece type -> its lowercase letter (python-chess's PIECE_SYMBOLS, whose 0 is None).
 _LETTERS = " pnbrqk"
 

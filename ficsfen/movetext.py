@@ -18,7 +18,7 @@ import chess.variant
 from ficsfen.i18n import Message, msg
 from ficsfen.trackererrors import AmbiguousMoveError, IllegalMoveError, MalformedMoveError
 
-__all__ = ["is_move_text", "resolve", "standard_castling"]
+__all__ = ["is_move_text", "parsed_move", "resolve", "standard_castling"]
 
 
 # piece letter, from file, from rank, capture mark, destination, promotion
@@ -172,6 +172,23 @@ def is_move_text(text: str) -> bool:
     prompt from a command (the tracker's own grammar, so the two agree).
     """
     return text in _PARSED or _parts(text) is not None
+
+
+def parsed_move(text: str) -> tuple[str | None, str | None, str | None, int, str | None] | None:
+    """The parts of ``text`` as :func:`resolve` reads them, ``None`` if it is no move.
+
+    ``(piece letter, from file, from rank, destination square, promotion
+    letter)``: the letter is ``None`` for a pawn's move (no from rank) and
+    for coordinates (a from rank), ``"O"`` for castling (destination: the
+    king's file, 2 or 6), ``"@"`` for a drop (promotion letter: the piece
+    dropped).  Read once per text, as :func:`resolve` does.
+    """
+    parsed = _PARSED.get(text)
+    if parsed is None:
+        parsed = _parts(text)
+        if parsed is not None and len(_PARSED) < _PARSED_LIMIT and len(text) <= 12:
+            _PARSED[text] = parsed
+    return parsed
 
 
 def _parse(text: str) -> tuple[str | None, str | None, str | None, int, str | None]:

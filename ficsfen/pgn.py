@@ -5,9 +5,11 @@ a file (:func:`iter_file`), in time linear in the input whatever its bytes
 (the tokens come from :mod:`ficsfen.pgnlex`).  Variations are skipped (the
 main line is followed).  Moves may be SAN or coordinates; each is resolved
 by :func:`ficsfen.tracker.resolve` and the FEN kept by
-:class:`ficsfen.tracker.FenBuilder`, so legality always comes from
-python-chess.  A null move (``--`` or ChessBase's ``Z0``) passes the turn
-as python-chess plays it.
+:class:`ficsfen.tracker.FenBuilder` (standard games through
+:func:`ficsfen.quickreplay.replay_standard`, which gives the same FENs and
+errors with less work), so legality always comes from python-chess.  A
+null move (``--`` or ChessBase's ``Z0``) passes the turn as python-chess
+plays it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from typing import TYPE_CHECKING
 import chess
 
 from ficsfen.fen import STARTING_FEN, FenError, parse
+from ficsfen.fenbuilder import VariantFenBuilder
 from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.movetext import resolve
 from ficsfen.pgnlex import ScanCount, Source, lines_of, tokens
-from ficsfen.quickpush import play
-from ficsfen.tracker import FenBuilder, IllegalMoveError, MoveError, VariantFenBuilder, resolve
+from ficsfen.quickreplay import replay_standard
+from ficsfen.trackererrors import IllegalMoveError, MoveError
 from ficsfen.variants import UnknownVariantError, Variant, parse_variant, variant_named
 
 __all__ = ["NULL_MOVES", "PgnError", "PgnGame", "ScanCount", "decode", "iter_file", "iter_games", "read_file",
@@ -121,21 +125,10 @@ class PgnGame:
         ply = 0
         text = ""
         try:
-            if variant is None:  # as the tracker plays a move, without its undo record
-                builder = FenBuilder(placement)
-                apply, fen_after = builder.apply, builder.fen
-                for ply, text in enumerate(self.moves, 1):  # noqa: B007 - ply: the except clause's
-                    try:
-                        move = resolve(board, text)
-                    except MoveError:
-                        if text not in NULL_MOVES:
-                            raise
-                        board.push(_null_move(board, text))
-                        yield fen_after(board)
-                        continue
-                    apply(move)
-                    play(board, move)
-                    yield fen_after(board)
+            if variant is None:  # the fast path, for standard chess
+                for after in replay_standard(board, fen, self.moves, NULL_MOVES, _null_move):
+                    ply += 1
+                    yield after
             else:
                 step = VariantFenBuilder(placement, variant, turn == "w").push
                 for ply, text in enumerate(self.moves, 1):  # noqa: B007 - ply: the except clause's
@@ -147,6 +140,9 @@ class PgnGame:
                         move = _null_move(board, text)
                     yield step(board, move)
         except MoveError as exc:
+            if variant is None:
+                ply += 1
+                text = self.moves[ply - 1]
             raise PgnError(exc.message, game=self.number, ply=ply, move_text=text) from exc
         if self.syntax_error is not None:
             raise PgnError(self.syntax_error, game=self.number, ply=self.syntax_error_ply)

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import IO, Iterable, Iterator
 
-__all__ = ["ScanCount", "Token", "lines_of", "tokens"]
+__all__ = ["ScanCount", "Token", "lines_of", "plain_tokens", "tokens"]
 
 #: a token's text, or a tag pair's ``(name, value)``
 Token = str | tuple[str, str]
@@ -69,6 +69,11 @@ _TEMPLATE = (
 _LEX = re.compile(_TEMPLATE.replace("SKIPCOMMENT", r"\{[^}]*+\}").replace("COMMENTBODY", "[^}]*+"), re.S)
 _LEX_NO_CLOSE = re.compile(_TEMPLATE.replace("|SKIPCOMMENT", "").replace("COMMENTBODY", ""), re.S)
 _WORD_RUN = re.compile(_WORD_CHAR + "++")
+# plain_tokens: a line of plain movetext once its closed comments are blanked
+_PLAIN = re.compile(r"[A-Za-z0-9+#=/.!?*:@ \t\n-]*+")
+_CLOSED_COMMENT = re.compile(r"\{[^}]*+\}")
+# plain_tokens: a tag pair alone on its line, its value without escapes
+_PLAIN_TAG = re.compile(r'\[(\w++) "([^"\\\n]*+)"\]\n?+')
 _UNESCAPE = re.compile(r"\\(.)", re.S)
 _BOM = "\ufeff"
 
@@ -147,6 +152,13 @@ def tokens(lines: Iterable[str], count: ScanCount | None = None) -> Iterator[lis
                     count.examined += 1
                 continue
             start = 0
+        plain = plain_tokens(line, start)
+        if plain is not None:
+            if count is not None:
+                count.examined += 4 * (len(line) - start) + 2
+            if plain:
+                yield plain
+            continue
         out: list[Token] = []
         opened = _line_tokens(line, start, _LEX, out, count)
         if out:
@@ -160,6 +172,57 @@ def tokens(lines: Iterable[str], count: ScanCount | None = None) -> Iterator[lis
         for line in pending:
             _line_tokens(line, 0, _LEX_NO_CLOSE, out, count)
         yield out
+
+
+def plain_tokens(line: str, start: int = 0) -> list[Token] | None:
+    """The tokens of ``line`` from ``start`` as :func:`tokens` reads them, if the line is plain; else ``None``.
+
+    Plain: a tag pair alone on the line (``[Name "value"]``, one space, no
+    backslash), or movetext of ASCII letters, digits, blanks, ``+#=/!?*:@-``,
+    closed ``{}`` comments, and dots only in move numbers (``12.``,
+    ``12...``, ``12.e4``).  There the tokens are the words between blanks
+    once the comments are blanked, move numbers dropped but ``1.``, without
+    the regular expression of :data:`_LEX` matched once per token.  Any
+    other line gets ``None`` (:func:`tokens` reads it the usual way), so
+    the result is always that of the usual reading
+    (``tests/test_pgn_stream.py`` compares the two on generated lines).
+
+    Justified by ``bench/bench_fens.py --commands`` (``ficsfen fens``
+    beside pgn-extract on 4.3 MB of Lichess games; figures in
+    docs/benchmarks/pgn-fens.md): the usual reading was
+    about a fifth of the instructions of the whole command.
+    """
+    if start:
+        line = line[start:]
+    if line[:1] == "[":
+        tag = _PLAIN_TAG.fullmatch(line)
+        return None if tag is None else [(tag.group(1), tag.group(2))]
+    if "{" in line:
+        if line.rfind("{") > line.rfind("}"):
+            return None  # a comment goes on to the next line
+        line = _CLOSED_COMMENT.sub(" ", line)
+    if _PLAIN.fullmatch(line) is None:
+        return None
+    out: list[Token] = []
+    add = out.append
+    for word in line.split():
+        if "." not in word:
+            add(word)
+            continue
+        if word.rstrip(".").isdigit():  # a move number alone
+            if word == "1.":
+                add(word)
+            continue
+        dot = word.find(".")
+        number = word[:dot]
+        rest = word[dot:].lstrip(".")
+        if not number.isdigit() or "." in rest or rest[:1].isdigit():
+            return None
+        if number == "1" and len(word) - len(rest) == 2:
+            add("1.")
+        if rest:
+            add(rest)
+    return out
 
 
 def _line_tokens(line: str, pos: int, lex: re.Pattern[str], out: list[Token], count: ScanCount | None) -> int:

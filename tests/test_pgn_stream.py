@@ -263,3 +263,42 @@ def test_fens_replays_a_lichess_crazyhouse_game_from_position(tmp_path, capsys):
     assert out == python_chess(LICHESS_FROM_POSITION)
     assert out[0] == f"{_HAND}[Pn] w KQkq - 1 5"
     assert out[-1] == "r1b1kbnr/ppp2ppp/2p5/4PP2/8/8/PPP2PPP/RNBK1B1R[QNNqp] b kq - 0 9"
+
+
+# -- plain lines: the fast path of the reader -----------------------------------
+
+_PLAIN_PIECES = ["[", "]", "{", "}", "(", ")", '"', "\\", ";", "$", "%", ".", "<", ">", "*", "1", "1.", "1...", "12.",
+                 "0.", "5", "..", "e4.", "1-0", "1/2-1/2", "\u00bd-\u00bd", "e4", "Nf3", "O-O", "=Q", "+", "!?", "@",
+                 ":", "#", "\x0b", " ", "\t", "--", "Z0", '[A "', '"]', "Event", "{ [%clk 0:01:00] }"]
+
+
+def _usual_line(line: str) -> tuple[list, int]:
+    from ficsfen.pgnlex import _LEX, _line_tokens
+
+    out: list = []
+    return out, _line_tokens(line, 0, _LEX, out, None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_PLAIN_PIECES), max_size=14), st.sampled_from(["\n", ""]))
+def test_plain_lines_are_split_as_the_lexer_splits_them(pieces, end):
+    from ficsfen.pgnlex import plain_tokens
+
+    line = "".join(pieces) + end
+    plain = plain_tokens(line)
+    if plain is not None:
+        assert (plain, -1) == _usual_line(line)
+
+
+def test_the_lines_of_real_files_are_plain_and_split_as_the_lexer_splits_them(shared_pgn):
+    from ficsfen.pgnlex import lines_of, plain_tokens
+
+    plain = total = 0
+    for path in shared_pgn.glob("*.pgn"):
+        for line in lines_of(path.read_bytes()):
+            total += 1
+            tokens = plain_tokens(line)
+            if tokens is not None:
+                plain += 1
+                assert (tokens, -1) == _usual_line(line), line
+    assert plain > 0.95 * total
