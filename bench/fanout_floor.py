@@ -7,8 +7,9 @@ line and the prompt, like ficsfen's board notification) and answer the
 sender with a prompt.  ``TELL TEXT`` does the same with the text alone on
 its line (the floor of a channel tell, ``bench/fanout_tell.py``).  No
 login, no parsing, no formatting: what is left is the cost of one write per
-observer through Twisted (``--direct`` writes to the socket at once when its
-buffer is empty, as ficsfen does).
+observer through Twisted (``--direct`` listens through ficsfen's own ports,
+whose connections write to the socket at once when nothing is queued, as
+ficsfen does).
 
     python bench/fanout_floor.py --port 5001 [--direct]
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from twisted.internet import reactor
 from twisted.internet.protocol import Factory
@@ -46,28 +48,17 @@ class Broadcast(LineOnlyReceiver):
         if line.startswith(b"MOVE ") or line.startswith(b"TELL "):
             body = line[5:] if line.startswith(b"TELL ") else BOARD + b"\r\n" + line[5:]
             data = b"\r\n" + body + b"\r\n" + PROMPT
-            direct = self.factory.direct
             for client in self.factory.clients:
                 if client is not self:
-                    transport = client.transport
-                    if direct and not transport.dataBuffer and not transport._tempDataBuffer:
-                        try:
-                            sent = transport.socket.send(data)
-                        except OSError:
-                            sent = 0
-                        if sent < len(data):
-                            transport.write(data[sent:])
-                    else:
-                        transport.write(data)
+                    client.transport.write(data)
         self.transport.write(b"ok\r\n" + PROMPT)
 
 
 class BroadcastFactory(Factory):
     protocol = Broadcast
 
-    def __init__(self, direct: bool) -> None:
+    def __init__(self) -> None:
         self.clients: list[Broadcast] = []
-        self.direct = direct
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--interface", default="127.0.0.1")
     p.add_argument("--direct", action="store_true")
     args = p.parse_args(argv)
-    reactor.listenTCP(args.port, BroadcastFactory(args.direct), interface=args.interface, backlog=2048)
+    listener = reactor
+    if args.direct:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from ficsfen.server.listening import AcceptLimitedReactor
+
+        # as many accepts a turn as Twisted's own port takes: only the writes differ
+        listener = AcceptLimitedReactor(reactor, accepts_per_turn=100)
+    listener.listenTCP(args.port, BroadcastFactory(), interface=args.interface, backlog=2048)
     reactor.run()
     return 0
 

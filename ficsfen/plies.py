@@ -121,12 +121,12 @@ class PlySubscribers:
     __slots__ = ("_callbacks",)
 
     def __init__(self) -> None:
-        self._callbacks: list[Callable[[Ply], None]] = []
+        self._callbacks: list[Callable[[Ply], object]] = []
 
     def __len__(self) -> int:
         return len(self._callbacks)
 
-    def add(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+    def add(self, callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` from now on; returns an unsubscriber."""
         self._callbacks.append(callback)
 

@@ -243,7 +243,7 @@ class Tracker:
 
     # -- subscribers --------------------------------------------------------
 
-    def subscribe(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+    def subscribe(self, callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` after every accepted move; returns an unsubscriber."""
         return self._subscribers.add(callback)
 

@@ -60,14 +60,6 @@ TWISTED_NAMES = frozenset({"transport", "reactor"})
 # Modules whose names describe types, not objects that have attributes.
 TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections", "__future__"})
 
-# Known uses, each waiting for its removal, as (file, the expression as written).
-# bench/fanout_floor.py: the benchmark server's direct write, which reads
-# Twisted's write buffer to decide whether a socket send may overtake it.
-ALLOWED: frozenset[tuple[str, str]] = frozenset({
-    ("bench/fanout_floor.py", "transport._tempDataBuffer"),
-})
-
-
 def is_private(name: str) -> bool:
     if not name.startswith("_") or name.startswith("__") or name in DOCUMENTED:
         return False
@@ -295,7 +287,7 @@ def all_findings() -> list[Finding]:
 
 @pytest.mark.slow
 def test_no_private_name_of_a_dependency_is_used():
-    found = [f for f in all_findings() if (f.path, f.text) not in ALLOWED]
+    found = all_findings()
     assert not found, "private names of dependencies:\n" + "\n".join(map(str, found))
 
 

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 import chess
+import chess.variant
 from chess.variant import CrazyhouseBoard
 
 from ficsfen.i18n import Message, msg
@@ -154,7 +155,7 @@ class Style12Frame:
 
     @classmethod
     def for_game(cls, game: IGame, *, ms: bool = False,
-                 clocks: tuple[float, float, bool] | None = None) -> "Style12Frame":
+                 clocks: tuple[float, float, bool] | None = None) -> Style12Frame:
         """The frame of ``game`` now; ``clocks`` (White's, Black's seconds, ticking)
         replace the clocks' current reading (a move's, read at its instant)."""
         clocked = IClockedGame(game, None)  # adapted once: a frame is built per move
@@ -169,7 +170,7 @@ class Style12Frame:
                           clocked.move_times, ms)
 
     @classmethod
-    def starting_position(cls, game: IGame, *, ms: bool = False) -> "Style12Frame":
+    def starting_position(cls, game: IGame, *, ms: bool = False) -> Style12Frame:
         """The frame of the position ``game`` started from, clocks full, no move played.
 
         FICS's ``startpos`` ivar puts it (relation -4) at the head of a move list.
@@ -181,7 +182,7 @@ class Style12Frame:
 
     @classmethod
     def _build(cls, game: IGame, tracker: Tracker, minutes: int, increment: int, wtime: float,
-               btime: float, ticking: bool, times: list[float], ms: bool) -> "Style12Frame":
+               btime: float, ticking: bool, times: list[float], ms: bool) -> Style12Frame:
         board: chess.Board = tracker.board
         fen_fields = tracker.fen.split(" ")
         ranks = fen_fields[0].translate(_RANKS)
@@ -303,9 +304,9 @@ def played_listing(game: Any) -> str:
 def category(game: IGame) -> str:
     """FICS's category of ``game``: lightning, blitz, standard, or untimed (no clock);
     its variant (``crazyhouse``, ``wild/fr``) for a game in one."""
-    variant = game.tracker.variant
-    if variant is not None:
-        return fics_type(variant)
+    kind = fics_type(game.tracker.variant)  # None for standard chess
+    if kind is not None:
+        return kind
     clocked = IClockedGame(game, None)
     return clocked.time_control.category if clocked is not None else "untimed"
 
@@ -437,10 +438,11 @@ def style1_diagram(game: IGame, *, flipped: bool, lang: str) -> str:
         times = _move_times(game)
         took = times[plies - 1] if len(times) >= plies else 0
         notes[1] = label(_LAST_MOVE, side=_SIDE[last.color],
-                         move="{:<7} ({})".format(last.san, format_move_time(took)))
+                         move=f"{last.san:<7} ({format_move_time(took)})")
     placement = fields[0]
     held: list[str] = []
-    if placement[-1] == "]":  # crazyhouse: FICS shows each side's hand above and below
+    if placement[-1] == "]" and isinstance(board, chess.variant.CrazyhouseBoard):
+        # crazyhouse: FICS shows each side's hand above and below
         placement = placement[:placement.index("[")].replace("~", "")
         held = [label(_HOLDING, side=_SIDE[color], pieces=holdings_text(board.pockets[color]))
                 for color in ((chess.WHITE, chess.BLACK) if flipped else (chess.BLACK, chess.WHITE))]

@@ -23,15 +23,18 @@ and one byte string per group of observers (:meth:`observer_groups`).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
 from ficsfen.server import boards
-from ficsfen.server.interfaces import IBoards, IPlayedGame
+from ficsfen.server.interfaces import IBoards, IPlayedGame, IServerGame
 from ficsfen.server.renderer import BoardRenderer
 from ficsfen.server.session import Session
 from zope.interface import implementer
+
+if TYPE_CHECKING:
+    from ficsfen.server.directory import GameDirectory
 
 __all__ = ["Broadcaster"]
 
@@ -45,7 +48,7 @@ class Broadcaster:
     ``allresults`` ivar on (told of every game's end).
     """
 
-    def __init__(self, *, session: Callable[[str], Session | None], directory: Any,
+    def __init__(self, *, session: Callable[[str], Session | None], directory: GameDirectory,
                  allresults: Callable[[], Iterable[Session]] = tuple,
                  renderer: BoardRenderer | None = None) -> None:
         self._session = session
@@ -108,18 +111,18 @@ class Broadcaster:
 
     # -- boards ----------------------------------------------------------
 
-    def watchers(self, game: Any) -> list[str]:
+    def watchers(self, game: IServerGame) -> list[str]:
         """Handles who see every board of ``game``: its players, then observers."""
         return list(dict.fromkeys([*game.players(), *self.directory.observers(game)]))
 
-    def mover_lag(self, game: Any) -> int:
+    def mover_lag(self, game: IServerGame) -> int:
         """The lag (ms) of the player who made ``game``'s last move: style 12's last field."""
         if not IPlayedGame.providedBy(game) or game.tracker.last_ply is None:
             return 0
         session = self._session(fold(game.handle_of(game.tracker.last_ply.color)))
         return session.lag_ms if session is not None else 0
 
-    def board_text(self, session: Session, game: Any, *, fresh: bool = False,
+    def board_text(self, session: Session, game: IServerGame, *, fresh: bool = False,
                    lag: int | None = None, relation: int | None = None,
                    received: bool = False) -> str:
         """The board as ``session`` wants it: :meth:`BoardRenderer.board_text`, the
@@ -128,11 +131,11 @@ class Broadcaster:
                                         lag=self.mover_lag(game) if lag is None else lag,
                                         relation=relation, received=received)
 
-    def send_board(self, session: Session, game: Any) -> None:
+    def send_board(self, session: Session, game: IServerGame) -> None:
         """The board of ``game`` for ``session`` alone, clocks read now (``refresh``)."""
         session.write_text(self.board_text(session, game, fresh=True))
 
-    def show_position(self, game: Any, *, note: Message | None = None,
+    def show_position(self, game: IServerGame, *, note: Message | None = None,
                       note_to_caller: bool = True, received: bool = False) -> None:
         """Send the board to everyone watching ``game`` (fast path: ``bench/observers.py``).
 
@@ -194,7 +197,7 @@ class Broadcaster:
             Session.emit_all(members, Session.notification(text, charset, prompt))
         self.ping_to_move(game)
 
-    def observer_groups(self, game: Any, players: Iterable[str]) -> list[tuple[tuple, list[Session]]]:
+    def observer_groups(self, game: IServerGame, players: Iterable[str]) -> list[tuple[tuple, list[Session]]]:
         """``game``'s observers (not its players) by what they receive (part of the
         fan-out's fast path: ``bench/observers.py``).
 
@@ -211,7 +214,7 @@ class Broadcaster:
                                session.charset, session.prompt_text), []).append(session)
         return list(groups.items())
 
-    def ping_to_move(self, game: Any) -> None:
+    def ping_to_move(self, game: IServerGame) -> None:
         """A timeseal player to move asks their client when the board arrived (FICS's [G])."""
         if IPlayedGame.providedBy(game) and game.result is None:
             session = self._session(fold(game.handle_of(game.tracker.turn)))
@@ -220,7 +223,7 @@ class Broadcaster:
 
     # -- game events -----------------------------------------------------
 
-    def game_info(self, game: Any) -> str:
+    def game_info(self, game: IServerGame) -> str:
         """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
         white, black = self._session(fold(game.white)), self._session(fold(game.black))
         return boards.game_info_line(
@@ -228,7 +231,7 @@ class Broadcaster:
                               black is not None and black.registered),
             timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
 
-    def game_created(self, game: Any) -> None:
+    def game_created(self, game: IPlayedGame) -> None:
         """Both players of the new ``game`` get FICS's ``Creating:`` and ``{Game N ...}``
         lines, the ``<g1>`` line if they asked for it (:meth:`game_info`), and the board."""
         white, black, tc = game.white, game.black, game.time_control
@@ -252,7 +255,7 @@ class Broadcaster:
                 self.tell(handle, "\n".join(lines))
         self.ping_to_move(game)
 
-    def still_playing(self, session: Session, game: Any) -> None:
+    def still_playing(self, session: Session, game: IPlayedGame) -> None:
         """``session`` logged in again during its ``game``: say so, with the board as it
         is now (clocks read now)."""
         other = game.opponent_of(session.handle)
@@ -262,7 +265,7 @@ class Broadcaster:
             self.board_text(session, game, fresh=True)]))
         self.ping_to_move(game)
 
-    def game_continued(self, game: Any) -> None:
+    def game_continued(self, game: IServerGame) -> None:
         """The players of a resumed ``game`` read that it continues (their board follows)."""
         header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
                      number=game.number, white=game.white, black=game.black,
@@ -270,13 +273,13 @@ class Broadcaster:
         for handle in game.players():
             self.tell(handle, header)
 
-    def start_failed(self, game: Any) -> None:
+    def start_failed(self, game: IPlayedGame) -> None:
         """The start of ``game`` could not be stored: only its players knew of it."""
         for handle in game.players():
             self.tell(handle, msg("Your game with {handle} could not be started: the server "
                                   "could not save it.", handle=game.opponent_of(handle)))
 
-    def game_over(self, game: Any, result: Any, *, audience: list[str],
+    def game_over(self, game: IServerGame, result: Any, *, audience: list[str],
                   observers: list[str]) -> None:
         """Announce ``result`` to ``audience`` (players and observers), deliver its
         notices, and tell the ``allresults`` sessions who did not watch.

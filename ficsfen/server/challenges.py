@@ -343,7 +343,7 @@ class Challenge:
                     increment=self.time_control.increment)
         return msg("{terms} (adjourned)", terms=terms) if self.adjourned else terms
 
-    def same_terms(self, other: "Challenge") -> bool:
+    def same_terms(self, other: Challenge) -> bool:
         return (self.time_control == other.time_control and self.colour == other.colour
                 and self.adjourned == other.adjourned and self.variant == other.variant)
 

@@ -187,11 +187,11 @@ class Config:
     commit_interval_ms: int = 10
     source: Path | None = None
 
-    def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> "Config":
+    def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> Config:
         """A copy listening on ``endpoints`` instead (``--listen``)."""
         return replace(self, listen=tuple(endpoints))
 
-    def with_data_file(self, path: Path | None) -> "Config":
+    def with_data_file(self, path: Path | None) -> Config:
         """A copy keeping its data in ``path`` instead, or nowhere if ``None`` (``--data``)."""
         return replace(self, data_file=path)
 
@@ -204,32 +204,32 @@ class _ExpectedTypeError(TypeError):
         self.what = what
 
 
-def _string(value: Any) -> str:
+def _string(value: object) -> str:
     if not isinstance(value, str):
         raise _ExpectedTypeError(msg("a string"))
     return value
 
 
-def _nonempty_word(value: Any) -> str:
+def _nonempty_word(value: object) -> str:
     value = _string(value)
     if not value.isalpha():
         raise _ExpectedTypeError(msg("a word of letters"))
     return value
 
 
-def _positive_int(value: Any) -> int:
+def _positive_int(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise _ExpectedTypeError(msg("a positive integer"))
     return value
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _ExpectedTypeError(msg("an integer (0 or more)"))
     return value
 
 
-def _networks(value: Any) -> tuple[str, ...]:
+def _networks(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _ExpectedTypeError(msg("a list of addresses or networks (\"10.0.0.0/8\")"))
     try:
@@ -238,25 +238,25 @@ def _networks(value: Any) -> tuple[str, ...]:
         raise _ExpectedTypeError(msg("a list of addresses or networks (\"10.0.0.0/8\")")) from None
 
 
-def _seconds(value: Any) -> float:
+def _seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise _ExpectedTypeError(msg("a number of seconds (0 or more)"))
     return float(value)
 
 
-def _whole_seconds(value: Any) -> int:
+def _whole_seconds(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise _ExpectedTypeError(msg("a whole number of seconds (0 or more)"))
     return value
 
 
-def _days(value: Any) -> float:
+def _days(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise _ExpectedTypeError(msg("a number of days (0 or more)"))
     return float(value)
 
 
-def _endpoints(value: Any) -> tuple[str, ...]:
+def _endpoints(value: object) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
@@ -264,14 +264,14 @@ def _endpoints(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _synchronous(value: Any) -> str:
+def _synchronous(value: object) -> str:
     value = _string(value)
     if value not in ("full", "normal"):
         raise _ExpectedTypeError(msg("one of: {choices}", choices="full, normal"))
     return value
 
 
-def _language(value: Any) -> str:
+def _language(value: object) -> str:
     value = _string(value)
     if value not in available_languages():
         raise _ExpectedTypeError(msg("one of: {choices}", choices=", ".join(available_languages())))

@@ -128,7 +128,7 @@ class ExaminedGame:
 
     @classmethod
     def replaying(cls, examiner: str, *, white: str, black: str, fen: str,
-                  moves: Sequence[str], variant: Variant | None = None) -> "ExaminedGame":
+                  moves: Sequence[str], variant: Variant | None = None) -> ExaminedGame:
         """A game examined from its start position ``fen``, with ``moves`` (UCI) ahead.
 
         ``forward`` plays them, as on FICS after ``examine HANDLE N``; the
@@ -140,7 +140,7 @@ class ExaminedGame:
         game._future = list(moves)
         return game
 
-    def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+    def subscribe_moves(self, callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` after each move or ``forward`` step (any tracker it has)."""
         return self._moved.add(callback)
 

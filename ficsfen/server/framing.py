@@ -17,8 +17,10 @@ from typing import Protocol
 __all__ = ["LineFramer", "LineSink", "decode_line", "remove_controls"]
 
 
-def _latin1_fallback(error: UnicodeDecodeError) -> tuple[str, int]:
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
     """Decode the one offending byte as Latin-1 and carry on with UTF-8."""
+    if not isinstance(error, UnicodeDecodeError):  # registered for decoding only
+        raise error
     return error.object[error.start:error.start + 1].decode("latin-1"), error.start + 1
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
@@ -37,9 +37,16 @@ from ficsfen.server.game_hooks import IGameListener, IMoveTiming
 from ficsfen.server.game_keeping import GameKeeping
 from ficsfen.server.game_values import GameResult
 from ficsfen.server.games import PlayedGame
-from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame
+from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
 from ficsfen.server.journal import StoreJournal
 from ficsfen.server.variant_games import FICS_TYPES, start_fen
+
+if TYPE_CHECKING:
+    from ficsfen.server.reply import Reply
+    from ficsfen.server.session import Session
+    from ficsfen.server.broadcaster import Broadcaster
+    from ficsfen.server.config import Config
+    from ficsfen.server.directory import GameDirectory
 
 __all__ = ["GameService"]
 
@@ -56,9 +63,9 @@ class GameService:
 
     log = Logger()
 
-    def __init__(self, *, directory: Any, broadcaster: Any, clock: IReactorTime,
+    def __init__(self, *, directory: GameDirectory, broadcaster: Broadcaster, clock: IReactorTime,
                  session: Callable[[str], Any], is_registered: Callable[[str], bool],
-                 config: Any, rng: random.Random | None = None, store: Any = None,
+                 config: Config, rng: random.Random | None = None, store: Any = None,
                  wall: Callable[[], float] = time.time, offer_limiter: Any = None,
                  read: Callable[..., Deferred] = maybeDeferred) -> None:
         self.directory = directory
@@ -97,7 +104,7 @@ class GameService:
 
     # -- moves -----------------------------------------------------------
 
-    def move(self, session: Any, text: str, reply: Any = None) -> None:
+    def move(self, session: Session, text: str, reply: Reply | None = None) -> None:
         """A move typed at the prompt, for the game ``session`` plays or examines.
 
         Played and examined games share one entry point, ``game.move(handle,
@@ -111,7 +118,7 @@ class GameService:
         (``reply.defer_prompt()``, ``reply`` being the command's
         :class:`~ficsfen.server.reply.Reply`).
         """
-        game = self.directory.game_of(session.handle)
+        game = IServerGame(self.directory.game_of(session.handle), None)  # ours are all IServerGame
         if game is None:
             session.send(msg("You are not playing or examining a game."))
             return
@@ -135,7 +142,7 @@ class GameService:
         else:
             self.broadcaster.deliver(notices)
 
-    def charge(self, game: Any, handle: str, wall: float) -> float:
+    def charge(self, game: PlayedGame, handle: str, wall: float) -> float:
         """:class:`IMoveTiming`: a timeseal player's move costs what their stamps say."""
         session = self._session(handle)
         if session is None or session.move_timer is None:
@@ -144,7 +151,7 @@ class GameService:
 
     # -- IGameListener ---------------------------------------------------
 
-    def board_changed(self, game: Any) -> None:
+    def board_changed(self, game: IServerGame) -> None:
         """A move, takeback or resumption (committed): feed listeners, then everyone's board."""
         self.directory.position_changed(game)  # a position listeners already know is skipped
         note = None
@@ -155,7 +162,7 @@ class GameService:
                            handle=game.last_mover, san=last.san)
         self.broadcaster.show_position(game, note=note, note_to_caller=False, received=True)
 
-    def game_ended(self, game: Any, result: GameResult) -> None:
+    def game_ended(self, game: PlayedGame, result: GameResult) -> None:
         """The end (or adjournment) is committed: free the number, keep an adjourned game,
         and have players and observers told."""
         for handle in game.players():
@@ -278,7 +285,7 @@ class GameService:
         self.broadcaster.show_position(game)
         return game
 
-    def stop_examining(self, handle: str, game: Any, *, quiet: bool = False) -> None:
+    def stop_examining(self, handle: str, game: IExaminedGame, *, quiet: bool = False) -> None:
         """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""
         if handle in game.examiners:
             game.examiners.remove(handle)
@@ -298,7 +305,7 @@ class GameService:
 
     # -- players arriving and leaving ------------------------------------
 
-    def arrived(self, session: Any) -> None:
+    def arrived(self, session: Session) -> None:
         """``session`` logged in: the game they still play (they logged in again), and
         their adjourned games (their opponents here are told, and so are they)."""
         game = self.directory.game_of(session.handle)
@@ -323,7 +330,7 @@ class GameService:
                 "{count} players, who have an adjourned game with you, are online:\n{names}",
                 len(online), names=" ".join(online)))
 
-    def departed(self, session: Any) -> None:
+    def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between
         registered players) or forfeited, as on FICS; ``game_ended`` tells the others."""
         handle = session.handle

@@ -145,7 +145,7 @@ class PlayedGame(DurableGame, OfferActions):
         self.adjourned_at = 0.0
         self._announcements = AfterCommit(self, self._not_kept)
 
-    def subscribe_moves(self, callback: Callable[[Ply], None]) -> Callable[[], None]:
+    def subscribe_moves(self, callback: Callable[[Ply], object]) -> Callable[[], None]:
         """Call ``callback(ply)`` once each move is complete (clocks as they now show).
 
         The tracker's own subscribers hear a move while it is being made,

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol as TypingProtocol
 
-from twisted.internet.interfaces import IPushProducer
+from twisted.internet.interfaces import IConsumer, IPushProducer, ITCPTransport
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -58,11 +58,16 @@ class Parser(TypingProtocol):
 class GovernedProtocol(TypingProtocol):
     """The protocol above an :class:`InputGovernor` (what it parses and hands up)."""
 
-    peer: str
-    #: Who is connected, for the output cap's log line ("-" before a name is known).
-    who: str
-    #: What turns the bytes read into input (with the protocol's commands taken out).
-    codec: Parser
+    @property
+    def peer(self) -> str: ...  # noqa: D102,E704
+
+    @property
+    def who(self) -> str:
+        """Who is connected, for the output cap's log line ("-" before a name is known)."""
+
+    @property
+    def codec(self) -> Parser:
+        """What turns the bytes read into input (with the protocol's commands taken out)."""
 
     def makeConnection(self, transport: Any) -> None: ...  # noqa: D102,E704,N802
 
@@ -70,6 +75,11 @@ class GovernedProtocol(TypingProtocol):
 
     def lines_received(self, data: bytes) -> None:
         """Input lines (LF-ended) the governor lets through; ``b""``: go on with lines kept."""
+
+
+class IGovernedTransport(ITCPTransport, IConsumer, IPushProducer):
+    """The TCP connection under a :class:`HeldOutput`: it writes and aborts, takes the
+    protocol as its producer, and is paused and resumed."""
 
 
 @implementer(IPushProducer)
@@ -85,6 +95,8 @@ class HeldOutput(Protocol):
     """
 
     log = Logger()
+    # Twisted's Protocol has ``ITransport | None``: set by makeConnection, before any use.
+    transport: IGovernedTransport
     factory: Any = None  # ``closing``: the closed connections not gone yet, timed out together
     wrappedProtocol: Any = None  # ``peer`` and ``who``, for log lines
     #: True while the client is not reading its output: input lines wait.

@@ -53,6 +53,7 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
     result = Attribute("ficsfen.server.games.GameResult once ended or adjourned, else None.")
     offers = Attribute("list of pending in-game offers (``describe()`` each).")
     announcing = Attribute("True while a change waits for its write before it is announced.")
+    started_at = Attribute("float: when the game started, in the reactor's seconds.")
 
     def shown_clocks():
         """The clocks (White's, Black's seconds, whether one runs) its boards of the
@@ -267,6 +268,10 @@ class IServerCaller(ICaller):
                           "autoflag...), by name; absent ones have their default.")
     reply = Attribute("ficsfen.server.reply.Reply: the answer to the command this caller is "
                       "running (what send writes goes in it), or None between commands.")
+    login_time = Attribute("float: when the caller logged in, in the server clock's seconds.")
+    prompt_text = Attribute("str: the prompt written after each answer.")
+    chosen_prompt = Attribute("str: the prompt the caller chose (set prompt), the default until then.")
+    default_prompt = Attribute("str: the prompt of callers who set none.")
 
     def render(message):
         """``message`` in the caller's language."""

@@ -81,7 +81,7 @@ class StoreJournal:
         self.wall = wall
         self._kept: dict[int, _Kept] = {}
 
-    def _write(self, d: Deferred[Any], then: Callable[[], None]) -> Deferred[Any]:
+    def _write(self, d: Deferred[Any], then: Callable[[], object]) -> Deferred[Any]:
         """``d``, noting what it committed before the game hears of it."""
         def committed(result: Any) -> Any:
             then()
@@ -105,30 +105,32 @@ class StoreJournal:
         record = MoveRecord(game.tracker.ply, ply.san, ply.uci, _ms(white), _ms(black),
                             _ms(game.move_times[-1]))
         # A bound callback with arguments, not closures: this runs for every move.
-        return self.store.add_move(game.record_id, record).addCallback(
-            _kept_move, self._kept[game.record_id], record)
+        record_id = _record(game)
+        return self.store.add_move(record_id, record).addCallback(_kept_move, self._kept[record_id], record)
 
     def took_back(self, game: PlayedGame) -> Deferred[Any]:
         ply = game.tracker.ply
-        kept = self._kept[game.record_id]
-        return self._write(self.store.take_back(game.record_id, ply),
+        record_id = _record(game)
+        kept = self._kept[record_id]
+        return self._write(self.store.take_back(record_id, ply),
                            lambda: kept.moves.__delitem__(slice(ply, None)))
 
     def adjourned(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
         white, black = (_ms(game.clock.remaining(c)) for c in (chess.WHITE, chess.BLACK))
         ply = game.tracker.ply
         game.adjourned_at = at = self.wall()
-        kept = self._kept[game.record_id]
-        return self._write(self.store.adjourn_game(game.record_id, Adjournment(
+        record_id = _record(game)
+        kept = self._kept[record_id]
+        return self._write(self.store.adjourn_game(record_id, Adjournment(
             result.reason.render("en"), at, white, black, ply)),
             lambda: setattr(kept, "adjourned", (white, black, ply)))
 
     def resumed(self, game: PlayedGame) -> Deferred[Any]:
-        return self.store.resume_game(game.record_id)
+        return self.store.resume_game(_record(game))
 
     def ended(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
-        game_id = game.record_id
-        end = GameEnd(result.score, result.reason.render("en"), result.code or EndCode.ABORTED,
+        game_id = _record(game)
+        end = GameEnd(result.score, result.reason.render("en"), EndCode(result.code or EndCode.ABORTED),
                       self.wall())
         return self._write(self.store.end_game(game_id, end),
                            lambda: self._kept.pop(game_id, None))
@@ -172,3 +174,11 @@ def restore_game(stored: StoredGame, *, reactor: Any, reason: Any, listener: Any
     if journal is not None:
         journal.keep(stored)
     return game
+
+
+def _record(game: PlayedGame) -> int:
+    """The game's row in the store, which it has from its start (:meth:`StoreJournal.started`)."""
+    record = game.record_id
+    if record is None:  # never: a game is journaled from its start
+        raise KeyError(f"game {game.number} has no stored record")
+    return record

@@ -44,6 +44,7 @@ class Connection(tcp.Server):
     #: Bytes handed to Twisted's buffer (``FileDescriptor.write``) and not yet
     #: reported sent by :meth:`writeSomeData`.
     queued = 0
+    server: AcceptLimitedPort  # the port that accepted it (Twisted's tcp.Port in general)
     _write_closed = False  # loseWriteConnection or abortConnection was called
 
     def write(self, data: bytes) -> None:
@@ -105,7 +106,7 @@ class Connection(tcp.Server):
         self._write_closed = True
         super().abortConnection()
 
-    @property  # type: ignore[override]
+    @property
     def logstr(self) -> str:
         return self.server.connections_logstr
 
@@ -113,7 +114,7 @@ class Connection(tcp.Server):
     def logstr(self, made: str) -> None:
         pass
 
-    @property  # type: ignore[override]
+    @property
     def repstr(self) -> str:
         return f"<{type(self).__name__} #{self.sessionno} on {self.server.getHost().port}>"
 
@@ -135,7 +136,7 @@ class AcceptLimitedPort(tcp.Port):
         super().startListening()
         self.connections_logstr = f"{reflect.qual(type(self.factory))},{self.getHost().port}"
 
-    @property  # type: ignore[override]
+    @property
     def numberAccepts(self) -> int:
         """How many connections the next turn accepts (Twisted's name, read by ``doRead``)."""
         return min(self._accepts, self.accepts_per_turn)

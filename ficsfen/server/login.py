@@ -137,8 +137,12 @@ class Desk:
 class LoginConnection(Protocol):
     """The connection a :class:`LoginDialogue` talks through."""
 
-    peer: str
-    host: str
+    @property
+    def peer(self) -> str: ...  # noqa: D102,E704
+
+    @property
+    def host(self) -> str: ...  # noqa: D102,E704
+
     #: A timeseal client's timing, or None; its ``digits`` are those of the line being read.
     seal: MoveTimer | None
 
@@ -207,12 +211,13 @@ class PasswordCheck:
     def _password_failed(self, reason: tw_failure.Failure, name: str) -> None:
         """The password was refused: throttled (never hashed), wrong, or the check
         broke (the store read or the hash)."""
-        if reason.check(LoginRefused):
+        error = reason.value
+        if isinstance(error, LoginRefused):
             if self.state == "checking":
-                self._refuse(name, reason.value.refusal)
+                self._refuse(name, error.refusal)
             return
-        if reason.check(BadPassword):  # counted even if the connection went away meanwhile
-            counted = reason.value.failure
+        if isinstance(error, BadPassword):  # counted even if the connection went away meanwhile
+            counted = error.failure
             self._log_failure(name, counted)
             self._password_checked(name, counted)
             return

@@ -126,7 +126,7 @@ class GameOffers:
         self.pending.append(offer)
         told, sent = _offer_words(kind, handle, opponent, plies)
         hint = msg("Type \"{command}\" to accept or \"decline\" to refuse.",
-                   command=kind if kind != "takeback" else "takeback %d" % plies)
+                   command=kind if kind != "takeback" else "takeback " + str(plies))
         return [*removed, Notice(handle, sent), Notice(opponent, told), Notice(opponent, hint),
                 *offer_notices(offer.id, handle, opponent, kind, offer.params)]
 

@@ -16,12 +16,17 @@ measures.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from ficsfen.server import boards
 from ficsfen.server.boards import Style12Frame
+from ficsfen.server.interfaces import IServerGame
 from ficsfen.server.variant_games import holdings_line, received_line
+
+if TYPE_CHECKING:
+    from ficsfen.server.session import Session
 
 __all__ = ["BoardRenderer", "with_holdings"]
 
@@ -31,7 +36,7 @@ class _Frames:
 
     __slots__ = ("version", "style12", "style1")
 
-    def __init__(self, version: Any) -> None:
+    def __init__(self, version: Hashable) -> None:
         self.version = version
         self.style12: dict[bool, Style12Frame] = {}
         self.style1: dict[tuple[bool, str], str] = {}
@@ -43,7 +48,7 @@ class BoardRenderer:
     def __init__(self) -> None:
         self._frames: WeakKeyDictionary[Any, _Frames] = WeakKeyDictionary()
 
-    def _of(self, game: Any) -> _Frames | None:
+    def _of(self, game: IServerGame) -> _Frames | None:
         version = getattr(game, "version", None)
         if version is None:
             return None
@@ -52,7 +57,7 @@ class BoardRenderer:
             frames = self._frames[game] = _Frames(version)
         return frames
 
-    def style12_frame(self, game: Any, *, ms: bool = False) -> Style12Frame:
+    def style12_frame(self, game: IServerGame, *, ms: bool = False) -> Style12Frame:
         """The ``<12>`` frame of ``game``'s current position, built once per version and
         clock unit (``ms``: clocks and move times in milliseconds, ivar ``ms``).
 
@@ -67,7 +72,7 @@ class BoardRenderer:
             frame = frames.style12[ms] = boards.style12_frame(game, ms=ms)
         return frame
 
-    def style1(self, game: Any, *, flipped: bool, lang: str) -> str:
+    def style1(self, game: IServerGame, *, flipped: bool, lang: str) -> str:
         """The style 1 diagram of ``game`` for one orientation and language, built once
         per version (clocks read when first built)."""
         frames = self._of(game)
@@ -79,7 +84,7 @@ class BoardRenderer:
             text = frames.style1[key] = boards.style1_diagram(game, flipped=flipped, lang=lang)
         return text
 
-    def board_text(self, session: Any, game: Any, *, fresh: bool = False, lag: int = 0,
+    def board_text(self, session: Session, game: IServerGame, *, fresh: bool = False, lag: int = 0,
                    relation: int | None = None, received: bool = False) -> str:
         """The board as ``session`` wants it (style 1 or 12), with the FEN if showfen.
 
@@ -110,7 +115,7 @@ class BoardRenderer:
         return text
 
 
-def with_holdings(game: Any, text: str, received: bool) -> str:
+def with_holdings(game: IServerGame, text: str, received: bool) -> str:
     """A crazyhouse ``<12>`` line as FICS sends it: the ``<b1>`` holdings line after it,
     and, for a move that put a piece in hand, the ``<b1> ... <- WP`` line before it."""
     text = f"{text}\n{holdings_line(game)}"

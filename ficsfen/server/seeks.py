@@ -213,7 +213,7 @@ class Seek:
             return str(self.rating)
         return "----" if self.registered else "++++"
 
-    def matches(self, other: "Seek") -> bool:
+    def matches(self, other: Seek) -> bool:
         """Whether ``self`` and ``other`` pair at once (same terms, colours that fit)."""
         a, b = self.request, other.request
         if fold(self.owner) == fold(other.owner) or a.manual or b.manual:

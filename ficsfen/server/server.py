@@ -68,7 +68,7 @@ from ficsfen.server.talk import Talk, TalkLimiter
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
 
 
-def build_command_table(server: "FicsServer") -> CommandTable:
+def build_command_table(server: FicsServer) -> CommandTable:
     """Every command, with the FICS aliases, each given the services it uses."""
     pager = Pager(server.config.help_page_lines)
     table = CommandTable()

@@ -20,7 +20,7 @@ from zope.interface import implementer
 
 from ficsfen.i18n import Message, render
 from ficsfen.server.ivars import SHARED_DEFAULTS, default_ivars
-from ficsfen.server.interfaces import IBoards, IGameService, IPlayers, IServerCaller
+from ficsfen.server.interfaces import IBoards, IGameService, ILineConnection, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
     from ficsfen.server.reply import Reply
@@ -92,7 +92,7 @@ class Services:
     players: object
     boards: object
     games: object
-    ivars_changed: Callable[["Session"], None]
+    ivars_changed: Callable[[Session], None]
     prompt: str
 
     def __post_init__(self) -> None:
@@ -144,14 +144,14 @@ class Session:
         self.lag_ms = 0
         #: A timeseal client's move timing (:class:`ficsfen.server.timeseal.MoveTimer`),
         #: or ``None``: moves are charged by the server's clock.
-        self.move_timer: "MoveTimer | None" = None
+        self.move_timer: MoveTimer | None = None
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
         #: The player's own aliases (``alias``): folded name -> (name, text).
         self.aliases: dict[str, tuple[str, str]] = {}
         #: The answer to the command this session is running (:class:`ficsfen.server.reply.Reply`,
         #: opened and closed by the dispatcher): command output goes in it.
-        self.reply: "Reply | None" = None
+        self.reply: Reply | None = None
         #: Whether the session has been disconnected.
         self.closed = False
         #: When the session logged in (the server's clock), for ``finger``.
@@ -166,7 +166,7 @@ class Session:
         #: :class:`ficsfen.server.interfaces.ILineConnection`), whose class has a
         #: static ``write_all(connections, data)`` writing the same bytes to many at
         #: once; used by :meth:`emit_all`.  ``None``: :meth:`emit_all` calls ``write``.
-        self.sink: object | None = None
+        self.sink: ILineConnection | None = None
 
     def __repr__(self) -> str:
         return f"<Session {self.handle!r} lang={self.lang!r}>"
@@ -269,12 +269,12 @@ class Session:
             self._held.append(data)
 
     @staticmethod
-    def emit_all(sessions: "list[Session]", data: bytes) -> None:
+    def emit_all(sessions: list[Session], data: bytes) -> None:
         """:meth:`emit` the same bytes to each of ``sessions`` (a board to its observers).
 
         Sessions with a :attr:`sink` are written in one call per kind of sink.
         """
-        sinks = []
+        sinks: list[ILineConnection] = []
         for session in sessions:
             held = session._held
             if held is not None:
@@ -286,7 +286,8 @@ class Session:
         if sinks:
             kinds = {type(sink) for sink in sinks}
             for kind in kinds:
-                kind.write_all(sinks if len(kinds) == 1 else [s for s in sinks if type(s) is kind], data)
+                group = sinks if len(kinds) == 1 else [s for s in sinks if type(s) is kind]
+                kind.write_all(group, data)  # type: ignore[call-arg]  # static, as ILineConnection says
 
     def hold(self) -> None:
         """Collect output until :meth:`release`: a command's answer leaves in one write."""

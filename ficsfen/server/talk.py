@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
+from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.session import Session
 
 __all__ = ["CHANNELS", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
@@ -81,7 +82,7 @@ def clean_text(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in _DROPPED).strip()
 
 
-def rating_text(session: Session) -> str:
+def rating_text(session: IServerCaller) -> str:
     """How FICS shows a player with no rating: ``----`` registered, ``++++`` guest."""
     return "----" if session.registered else "++++"
 

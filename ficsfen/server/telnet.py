@@ -49,6 +49,9 @@ class TelnetConnection(Protocol):
     """One client over telnet: bytes to lines, the login dialogue, then its session's lines."""
 
     log = Logger()
+    # Twisted's Protocol has ``ITransport | None``: this protocol is wrapped by its
+    # input governor (FicsFactory.buildProtocol), its transport from makeConnection on.
+    transport: InputGovernor  # type: ignore[assignment]  # a transport in all but declaration
     #: The session once logged in (None before, and after it left).
     session: Session | None = None
     #: A timeseal client's timing, once its first line said so.

@@ -192,7 +192,7 @@ class ServerProcess:
         self._reader: threading.Thread | None = None
         self._started = threading.Event()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         self.start()
         return self
 
@@ -239,7 +239,8 @@ class ServerProcess:
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the child to exit by itself; its whole log is then in :attr:`log_lines`."""
         code = self._running().wait(timeout if timeout is not None else self.timeout)
-        self._reader.join(timeout if timeout is not None else self.timeout)
+        if self._reader is not None:  # started with the child
+            self._reader.join(timeout if timeout is not None else self.timeout)
         return code
 
     def stop(self, sig: int = signal.SIGTERM) -> int | None:
@@ -257,7 +258,7 @@ class ServerProcess:
             self._reader.join(self.timeout)
         return self.process.returncode
 
-    def connect(self) -> "TelnetClient":
+    def connect(self) -> TelnetClient:
         if self.port is None:
             raise RuntimeError("the server is not listening yet (call start() first)")
         return TelnetClient("127.0.0.1", self.port, timeout=self.timeout)
@@ -273,7 +274,7 @@ class TelnetClient:
         self.prompt = prompt
         self.buffer = b""
 
-    def __enter__(self) -> "TelnetClient":
+    def __enter__(self) -> TelnetClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -34,6 +34,7 @@ from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, seconds_left
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
+from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
@@ -50,7 +51,7 @@ _OPPONENT_WIDTH = 13
 _HEADER = "                  Opponent      Type         ECO End Date"
 
 
-def whose(caller: IServerCaller, word: str | None, store: Any,
+def whose(caller: IServerCaller, word: str | None, store: IStore,
           read: Reader = maybeDeferred) -> Deferred[str | None]:
     """The handle ``word`` names for a history, as FICS finds players; else tell why not.
 
@@ -104,7 +105,7 @@ def history_text(handle: str, entries: list[HistoryEntry]) -> str:
     return "\n".join([f"History for {handle}:", _HEADER, *map(history_line, entries)])
 
 
-def _history_game(store: Any, handle: str, number: int) -> tuple[bool, StoredGame | None]:
+def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
     """Whether ``handle`` has history games, and game ``number`` of them (``-1`` the last
     one) or ``None``: two reads, made together in the read thread."""
     entries = store.history(handle)
@@ -117,7 +118,7 @@ def _history_game(store: Any, handle: str, number: int) -> tuple[bool, StoredGam
     return True, store.get_game(entry.game.id) if entry is not None else None
 
 
-def find_history_game(caller: IServerCaller, store: Any, handle: str, number: int,
+def find_history_game(caller: IServerCaller, store: IStore, handle: str, number: int,
                       read: Reader = maybeDeferred) -> Deferred[StoredGame | None]:
     """Game ``number`` of ``handle``'s history (``-1`` the last one), or tell why not."""
     def found(result: tuple[bool, StoredGame | None]) -> StoredGame | None:
@@ -134,7 +135,7 @@ def find_history_game(caller: IServerCaller, store: Any, handle: str, number: in
     return looked.addCallback(found)
 
 
-def replayed_history_game(caller: IServerCaller, store: Any, who: str, number: int,
+def replayed_history_game(caller: IServerCaller, store: IStore, who: str, number: int,
                           read: Reader = maybeDeferred
                           ) -> Deferred[tuple[StoredGame, Tracker] | None]:
     """Game ``number`` of ``who``'s history and its moves replayed, or tell the caller why not.
@@ -274,7 +275,7 @@ class PasswordCommand(Command):
         return self.read(store.get_account, handle).addCallback(found).addErrback(
             self._failed, caller)
 
-    def _check(self, caller: IServerCaller, store: Any, handle: str, host: str, old: str,
+    def _check(self, caller: IServerCaller, store: IStore, handle: str, host: str, old: str,
                new: str, stored: str) -> None:
         throttle = self.throttle
         refusal = throttle.refusal(handle, host)
@@ -298,7 +299,7 @@ class PasswordCommand(Command):
         d.addCallback(self._checked, caller, store, handle, host)
         d.addErrback(self._failed, caller)
 
-    def _checked(self, new_hash: str | None, caller: IServerCaller, store: Any,
+    def _checked(self, new_hash: str | None, caller: IServerCaller, store: IStore,
                  handle: str, host: str) -> Deferred | None:
         throttle = self.throttle
         if new_hash is None:

@@ -101,7 +101,7 @@ class PlayerLists:
         return {name: list(members) for name, members in self.names.items() if members}
 
     @classmethod
-    def from_json(cls, data: Any, *, size: int = DEFAULT_LIST_SIZE) -> "PlayerLists":
+    def from_json(cls, data: Any, *, size: int = DEFAULT_LIST_SIZE) -> PlayerLists:
         """Lists read back from saved settings; anything malformed is skipped."""
         lists = cls()
         if not isinstance(data, dict):

@@ -45,7 +45,7 @@ def _values_of(what: Message, choices: dict[str, Any]) -> NameKind:
     return NameKind(f"value of {what.msgid}", no_match=bad, ambiguous=bad)
 
 
-def _set_language(session: Any, code: str) -> Message:
+def _set_language(session: IServerCaller, code: str) -> Message:
     session.lang = code
     return msg("Language set to {language}.", language=language_name(code))
 
@@ -61,7 +61,7 @@ def _charset(word: str) -> str:
     return resolve_value(word, _CHARSET_WORDS, _CHARSET_VALUES)
 
 
-def _set_charset(session: Any, value: str) -> Message:
+def _set_charset(session: IServerCaller, value: str) -> Message:
     session.charset = value
     return msg("Output charset set to {charset}.", charset=value)
 
@@ -73,7 +73,7 @@ def _style(word: str) -> int:
                        value=word))
 
 
-def _set_style(session: Any, value: int) -> Message:
+def _set_style(session: IServerCaller, value: int) -> Message:
     session.style = value
     return msg("Style {style} set.", style=value)
 
@@ -89,7 +89,7 @@ def _showfen(word: str) -> bool:
     return resolve_value(word, _BOOLEAN, _SHOWFEN_VALUES)
 
 
-def _set_showfen(session: Any, value: bool) -> Message:
+def _set_showfen(session: IServerCaller, value: bool) -> Message:
     session.showfen = value
     if value:
         return msg("You will now see the FEN after every board.")
@@ -127,10 +127,10 @@ def _flag(name: str, default: bool, *, listed_by_who: bool = False) -> Variable:
     def read(word: str) -> bool:
         return resolve_value(word, _BOOLEAN, values)
 
-    def current(session: Any) -> bool:
+    def current(session: IServerCaller) -> bool:
         return bool(session.variables.get(name, default))
 
-    def apply(session: Any, value: bool) -> Message:
+    def apply(session: IServerCaller, value: bool) -> Message:
         session.variables[name] = value
         if listed_by_who:
             session.players.listing_changed()
@@ -149,7 +149,7 @@ def _number(name: str, low: int, high: int, default: int) -> Variable:
         raise BadValueError(msg("Bad value \"{value}\" for {what}: give a number from {low} to {high}.",
                                 value=word, what=name, low=low, high=high))
 
-    def apply(session: Any, value: int) -> Message:
+    def apply(session: IServerCaller, value: int) -> Message:
         session.variables[name] = value
         return msg("{name} set to {value}.", name=name, value=value)
 
@@ -167,12 +167,12 @@ def _text(word: str) -> str:
     return word
 
 
-def _set_interface(session: Any, value: str) -> Message:
+def _set_interface(session: IServerCaller, value: str) -> Message:
     session.interface = value
     return msg("interface set to \"{value}\".", value=value)
 
 
-def _set_prompt(session: Any, value: str | None) -> Message:
+def _set_prompt(session: IServerCaller, value: str | None) -> Message:
     # FICS puts a space after the text, as after its own "fics%".
     session.chosen_prompt = session.default_prompt if value is None else value + " "
     return msg("prompt set to \"{value}\".", value=session.chosen_prompt)
@@ -304,7 +304,7 @@ def _wrapped(text: str, width: int) -> str:
 _KEPT = ("language", "style", "showfen", "charset")
 
 
-def saved(session: Any) -> dict[str, Any]:
+def saved(session: IServerCaller) -> dict[str, Any]:
     """What a registered player's next login restores: JSON values by ``set`` name."""
     data: dict[str, Any] = {"language": session.lang, "style": session.style,
                             "showfen": session.showfen, "charset": session.charset,
@@ -314,7 +314,7 @@ def saved(session: Any) -> dict[str, Any]:
     return data
 
 
-def apply_saved(session: Any, data: dict[str, Any]) -> None:
+def apply_saved(session: IServerCaller, data: dict[str, Any]) -> None:
     """Apply :func:`saved` settings read back from the store.
 
     Each value goes through its variable's own reading, so a value this
@@ -335,7 +335,7 @@ def apply_saved(session: Any, data: dict[str, Any]) -> None:
         _restore(session, VARIABLES["prompt"], prompt[:-1])
 
 
-def _restore(session: Any, variable: Variable, value: Any) -> None:
+def _restore(session: IServerCaller, variable: Variable, value: Any) -> None:
     if isinstance(value, bool) and variable.name != "showfen" and variable.toggle is None:
         return
     word = str(int(value)) if isinstance(value, bool) else str(value)

@@ -179,8 +179,8 @@ class SayCommand(_TalkCommand):
     def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
         talk = self.talk
         game = directory.game_of(caller.handle)
-        playing = IPlayedGame.providedBy(game)
-        other = game.opponent_of(caller.handle) if playing else talk.last_opponent.get(
+        played = game if IPlayedGame.providedBy(game) else None
+        other = played.opponent_of(caller.handle) if played is not None else talk.last_opponent.get(
             fold(caller.handle))
         if other is None:
             caller.send(msg("I don't know whom to say that to."))
@@ -195,9 +195,9 @@ class SayCommand(_TalkCommand):
         sent = self._text(caller, text)
         if sent is None:
             return
-        if playing:
+        if played is not None:
             frame = msg("{handle}[{number}] says: {text}", handle=caller.display_name(),
-                        number=game.number, text=sent)
+                        number=played.number, text=sent)
         else:
             frame = msg("{handle} says: {text}", handle=caller.display_name(), text=sent)
         talk.fanout(caller.handle, [fold(target.handle)], frame)

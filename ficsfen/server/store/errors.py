@@ -43,7 +43,7 @@ class StoreOpenError(StoreError):
         self.path = Path(path)
 
     @classmethod
-    def because(cls, path: Path | str, reason: str) -> "StoreOpenError":
+    def because(cls, path: Path | str, reason: str) -> StoreOpenError:
         """The generic "cannot open" error, for causes without a class of their own."""
         return cls(msg("{file}: cannot open the data file: {reason}", file=str(path),
                        reason=reason), path)

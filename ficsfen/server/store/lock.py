@@ -58,7 +58,7 @@ class ServerLock:
         self._fds = [fd for fd in (data_fd, lock_fd) if fd is not None]
 
     @classmethod
-    def take(cls, path: Path) -> "ServerLock":
+    def take(cls, path: Path) -> ServerLock:
         """Lock data file ``path`` (created empty if missing) for this process.
 
         :raises StoreLockedError: another process holds the data file or its lock file.
