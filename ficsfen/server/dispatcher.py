@@ -90,7 +90,9 @@ class Dispatcher:
         session.hold()
         reply = Reply.open(session, ident)
         try:
-            reply.code = self.run(session, line, reply)
+            code = self.run(session, line, reply)
+            if ident is not None:  # a frame's code (nothing to set outside block mode)
+                reply.code = code
         except Exception:
             reply.done_waiting()
             self._failed(session, line, reply)
@@ -172,7 +174,9 @@ class Dispatcher:
         code = block.code_for(command.name)
         reply.code = code  # known before it runs: "quit" closes the frame itself
         answer = command(session, rest, self.directory)
-        if isinstance(answer, Deferred):  # it reads the store: the answer waits for that
+        # Most commands return None: no isinstance call for them (Deferred is an
+        # ABC, so that check costs a Python-level call on every command line).
+        if answer is not None and isinstance(answer, Deferred):  # it reads the store: the answer waits
             reply.wait(answer)
         return code
 

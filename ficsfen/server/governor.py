@@ -328,10 +328,10 @@ class InputGovernor(HeldOutput):
         if data:
             if scheduler is not None:
                 started = scheduler.timer()
-                self._parse(data)
+                self._parse(data, now)
                 self._charge(scheduler.timer() - started)
             else:
-                self._parse(data)
+                self._parse(data, now)
         self._turn_over()
 
     def deliver(self, data: bytes) -> None:
@@ -351,9 +351,9 @@ class InputGovernor(HeldOutput):
         if data:
             self.wrappedProtocol.lines_received(data)
 
-    def _parse(self, data: bytes) -> None:
-        """Parse a piece the turn allows; unparsed bytes are kept, command bytes charged."""
-        now = self._clock.seconds()
+    def _parse(self, data: bytes, now: float) -> None:
+        """Parse a piece the turn allows (read at clock time ``now``, the caller's one
+        reading of the clock); unparsed bytes are kept, command bytes charged."""
         consumed, commands = self.wrappedProtocol.codec.feed(data, now)
         rates = self.rates
         if rates is not None and (commands or rates.taken):
@@ -396,7 +396,7 @@ class InputGovernor(HeldOutput):
                     end = self._offset = start + n
                     if end >= len(pending):
                         self._pending, self._offset = b"", 0
-                    self._parse(pending[start:end])
+                    self._parse(pending[start:end], self._clock.seconds())
         if scheduler is not None:
             self._charge(scheduler.timer() - started)
         self._turn_over()
