@@ -323,7 +323,7 @@ class TelnetConnection(Protocol):
             self.text_line(decode_line(raw))
             return
         line = decode_line(raw)  # a command: what text_line does, one call less
-        if not line.startswith("$$") and self._idle is not None:
+        if line[:2] != "$$" and self._idle is not None:  # not line.startswith("$$"), no call
             self._idle.start(self)
         self.desk.execute(session, line)
 
