@@ -29,6 +29,8 @@ from typing import Iterable
 
 from twisted.internet.interfaces import IReactorTime
 
+from ficsfen.i18n import Message, msgn
+
 __all__ = [
     "AddressLimits",
     "Failure",
@@ -100,6 +102,13 @@ def expire(stamps: array, window: float, now: float) -> None:
 def seconds_left(until: float, now: float) -> int:
     """Whole seconds from ``now`` to ``until``, rounded up (at least 1)."""
     return max(1, math.ceil(until - now))
+
+
+def duration(seconds: int) -> Message:
+    """``seconds`` for a person: seconds up to two minutes, else minutes (rounded up)."""
+    if seconds < 120:
+        return msgn("{count} second", "{count} seconds", seconds)
+    return msgn("{count} minute", "{count} minutes", -(-seconds // 60))
 
 
 @dataclass(frozen=True)

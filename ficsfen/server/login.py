@@ -36,7 +36,7 @@ from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.accounts import BadPassword, LoginRefused, PasswordAttempt
 from ficsfen.server.ivars import IVARS
-from ficsfen.server.limits import Failure, Refusal, seconds_left
+from ficsfen.server.limits import Failure, Refusal, duration, seconds_left
 from ficsfen.server.session import encode_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -519,13 +519,6 @@ class LoginDialogue(PasswordCheck):
                                 self.dropped))
             self.dropped = 0
         desk.arrived(session)  # a game going on, adjourned games: tell both players
-
-
-def duration(seconds: int) -> Message:
-    """``seconds`` for a person: seconds up to two minutes, else minutes (rounded up)."""
-    if seconds < 120:
-        return msgn("{count} second", "{count} seconds", seconds)
-    return msgn("{count} minute", "{count} minutes", -(-seconds // 60))
 
 
 def refusal_text(name: str, kind: str, scope: str, seconds: int) -> Message:

@@ -25,13 +25,13 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import Message, msg, msgn
+from ficsfen.i18n import Message, msg
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.commands.board_cmds import move_list_lines
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
-from ficsfen.server.limits import LoginThrottle, seconds_left
+from ficsfen.server.limits import LoginThrottle, duration, seconds_left
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
@@ -331,21 +331,14 @@ class PasswordCommand(Command):
         caller.send(msg("Your password could not be changed; try again later."))
 
 
-def _duration(seconds: int) -> Message:
-    """``seconds`` for a person: seconds up to two minutes, else minutes (rounded up)."""
-    if seconds < 120:
-        return msgn("{count} second", "{count} seconds", seconds)
-    return msgn("{count} minute", "{count} minutes", -(-seconds // 60))
-
-
 #: What a throttled ``password`` command is told, by the kind of refusal.
 _REFUSALS: dict[str, Callable[[int], Message]] = {
     "locked": lambda wait: msg(
         "Too many wrong passwords: none is checked for {wait}. Password not changed.",
-        wait=_duration(wait)),
+        wait=duration(wait)),
     "wait": lambda wait: msg(
         "A wrong password was typed a moment ago: wait {wait}, then try again. Password not "
-        "changed.", wait=_duration(wait)),
+        "changed.", wait=duration(wait)),
     "busy": lambda wait: msg(
         "A password is being checked already: try again in a moment. Password not changed."),
 }
