@@ -88,7 +88,7 @@ class Dispatcher:
                     "Block mode is on: start each command with its number, as in \"1 games\"."))
                 return
         session.hold()
-        reply = Reply.open(session, ident)
+        reply = Reply(session, None if ident is None else block.BlockReply(ident))
         try:
             code = self.run(session, line, reply)
             if ident is not None:  # a frame's code (nothing to set outside block mode)
@@ -96,7 +96,7 @@ class Dispatcher:
         except Exception:
             reply.done_waiting()
             self._failed(session, line, reply)
-        answer = reply.pending
+        answer = reply.answer
         if answer is None or not reply.waiting:
             reply.close()
             session.release()
@@ -172,7 +172,8 @@ class Dispatcher:
                 reply.send(e.message)
                 return block.AMBIGUOUS if isinstance(e, AmbiguousNameError) else block.BAD_COMMAND
         code = block.code_for(command.name)
-        reply.code = code  # known before it runs: "quit" closes the frame itself
+        if reply.frame is not None:  # known before it runs: "quit" closes the frame itself
+            reply.frame.code = code
         answer = command(session, rest, self.directory)
         # Most commands return None: no isinstance call for them (Deferred is an
         # ABC, so that check costs a Python-level call on every command line).

@@ -73,6 +73,9 @@ class Desk:
         self.address_limits = server.address_limits
         #: Refused passwords logged once, then counted, per address (a RefusalLog).
         self.password_refusals = server.accounts.password_refusals
+        #: Runs the command lines of logged-in sessions (a Dispatcher): called directly
+        #: on the path of every command (``bench/load.py --compare``, the ``fen`` ratio).
+        self.dispatcher = server.dispatcher
 
     @property
     def stopping(self) -> bool:
@@ -126,9 +129,6 @@ class Desk:
 
     def logout(self, session: Session, reason: str) -> None:
         self.server.sessions.logout(session, reason=reason)
-
-    def execute(self, session: Session, line: str) -> None:
-        self.server.dispatcher.execute(session, line)
 
     def line_too_long(self, session: Session) -> None:
         self.server.dispatcher.line_too_long(session)

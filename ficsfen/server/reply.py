@@ -49,34 +49,38 @@ class Reply:
     and the prompt follows.
     """
 
-    __slots__ = ("session", "_frame", "_prompt", "_open", "_waiting", "_answer", "_queued",
+    __slots__ = ("session", "frame", "answer", "_prompt", "_open", "_waiting", "_queued",
                  "dropped")
 
     def __init__(self, session: Session, frame: BlockReply | None = None) -> None:
-        self.session = session
-        self._frame = frame
-        #: Whether :meth:`close` writes the prompt (never in block mode).
-        self._prompt = frame is None
-        self._open = False
-        self._waiting = False
-        self._answer: Deferred[object] | None = None
-        self._queued: deque[str] | None = None  # made by the first line kept
-        #: Lines dropped meanwhile, beyond :data:`MAX_WAITING_LINES`.
-        self.dropped = 0
-
-    @classmethod
-    def open(cls, session: Session, ident: str | None = None) -> Reply:
-        """A reply now receiving ``session``'s command output; ``ident``: block mode's number.
+        """Open: from now on ``session``'s command output goes into this reply.
 
         :raises RuntimeError: ``session`` already has an open reply (a command
             never runs inside another one's answer).
         """
         if session.reply is not None:
             raise RuntimeError(f"{session!r} is already being answered")
-        reply = cls(session, None if ident is None else BlockReply(ident))
-        reply._open = True
-        session.reply = reply
-        return reply
+        self.session = session
+        #: The block-mode frame being built, or ``None`` (plain output, then the prompt).
+        self.frame = frame
+        #: What the answer waits for (:meth:`wait`), or ``None``.
+        self.answer: Deferred[object] | None = None
+        #: Whether :meth:`close` writes the prompt (never in block mode).
+        self._prompt = frame is None
+        self._open = True
+        self._waiting = False
+        self._queued: deque[str] | None = None  # made by the first line kept
+        #: Lines dropped meanwhile, beyond :data:`MAX_WAITING_LINES`.
+        self.dropped = 0
+        session.reply = self
+
+    @classmethod
+    def open(cls, session: Session, ident: str | None = None) -> Reply:
+        """A reply now receiving ``session``'s command output; ``ident``: block mode's number.
+
+        :raises RuntimeError: ``session`` already has an open reply.
+        """
+        return cls(session, None if ident is None else BlockReply(ident))
 
     @property
     def is_open(self) -> bool:
@@ -100,13 +104,8 @@ class Reply:
         Meanwhile the session gets what others do as notifications, and the
         lines it types are kept (:meth:`keep`) to run after the answer.
         """
-        self._answer = answer
+        self.answer = answer
         self._waiting = True
-
-    @property
-    def pending(self) -> Deferred[object] | None:
-        """What the answer waits for (:meth:`wait`), or ``None``."""
-        return self._answer
 
     @property
     def queued(self) -> deque[str]:
@@ -149,17 +148,17 @@ class Reply:
     @property
     def block(self) -> bool:
         """Whether the answer is a block-mode frame."""
-        return self._frame is not None
+        return self.frame is not None
 
     @property
     def code(self) -> int:
         """The frame's command code (FICS's table), ``NULL`` outside block mode."""
-        return self._frame.code if self._frame is not None else NULL
+        return self.frame.code if self.frame is not None else NULL
 
     @code.setter
     def code(self, value: int) -> None:
-        if self._frame is not None:
-            self._frame.code = value
+        if self.frame is not None:
+            self.frame.code = value
 
     def send(self, message: Message | str) -> None:
         """``message`` in the session's language, as part of the answer.
@@ -167,7 +166,7 @@ class Reply:
         In block mode the first refusal among :data:`ficsfen.server.block.ERROR_MESSAGES`
         ("Usage: ...") sets the frame's error code.
         """
-        frame = self._frame
+        frame = self.frame
         if frame is not None and isinstance(message, Message):
             frame.note(message.msgid)
         self.write_text(self.session.render(message))
@@ -177,7 +176,7 @@ class Reply:
         if "\n" in text:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         data = encode_text(text + "\r\n", self.session.charset)
-        frame = self._frame
+        frame = self.frame
         if frame is None:
             self.session.emit(data)
         else:
@@ -214,7 +213,7 @@ class Reply:
         session = self.session
         if session.reply is self:
             session.reply = None
-        frame = self._frame
+        frame = self.frame
         if frame is not None:
             session.emit(frame.to_bytes())
         elif prompt and self._prompt and not session.closed:

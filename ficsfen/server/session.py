@@ -182,13 +182,20 @@ class Session:
     def send(self, message: Message | str) -> None:
         """Write ``message`` (possibly several lines) in the caller's language: command output.
 
-        While a command runs it is part of its answer (:attr:`reply`).
+        While a command runs it is part of its answer (:attr:`reply`).  The
+        answer of a plain (not block-mode) command is written as it comes, as
+        any output is, so only a block-mode frame goes through the reply: the
+        path of every command's output, measured by ``bench/load.py --compare``
+        (the ``fen`` CPU ratio to ``bench/floor_server.py``).
         """
         reply = self.reply
-        if reply is not None:
+        if reply is not None and reply.frame is not None:
             reply.send(message)
-        else:
-            self.write_text(self.render(message))
+            return
+        text = render(message, self.lang)
+        if "\n" in text:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        self.emit(encode_text(text + "\r\n", self.charset))
 
     def write_text(self, text: str) -> None:
         """Write already rendered lines, each ended with CR LF: command output.

@@ -275,8 +275,22 @@ class TelnetConnection(Protocol):
         return self.closed or self.transport.holding
 
     def line_received(self, line: bytes) -> None:
-        if not self.closed:
+        """One raw line: decoded by the connection's mode (:data:`_RAW_LINE_HANDLERS`).
+
+        A plain line of a logged-in session, what :meth:`_plain_line` does,
+        inlined: the path of every command, measured by ``bench/load.py
+        --compare`` (the ``fen`` CPU ratio to ``bench/floor_server.py``).
+        """
+        if self.closed:
+            return
+        session = self.session
+        if session is None or self._raw_lines != "plain":
             _RAW_LINE_HANDLERS[self._raw_lines](self, line)
+            return
+        text = decode_line(line)
+        if text[:2] != "$$" and self._idle is not None:  # not text.startswith("$$"), no call
+            self._idle.start(self)
+        self.desk.dispatcher.execute(session, text)
 
     def line_too_long(self) -> None:
         if self.session is not None:  # the server answers (code 520 in block mode)
@@ -293,7 +307,7 @@ class TelnetConnection(Protocol):
         if session is not None:
             if not line.startswith("$$") and self._idle is not None:
                 self._idle.start(self)  # activity ("$$" lines are not): the idle time starts again
-            self.desk.execute(session, line)
+            self.desk.dispatcher.execute(session, line)
         elif self.dialogue is not None:
             self.dialogue.line(line)
 
@@ -312,20 +326,8 @@ class TelnetConnection(Protocol):
                       hello=decode_line(hello.text[:200]))
 
     def _plain_line(self, raw: bytes) -> None:
-        """A line of a plain (not timeseal) connection.
-
-        Once logged in, what :meth:`text_line` does, inlined: the path of
-        every command, measured by ``bench/load.py --compare`` (the ``fen``
-        CPU ratio to ``bench/floor_server.py``).
-        """
-        session = self.session
-        if session is None:
-            self.text_line(decode_line(raw))
-            return
-        line = decode_line(raw)  # a command: what text_line does, one call less
-        if line[:2] != "$$" and self._idle is not None:  # not line.startswith("$$"), no call
-            self._idle.start(self)
-        self.desk.execute(session, line)
+        """A line of a plain (not timeseal) connection."""
+        self.text_line(decode_line(raw))
 
     def _sealed_line(self, raw: bytes) -> None:
         """One line of a timeseal connection: decoded, a ping answer kept, else run."""

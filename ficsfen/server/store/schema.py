@@ -162,12 +162,57 @@ _V3 = (
             WHERE game IN (SELECT id FROM games WHERE status = 'playing')""",
 )
 
+# Version 4: what FICS keeps beside accounts and games.  ``news``: items the
+# operators post (``news``); ``messages``: stored messages between registered
+# players (``messages``, ``clearmessages``); ``logons``: arrivals and
+# departures (``llogons``, ``logons``); ``bans``: handles and addresses refused
+# at login (``ban``); and two flags of an account, an operator (``admin``) and
+# a muzzled player (``muzzle``).
+_V4 = (
+    """CREATE TABLE news (
+        id     INTEGER PRIMARY KEY,
+        posted REAL NOT NULL,
+        author TEXT NOT NULL,
+        title  TEXT NOT NULL,
+        text   TEXT NOT NULL
+    )""",
+    """CREATE TABLE messages (
+        id            INTEGER PRIMARY KEY,
+        sender        TEXT NOT NULL,
+        recipient_key TEXT NOT NULL REFERENCES accounts (key) ON DELETE CASCADE,
+        sent          REAL NOT NULL,
+        text          TEXT NOT NULL,
+        unread        INTEGER NOT NULL DEFAULT 1
+    )""",
+    "CREATE INDEX messages_recipient ON messages (recipient_key, id)",
+    """CREATE TABLE logons (
+        id    INTEGER PRIMARY KEY,
+        key   TEXT NOT NULL,
+        name  TEXT NOT NULL,
+        at    REAL NOT NULL,
+        event TEXT NOT NULL CHECK (event IN ('on', 'off')),
+        host  TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX logons_key ON logons (key, id)",
+    """CREATE TABLE bans (
+        kind   TEXT NOT NULL CHECK (kind IN ('handle', 'address')),
+        value  TEXT NOT NULL,
+        by     TEXT NOT NULL,
+        at     REAL NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (kind, value)
+    ) WITHOUT ROWID""",
+    "ALTER TABLE accounts ADD COLUMN admin INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE accounts ADD COLUMN muzzled INTEGER NOT NULL DEFAULT 0",
+)
+
 #: Every migration, in order; ``MIGRATIONS[i].version == i + 1``.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "accounts, settings, games, moves and history", _V1),
     Migration(2, "moves without their FEN (the moves replayed give it)", _V2),
     Migration(3, "moves of games in play appended to a log, copied by game at their end",
               _V3),
+    Migration(4, "news, stored messages, logons, bans, and the admin and muzzled flags", _V4),
 )
 #: The version of a file this code has migrated.
 SCHEMA_VERSION = len(MIGRATIONS)
