@@ -175,6 +175,20 @@ class Session:
         """The handle as FICS lists it: ``(U)`` marks an unregistered player."""
         return self.handle if self.registered else f"{self.handle}(U)"
 
+    @property
+    def is_interface(self) -> bool:
+        """Whether a program reads this session, not a person: it speaks timeseal, or
+        named itself (``set interface``), or set an interface variable (``iset``, ``%b``,
+        block mode among them)."""
+        return self.timeseal or bool(self.interface) or self.ivars is not SHARED_DEFAULTS
+
+    @property
+    def parsed_lang(self) -> str:
+        """The language of texts ICS clients parse (``who`` lines, movelists, game
+        ends...): exactly FICS's English while the session is an interface
+        (:attr:`is_interface`), else the session's own language."""
+        return "en" if self.is_interface else self.lang
+
     def render(self, message: Message | str) -> str:
         """``message`` in this session's language (a plain string passes through)."""
         return render(message, self.lang)
