@@ -21,6 +21,8 @@ import pytest
 
 from conftest import REPO
 from ficsfen import cli
+from ficsfen.fen import parse
+from ficsfen.fenerrors import FenError
 from ficsfen.helpcatalog import HELP_DIR, HelpCatalog, columns
 from ficsfen.server.session import encode_text, transliterate
 from ficsfen.server.testing import connect, make_server
@@ -64,6 +66,38 @@ def french_pages() -> list[Path]:
 )
 def test_the_checker_flags_missing_or_wrong_spaces(text):
     assert catalogs.typography_problems(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ce n'est pas un coup.",           # an elision
+        "Coup des Blancs\u202f: 'e4'",    # quotes: French quotes with « »
+        "aujourd'hui",
+    ],
+)
+def test_the_checker_flags_a_straight_apostrophe(text):
+    problems = catalogs.typography_problems(text)
+    assert problems and all("straight apostrophe" in p for p in problems)
+    assert catalogs.typography_problems(text.replace("'", "\u2019")) == []
+
+
+def test_one_apostrophe_in_every_french_text():
+    """The catalogues, the help pages and what the FEN library reports all use ’."""
+    from babel.messages.pofile import read_po
+
+    typographic = 0
+    for po in sorted((REPO / "ficsfen" / "locale" / "fr" / "LC_MESSAGES").glob("*.po")):
+        with po.open("rb") as fp:
+            for m in read_po(fp, locale="fr"):
+                strings = m.string if isinstance(m.string, tuple) else (m.string,)
+                typographic += sum(s.count("\u2019") for s in strings)
+    pages = [page.read_text(encoding="utf-8") for page in french_pages()]
+    assert typographic > 100 and sum(page.count("\u2019") for page in pages) > 500
+    assert all("'" not in page for page in pages)
+    with pytest.raises(FenError) as info:
+        parse(BAD_CASTLING)
+    assert "n\u2019est pas dans l\u2019ordre" in info.value.render("fr")
 
 
 @pytest.mark.parametrize(
@@ -218,7 +252,7 @@ def test_check_prints_french_spacing():
     done = ficsfen("check", "--lang", "fr", BAD_CASTLING, encoding="utf-8")
     assert done.returncode == 1
     assert done.stderr.decode("utf-8") == (
-        "FEN invalide\u202f: champ 3 (roques)\u202f: «\u202fQK\u202f» n'est pas dans l'ordre\u202f; "
+        "FEN invalide\u202f: champ 3 (roques)\u202f: «\u202fQK\u202f» n’est pas dans l’ordre\u202f; "
         "écrivez «\u202fKQ\u202f»\n")
 
 
@@ -226,7 +260,8 @@ def test_check_prints_french_spacing():
 def test_a_latin1_terminal_gets_no_break_spaces_not_a_crash():
     done = ficsfen("check", "--lang", "fr", BAD_CASTLING, encoding="latin-1")
     assert done.returncode == 1
-    assert done.stderr.startswith(b"FEN invalide\xa0: champ 3 (roques)\xa0: \xab\xa0QK\xa0\xbb")
+    assert done.stderr.startswith(b"FEN invalide\xa0: champ 3 (roques)\xa0: \xab\xa0QK\xa0\xbb"
+                                  b" n'est pas dans l'ordre")  # ’ has no Latin-1 byte
     shown = ficsfen("--lang", "fr", "--help", encoding="latin-1")
     assert (shown.returncode, shown.stderr) == (0, b"")
     assert b"locale" in shown.stdout and b"\xa0;" in shown.stdout
@@ -272,7 +307,7 @@ def test_columns_count_the_no_break_space_as_one_column():
 def test_the_french_help_index_fits_and_keeps_its_spaces():
     text = HelpCatalog().index("fr", width=40)
     lines = text.splitlines()
-    assert lines[0] == "De l'aide est disponible sur les sujets suivants\u202f:"
+    assert lines[0] == "De l’aide est disponible sur les sujets suivants\u202f:"
     assert "«\u202fhelp SUJET\u202f»" in lines[-1]
     assert all(len(line) <= 40 for line in lines[2:-2])
 

@@ -152,7 +152,7 @@ def test_who_usage_error_is_block_code_513(lobby):
 def test_who_v_is_refused_with_a_reason(lobby):
     assert "not available here" in lobby.carol.command("who v")
     lobby.carol.command("set language fr")
-    assert "n'existent pas ici" in lobby.carol.command("who n")
+    assert "n’existent pas ici" in lobby.carol.command("who n")
 
 
 def test_who_trailer_stays_english_in_french(lobby):
