@@ -311,14 +311,16 @@ def category(game: IGame) -> str:
     return clocked.time_control.category if clocked is not None else "untimed"
 
 
-def game_line_header(game: IGame) -> str:
+def game_line_header(game: IGame, lang: str = "en") -> str:
     """``alice (----) bob (----) unrated blitz 5 0``: a game as ``observe`` and ``Creating:`` name it.
 
-    Kept in English whatever the language: ICS clients parse it.
+    ICS clients parse it: ``lang`` is the reader's language of parsed texts
+    (FICS's English by default).
     """
     minutes, increment = _time_control(game)
-    return (f"{game.white} (----) {game.black} (----) unrated {category(game)} "
-            f"{minutes} {increment}")
+    return msg("{white} (----) {black} (----) unrated {category} {minutes} {increment}",
+               white=game.white, black=game.black, category=category(game), minutes=minutes,
+               increment=increment).render(lang)
 
 
 def game_info_line(game: IGame, *, registered: tuple[bool, bool],

@@ -48,6 +48,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl
@@ -185,7 +186,7 @@ class PlayedGame(DurableGame, OfferActions):
     def _player(self, handle: str) -> chess.Color:
         color = self.color_of(handle)
         if color is None:
-            raise NotPlayingError(msg("You are not playing game {number}.", number=self.number))
+            raise NotPlayingError(parsed(msg("You are not playing game {number}.", number=self.number)))
         if self.result is not None:
             raise GameFinishedError(msg("Game {number} is not in progress.", number=self.number))
         return color
@@ -200,7 +201,7 @@ class PlayedGame(DurableGame, OfferActions):
         """
         color = self._player(handle)
         if color != self.tracker.turn:
-            raise NotYourMoveError(msg("It is not your move."))
+            raise NotYourMoveError(parsed(msg("It is not your move.")))
         if (self.clock.running == color and self.clock.remaining(color) <= 0):
             self._time_out(color)  # the flag fell before the move arrived
             raise GameFinishedError(msg("Your time ran out before your move arrived."))
@@ -313,10 +314,10 @@ class PlayedGame(DurableGame, OfferActions):
             self.listener.board_changed(self)
         else:
             self.after_write(self.journal.took_back(self), lambda: self.listener.board_changed(self))
-        return [Notice(opponent, msg("{handle} accepts the takeback request.", handle=handle)),
-                Notice(handle, msgn("You accept the takeback request: {count} half move taken back.",
+        return [Notice(opponent, parsed(msg("{handle} accepts the takeback request.", handle=handle))),
+                Notice(handle, parsed(msgn("You accept the takeback request: {count} half move taken back.",
                                     "You accept the takeback request: {count} half moves taken back.",
-                                    plies)),
+                                    plies))),
                 *removed]
 
     def flag(self, handle: str) -> list[Notice]:

@@ -252,6 +252,10 @@ class IServerCaller(ICaller):
     """Whoever typed a command on our own server: an ICaller, their settings, the services."""
 
     registered = Attribute("bool: logged in with a password.")
+    is_interface = Attribute("bool: a program reads this caller (timeseal, set interface, any "
+                             "iset or %b).")
+    parsed_lang = Attribute("str: the language of texts ICS clients parse: 'en' for an "
+                            "interface, else lang (see ficsfen.server.parsed).")
     host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")
@@ -274,7 +278,7 @@ class IServerCaller(ICaller):
     default_prompt = Attribute("str: the prompt of callers who set none.")
 
     def render(message):
-        """``message`` in the caller's language."""
+        """``message`` in the caller's language (``parsed_lang`` for a text clients parse)."""
 
     def set_ivar(name, value):
         """Set one interface variable (the server hears of it: pin, allresults)."""

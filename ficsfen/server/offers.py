@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.server.challenges import Notice, next_offer_id, offer_notices, removal_notices
 from ficsfen.server.game_errors import NoOfferError, OfferPendingError
 
@@ -46,9 +47,9 @@ class Offer:
 
     def describe(self) -> Message:
         if self.kind == "takeback":
-            return msgn("{by} asks to take back {count} half-move",
-                        "{by} asks to take back {count} half-moves", self.plies, by=self.by)
-        return msg("{by} offers to {what}", by=self.by, what=OFFER_NAMES[self.kind])
+            return parsed(msgn("{by} asks to take back {count} half-move",
+                        "{by} asks to take back {count} half-moves", self.plies, by=self.by))
+        return parsed(msg("{by} offers to {what}", by=self.by, what=OFFER_NAMES[self.kind]))
 
 
 class GameOffers:
@@ -99,11 +100,11 @@ class GameOffers:
         for offer in self.pending:
             what = OFFER_NAMES[offer.kind]
             if offer.by == mover:
-                notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.",
-                                                    handle=mover, what=what)))
+                notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} offer.",
+                                                    handle=mover, what=what))))
             else:
-                notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
-                                                    handle=mover, what=what)))
+                notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} offer.",
+                                                    handle=mover, what=what))))
         return notices + self.drop(white, black)
 
     def make(self, handle: str, opponent: str, kind: str, plies: int = 0, *,
@@ -143,10 +144,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, offer.by, handle)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
-                                                handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You decline the {what} offer from {handle}.",
-                                              what=what, handle=offer.by)))
+            notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} offer.",
+                                                handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You decline the {what} offer from {handle}.",
+                                              what=what, handle=offer.by))))
         return notices
 
     def withdraw(self, handle: str, opponent: str, offer_id: int | None = None) -> list[Notice]:
@@ -162,9 +163,9 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, handle, opponent)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.",
-                                                handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You withdraw the {what} offer.", what=what)))
+            notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} offer.",
+                                                handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You withdraw the {what} offer.", what=what))))
         return notices
 
 
@@ -236,16 +237,16 @@ class OfferActions:
 def _offer_words(kind: str, handle: str, opponent: str, plies: int) -> tuple[Message, Message]:
     """What the opponent is told of an offer, and what its maker reads."""
     if kind == "takeback":
-        return (msgn("{handle} would like to take back {count} half move.",
-                     "{handle} would like to take back {count} half moves.", plies, handle=handle),
-                msgn("Takeback request for {count} half move sent to {handle}.",
+        return (parsed(msgn("{handle} would like to take back {count} half move.",
+                     "{handle} would like to take back {count} half moves.", plies, handle=handle)),
+                parsed(msgn("Takeback request for {count} half move sent to {handle}.",
                      "Takeback request for {count} half moves sent to {handle}.", plies,
-                     handle=opponent))
+                     handle=opponent)))
     if kind == "draw":
-        return (msg("{handle} offers you a draw.", handle=handle),
-                msg("Draw offer sent to {handle}.", handle=opponent))
+        return (parsed(msg("{handle} offers you a draw.", handle=handle)),
+                parsed(msg("Draw offer sent to {handle}.", handle=opponent)))
     if kind == "abort":
-        return (msg("{handle} would like to abort the game.", handle=handle),
-                msg("Abort request sent to {handle}.", handle=opponent))
-    return (msg("{handle} would like to adjourn the game.", handle=handle),
-            msg("Adjourn request sent to {handle}.", handle=opponent))
+        return (parsed(msg("{handle} would like to abort the game.", handle=handle)),
+                parsed(msg("Abort request sent to {handle}.", handle=opponent)))
+    return (parsed(msg("{handle} would like to adjourn the game.", handle=handle)),
+            parsed(msg("Adjourn request sent to {handle}.", handle=opponent)))

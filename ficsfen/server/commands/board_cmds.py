@@ -18,9 +18,10 @@ from ficsfen.server.boards import (RELATION_STARTING_POSITION, Style12Frame, cat
 from ficsfen.server.clock import format_move_time
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
+from ficsfen.server.parsed import parsed
 from ficsfen.tracker import Tracker
 
-__all__ = ["MovesCommand", "RefreshCommand", "move_list", "move_list_lines"]
+__all__ = ["STILL_IN_PROGRESS", "MovesCommand", "RefreshCommand", "move_list", "move_list_lines"]
 
 
 def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
@@ -45,15 +46,20 @@ class RefreshCommand(Command):
             caller.boards.send_board(caller, game)
 
 
+#: The end of a move list while the game goes on.
+STILL_IN_PROGRESS = parsed(msg("{{Still in progress}} {score}", score="*"))
+
+
 def move_list(game: IGame, lang: str, *, started: float = 0.0,
               start_board: str | None = None) -> str:
-    """The ``moves`` text of ``game``: FICS's frame in English, results in ``lang``.
+    """The ``moves`` text of ``game``, FICS's layout, in ``lang``.
 
-    The header lines, the ``Move`` heading and the closing ``{...} *`` are
-    what xboard and eboard look for, so they stay in English; ``started``
-    (epoch seconds) dates the game; ``start_board`` (ivar startpos) is the
-    board of a starting position other than the usual one, shown before the
-    moves.
+    xboard, eboard and pychess parse it all (the header lines, the ``Move``
+    heading, the closing ``{...} *``): ``lang`` is the reader's language of
+    parsed texts (``parsed_lang``: FICS's English for an interface).
+    ``started`` (epoch seconds) dates the game; ``start_board`` (ivar
+    startpos) is the board of a starting position other than the usual
+    one, shown before the moves.
     """
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
@@ -61,30 +67,37 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
                           if clocked is not None else (0, 0))
     result = game.result if IPlayedGame.providedBy(game) else None
     ending = ("{" + result.reason.render(lang) + "} " + result.score if result is not None
-              else "{Still in progress} *")
-    return "\n".join([f"Movelist for game {game.number}:", "", *move_list_lines(
+              else STILL_IN_PROGRESS.render(lang))
+    return "\n".join([parsed(msg("Movelist for game {number}:", number=game.number)).render(lang),
+                      "", *move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
         ending=ending, lang=lang, start_board=start_board)])
 
 
+_MOVE_HEADING = parsed(msg("Move"))
+
+
 def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
                     category: str, tracker: Tracker, times: Sequence[float], ending: str,
                     lang: str, start_board: str | None = None) -> list[str]:
-    """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout.
+    """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout
+    in ``lang`` (the reader's language of parsed texts).
 
     ``moves`` puts a ``Movelist for game N:`` line before it; ``smoves``
     (a stored game) shows it as it is.  ``times`` are each ply's seconds.
     """
     history = tracker.history
-    lines = [f"{white} (UNR) vs. {black} (UNR) --- {fics_date(started)}",
-             f"Unrated {category} match, initial time: {minutes} minutes, "
-             f"increment: {increment} seconds."]
+    lines = [parsed(msg("{white} (UNR) vs. {black} (UNR) --- {date}", white=white, black=black,
+                        date=fics_date(started, lang=lang))).render(lang),
+             parsed(msg("Unrated {category} match, initial time: {minutes} minutes, "
+                        "increment: {increment} seconds.", category=category, minutes=minutes,
+                        increment=increment)).render(lang)]
     if tracker.initial_fen != STARTING_FEN and start_board is None:  # FICS: the board, one blank
         lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
     if start_board is not None:
         lines += ["", start_board]
-    lines += ["", f"{'Move':<6}{white:<24}{black}",
+    lines += ["", f"{_MOVE_HEADING.render(lang):<6}{white:<24}{black}",
               f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
     row = ""
     for i, ply in enumerate(history):
@@ -146,5 +159,5 @@ class MovesCommand(Command):
         game = _game_or_tell(caller, target, directory)
         if game is not None:
             started = game.started_at if IPlayedGame.providedBy(game) else self.now()
-            caller.send(move_list(game, caller.lang, started=started,
+            caller.send(move_list(game, caller.parsed_lang, started=started,
                                   start_board=starting_board(caller, game)))

@@ -27,11 +27,12 @@ from twisted.python.failure import Failure
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.commands.board_cmds import move_list_lines
+from ficsfen.server.commands.board_cmds import STILL_IN_PROGRESS, move_list_lines
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, duration, seconds_left
+from ficsfen.server.parsed import heading, parsed
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
@@ -39,7 +40,8 @@ from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
 __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
-           "commands", "find_history_game", "history_line", "history_text", "whose"]
+           "commands", "find_history_game", "history_heading", "history_line", "history_text",
+           "whose"]
 
 #: Returns the server's store, or ``None`` when it runs without a data file.
 StoreGetter = Callable[[], Any]
@@ -48,7 +50,15 @@ Reader = Callable[..., Deferred]
 
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
-_HEADER = "                  Opponent      Type         ECO End Date"
+#: The heading's labels, each with the width of its column (FICS's, in English).
+_HEADINGS: tuple[tuple[Message | str, int], ...] = (("", 18), (parsed(msg("Opponent")), 14), (parsed(msg("Type")), 13),
+             (parsed(msg("ECO")), 4), (parsed(msg("End")), 4), (parsed(msg("Date")), 0))
+
+
+def history_heading(lang: str) -> str:
+    """The column heading of ``history`` (``lang``: the reader's language of parsed
+    texts); each label starts above its column, FICS's in English."""
+    return heading(_HEADINGS, lang)
 
 
 def whose(caller: IServerCaller, word: str | None, store: IStore,
@@ -83,26 +93,32 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry) -> str:
-    """One line of ``history``, FICS's columns."""
+def history_line(entry: HistoryEntry, lang: str = "en") -> str:
+    """One line of ``history``, FICS's columns (the date's names in ``lang``)."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
     rated = "r" if start.rated else "u"
     end = game.end
     code = str(end.code) if end is not None else "???"
-    date = fics_date(end.ended if end is not None else start.started)
+    date = fics_date(end.ended if end is not None else start.started, lang=lang)
     return (f"{entry.number:>2}: {entry.outcome} {0:>4} {'W' if entry.white else 'B'} {0:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
             f"--- {code:>3} {date}")
 
 
-def history_text(handle: str, entries: list[HistoryEntry]) -> str:
-    """The whole ``history`` answer for ``handle`` (kept in English: clients parse it)."""
+def _no_history(handle: str) -> Message:
+    return parsed(msg("{handle} has no history games.", handle=handle))
+
+
+def history_text(handle: str, entries: list[HistoryEntry], lang: str = "en") -> str:
+    """The whole ``history`` answer for ``handle``, which clients parse: in ``lang``, the
+    reader's language of parsed texts (FICS's English by default)."""
     if not entries:
-        return f"{handle} has no history games."
-    return "\n".join([f"History for {handle}:", _HEADER, *map(history_line, entries)])
+        return _no_history(handle).render(lang)
+    return "\n".join([parsed(msg("History for {handle}:", handle=handle)).render(lang),
+                      history_heading(lang), *(history_line(e, lang) for e in entries)])
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -124,7 +140,7 @@ def find_history_game(caller: IServerCaller, store: IStore, handle: str, number:
     def found(result: tuple[bool, StoredGame | None]) -> StoredGame | None:
         listed, game = result
         if not listed:
-            caller.send(f"{handle} has no history games.")  # FICS's words: clients parse them
+            caller.send(_no_history(handle))  # FICS's words: clients parse them
         elif game is None:
             caller.send(msg("There is no history game {number} for {handle}.", number=number,
                             handle=handle))
@@ -180,7 +196,8 @@ class HistoryCommand(Command):
             if handle is None:
                 return None
             entries = self.read(store.history, handle) if store is not None else succeed([])
-            return entries.addCallback(lambda found: caller.send(history_text(handle, found)))
+            return entries.addCallback(lambda found: caller.send(
+                history_text(handle, found, caller.parsed_lang)))
 
         return whose(caller, who, store, self.read).addCallback(listed)
 
@@ -206,13 +223,15 @@ class SmovesCommand(Command):
             return
         game, tracker = found
         start, end = game.start, game.end
-        ending = ("{" + end.reason + "} " + end.result) if end is not None else "{Still in progress} *"
+        lang = caller.parsed_lang  # clients parse the move list
+        ending = (("{" + end.reason + "} " + end.result) if end is not None
+                  else STILL_IN_PROGRESS.render(lang))
         caller.send("\n".join(["", *move_list_lines(
             white=start.white, black=start.black, started=start.started,
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=caller.lang)]))
+            lang=lang)]))
 
 
 def _new_hash(old: str, new: str, stored: str) -> str | None:

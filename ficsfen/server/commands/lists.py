@@ -11,7 +11,8 @@ the one refusing never sees the request.
 registered player's lists are kept with their saved settings (``"lists"``)
 and come back at the next login; a guest's last for the session.  The
 layout of ``showlist`` is FICS's (pychess reads ``Lists:`` and the
-``-- noplay list: 1 names --`` header), so it stays in English.
+``-- noplay list: 1 names --`` header): FICS's English for an interface,
+the player's language for a person (:mod:`ficsfen.server.parsed`).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, fail, succeed
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve, resolve_handle
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+from ficsfen.server.parsed import parsed
 from ficsfen.server.talk import CHANNELS
 
 __all__ = ["COMMANDS", "LIST_NAMES", "ListError", "ListFullError", "NoSuchListError",
@@ -159,22 +161,28 @@ class PersonalLists:
         if lists is None:
             return None
         if lists.has("censor", sender):
-            return msg("{handle} is censoring you.", handle=receiver)
+            return parsed(msg("{handle} is censoring you.", handle=receiver))
         if lists.has("noplay", sender):
-            return msg("You are on {handle}'s noplay list.", handle=receiver)
+            return parsed(msg("You are on {handle}'s noplay list.", handle=receiver))
         return None
 
 
-def showlist_text(lists: PlayerLists, name: str) -> str:
-    """FICS's listing of one list: the header clients read, then the names on one line."""
+def showlist_text(lists: PlayerLists, name: str, lang: str = "en") -> str:
+    """FICS's listing of one list: the header clients read (in ``lang``, the reader's
+    language of parsed texts), then the names on one line."""
     members = lists.members(name)
-    header = f"-- {name} list: {len(members)} names --"
-    return header + ("\n" + " ".join(members) if members else "")
+    # FICS says "names" even for one (pychess matches the plural).
+    header = parsed(msgn("-- {list} list: {count} names --", "-- {list} list: {count} names --",
+                         len(members), list=name))
+    return header.render(lang) + ("\n" + " ".join(members) if members else "")
 
 
-def showlist_index() -> str:
-    """FICS's ``showlist`` without arguments: every list and whether it is personal."""
-    return "Lists:\n\n" + "\n".join(f"{name:<20} is PERSONAL" for name in LIST_NAMES)
+def showlist_index(lang: str = "en") -> str:
+    """FICS's ``showlist`` without arguments: every list and whether it is personal
+    (in ``lang``, the reader's language of parsed texts)."""
+    personal = parsed(msg("is PERSONAL")).render(lang)
+    return parsed(msg("Lists:")).render(lang) + "\n\n" + "\n".join(
+        f"{name:<20} {personal}" for name in LIST_NAMES)
 
 
 class _ListCommand(Command):
@@ -291,14 +299,14 @@ class ShowlistCommand(_ListCommand):
     def run(self, caller: IServerCaller, name: str | None, *,
             directory: IServerDirectory) -> None:
         if name is None:
-            caller.send(showlist_index())
+            caller.send(showlist_index(caller.parsed_lang))
             return
         try:
             chosen = list_name(name)
         except ListError as e:
             caller.send(e.message)
             return
-        caller.send(showlist_text(self.lists.of(caller.handle), chosen))
+        caller.send(showlist_text(self.lists.of(caller.handle), chosen, caller.parsed_lang))
 
 
 def commands(lists: PersonalLists, *, registered: Callable[[str], Deferred[bool]],

@@ -25,6 +25,7 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, language_name, msg
 from ficsfen.names import (VARIABLE, NameKind, NameResolutionError,
                            resolve_language, resolve_value)
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
 __all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
@@ -282,11 +283,13 @@ class VariablesCommand(Command):
                 caller.send(e.message)
                 return
         values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values() if v.listed)
-        caller.send(msg("Variable settings of {handle}:", handle=target.handle))
+        # FICS's layout; the name=value cells are the variables' own names.
+        caller.send(parsed(msg("Variable settings of {handle}:", handle=target.handle)))
         caller.send("\n" + _wrapped(values, 79))
-        caller.send(f"\nPrompt: \"{target.prompt_text}\"")
+        caller.send("\n" + caller.render(parsed(msg("Prompt: \"{prompt}\"",
+                                                    prompt=target.prompt_text))))
         if target.interface:
-            caller.send(f"Interface: \"{target.interface}\"")
+            caller.send(parsed(msg("Interface: \"{interface}\"", interface=target.interface)))
 
 
 def _wrapped(text: str, width: int) -> str:
