@@ -170,7 +170,7 @@ class Broadcaster:
             is_caller = session.answering  # the board is its command's answer
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
-                   session.lang if session.style == 1 else "",
+                   session.parsed_lang if session.style == 1 else "",
                    language_of(session, note) if noted and note is not None else "",
                    session.showfen, session.ivars["ms"])
             text = text_for(session, key, noted)
@@ -189,7 +189,7 @@ class Broadcaster:
         noted = note is not None
         for (style, lang, parsed_lang, showfen, ms, charset, prompt), members in (
                 self.observer_groups(game, players)):
-            key = (style, relation, False, lang if style == 1 else "",
+            key = (style, relation, False, parsed_lang if style == 1 else "",
                    (parsed_lang if isinstance(note, ParsedMessage) else lang) if noted else "",
                    showfen, ms)
             text = text_for(members[0], key, noted)

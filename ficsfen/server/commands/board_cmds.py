@@ -127,7 +127,7 @@ def starting_board(caller: IServerCaller, game: IGame) -> str | None:
     if caller.style == 12:
         return Style12Frame.starting_position(game, ms=caller.ivars["ms"]).line(
             RELATION_STARTING_POSITION, False)
-    return style1(_StartingPosition(game), viewer="", lang=caller.lang)
+    return style1(_StartingPosition(game), viewer="", lang=caller.parsed_lang)
 
 
 @implementer(IGame)
