@@ -252,6 +252,9 @@ class IServerCaller(ICaller):
     """Whoever typed a command on our own server: an ICaller, their settings, the services."""
 
     registered = Attribute("bool: logged in with a password.")
+    admin = Attribute("bool: an operator (shown with FICS's (*) mark; may use the operator "
+                      "commands).")
+    muzzled = Attribute("bool: may not shout, c-shout or it-shout.")
     host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")
