@@ -40,18 +40,24 @@ def notify_all(sessions: Iterable[Session], message: Message, *, parsed: bool = 
                but: Session | None = None) -> int:
     """``message`` as a notification to each of ``sessions`` but one; returns how many.
 
+    A session whose command is running (the operator's own) reads it in that
+    command's answer.
     Rendered once per language (``parsed``: the language of texts clients
     parse, :attr:`Session.parsed_lang`, else the person's) and encoded once
     per (language, charset, prompt), the same bytes written to each group.
     """
     groups: dict[tuple[str, str, str], list[Session]] = {}
+    count = 0
     for session in sessions:
         if session is but or session.closed:
+            continue
+        if session.answering:  # their own command caused it: in its answer
+            session.send(message.render(session.parsed_lang) if parsed else message)
+            count += 1
             continue
         lang = session.parsed_lang if parsed else session.lang
         groups.setdefault((lang, session.charset, session.prompt_text), []).append(session)
     texts: dict[str, str] = {}
-    count = 0
     for (lang, charset, prompt), members in groups.items():
         text = texts.get(lang)
         if text is None:

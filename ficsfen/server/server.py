@@ -203,10 +203,10 @@ class FicsServer:
         games.challenges, games.seeks, games.talk = self.challenges, self.seeks, self.talk
         #: Operators, bans, muzzles and the shutdown countdown, whose end stops the server
         #: with ``stop`` (``ficsfen serve``: the reactor's, as SIGTERM does; by default
-        #: :meth:`shutdown` alone).
-        self.operators = Operators(config, clock=clock, store=store, read=reads.read,
-                                   sessions=lambda: sessions,
-                                   stop=stop if stop is not None else self.shutdown)
+        #: :meth:`shutdown` alone, in the next turn as the reactor's would).
+        self.operators = Operators(
+            config, clock=clock, store=store, read=reads.read, sessions=lambda: sessions,
+            stop=stop if stop is not None else lambda: clock.callLater(0, self.shutdown))
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)

@@ -13,6 +13,7 @@ by alice! ****``, the shutdown notices (:mod:`ficsfen.server.shutdown`).
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -238,8 +239,8 @@ def _stored(operators: Operators, method: str, argument: Any,
 
 
 class ShutdownCommand(OperatorCommand):
-    """``shutdown [MINUTES|now|cancel] [REASON]``: stop the server after a countdown
-    (5 minutes by default), at once, or not after all."""
+    """``shutdown [MINUTES|MINUTES:SECONDS|now|cancel] [REASON]``: stop the server after a
+    countdown (5 minutes by default), at once, or not after all."""
 
     name = "shutdown"
     spec = "os"
@@ -255,17 +256,27 @@ class ShutdownCommand(OperatorCommand):
             else:
                 caller.send(msg("No shutdown currently in progress"))
             return
-        if word == "now":
-            minutes = 0
-        elif word.isascii() and word.isdigit() and 0 < int(word) <= MAX_SHUTDOWN_MINUTES:
-            minutes = int(word)
-        else:
-            caller.send(msg("Give the minutes before the shutdown (1 to {most}), \"now\" or "
-                            "\"cancel\".", most=MAX_SHUTDOWN_MINUTES))
+        seconds = 0 if word == "now" else shutdown_delay(word)
+        if seconds is None:
+            caller.send(msg("Give the minutes before the shutdown (1 to {most}, or MINUTES:SECONDS"
+                            "), \"now\" or \"cancel\".", most=MAX_SHUTDOWN_MINUTES))
             return
-        self.operators.record(caller.handle, "shutdown in {minutes} min ({reason})",
-                              minutes=minutes, reason=reason or "")
-        countdown.start(minutes * 60, caller.handle, reason or "")
+        self.operators.record(caller.handle, "shutdown in {seconds} s ({reason})",
+                              seconds=seconds, reason=reason or "")
+        countdown.start(seconds, caller.handle, reason or "")
+
+
+_DELAY = re.compile(r"([0-9]{1,4})(?::([0-5][0-9]))?")
+
+
+def shutdown_delay(word: str) -> int | None:
+    """Seconds ``word`` gives: ``MINUTES`` or ``MINUTES:SECONDS`` (FICS's clock form), more
+    than 0 and at most :data:`MAX_SHUTDOWN_MINUTES` minutes; ``None`` if it gives none."""
+    m = _DELAY.fullmatch(word)
+    if m is None:
+        return None
+    seconds = int(m.group(1)) * 60 + int(m.group(2) or 0)
+    return seconds if 0 < seconds <= MAX_SHUTDOWN_MINUTES * 60 else None
 
 
 class WhenshutCommand(Command):
