@@ -12,7 +12,7 @@ guests included.
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
@@ -103,7 +103,7 @@ class BanList:
         entry = self._networks.get(value)
         return None if entry is None else entry[1]
 
-    def __iter__(self) -> Iterable[Ban]:
+    def __iter__(self) -> Iterator[Ban]:
         yield from sorted(self._handles.values(), key=lambda b: b.value)
         yield from sorted((b for _, b in self._networks.values()), key=lambda b: b.value)
 

@@ -37,7 +37,7 @@ __all__ = ["Operators", "notify_all"]
 
 
 def notify_all(sessions: Iterable[Session], message: Message, *, parsed: bool = False,
-               but: Session | None = None) -> int:
+               but: object = None) -> int:
     """``message`` as a notification to each of ``sessions`` but one; returns how many.
 
     A session whose command is running (the operator's own) reads it in that
@@ -110,7 +110,7 @@ class Operators:
         return self.bans.refusal(name, host)
 
     def tell_all(self, message: Message, *, parsed: bool = False,
-                 but: Session | None = None) -> int:
+                 but: object = None) -> int:
         """``message`` to everyone logged in (``but`` one) as a notification; how many."""
         return notify_all(list(self.sessions()), message, parsed=parsed, but=but)
 

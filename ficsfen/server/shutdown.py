@@ -32,11 +32,12 @@ def time_left(seconds: int) -> Message:
 class ShutdownCountdown:
     """One pending shutdown at most.
 
-    ``tell_all(message)`` sends a notice to everyone logged in; ``stop()``
+    ``tell_all(message)`` sends a notice to everyone logged in (what it returns is
+    ignored); ``stop()``
     stops the server.
     """
 
-    def __init__(self, clock: IReactorTime, *, tell_all: Callable[[Message], None],
+    def __init__(self, clock: IReactorTime, *, tell_all: Callable[[Message], object],
                  stop: Callable[[], object]) -> None:
         self._clock = clock
         self._tell_all = tell_all
