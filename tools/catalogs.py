@@ -114,6 +114,10 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "observe": ("Game 12: alice",),
     "history": ("History for alice:", " 0: + 0"),
     "smoves": ("Initial position:",),
+    "news": ("Index of the last few news items:",),
+    "announce": ("**ANNOUNCEMENT** from alice:",),
+    # What is typed at the prompt "login:", quoted as the server writes it.
+    "ban": ("login:",),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

@@ -256,6 +256,9 @@ class IServerCaller(ICaller):
                              "iset or %b).")
     parsed_lang = Attribute("str: the language of texts ICS clients parse: 'en' for an "
                             "interface, else lang (see ficsfen.server.parsed).")
+    admin = Attribute("bool: an operator (shown with FICS's (*) mark; may use the operator "
+                      "commands).")
+    muzzled = Attribute("bool: may not shout, c-shout or it-shout.")
     host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")
