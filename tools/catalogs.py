@@ -113,6 +113,8 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "observe": ("Game 12: alice",),
     "history": ("History for alice:", " 0: + 0"),
     "smoves": ("Initial position:",),
+    # The punctuation aliases, listed bare, and one glued to its text.
+    "system_alias": ("!   shout", "!bonjour"),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

@@ -63,6 +63,7 @@ from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session
 from ficsfen.server.sessions import Sessions
+from ficsfen.server.system_aliases import SystemAliases
 from ficsfen.server.talk import Talk, TalkLimiter
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
@@ -204,7 +205,8 @@ class FicsServer:
         self.table = build_command_table(self)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
         self.dispatcher = Dispatcher(self.table, directory, move=games.move,
-                                     max_line=config.max_line)
+                                     max_line=config.max_line,
+                                     system_aliases=SystemAliases(self.table.__contains__))
 
     def _wire_logins(self) -> None:
         """What a login and a logout do beyond the registry, service by service, in order."""
