@@ -49,8 +49,9 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
-                                     play, seek, session_cmds, settings, talk)
+from ficsfen.server.commands import (board_cmds, examine, info, interface, lists,
+                                     notify_cmds, observe, play, seek, session_cmds, settings,
+                                     talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
@@ -58,6 +59,7 @@ from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
+from ficsfen.server.notify import Notifier
 from ficsfen.server.rates import AddressRate
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
@@ -107,6 +109,7 @@ def build_command_table(server: FicsServer) -> CommandTable:
                         changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
+        notify_cmds.ZnotifyCommand(server.notifier),
     ):
         check_command_names(command)
         table.register(command)
@@ -174,8 +177,11 @@ class FicsServer:
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
             lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
-        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        #: The personal lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
+        #: Arrival, departure and game notices of the notify and gnotify lists.
+        self.notifier = Notifier(self.lists, sessions.by_key)
+        directory.listeners.append(self.notifier)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
@@ -216,12 +222,16 @@ class FicsServer:
             self._restore_settings,
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
-        sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
+        sessions.arrivals.extend([
+            games.arrived,  # a game going on, adjourned games
+            self.notifier.arrived,  # notify lists, both ways
+        ])
         sessions.departures.extend([
             games.departed,  # their game adjourned or forfeited, as on FICS
             lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),
+            self.notifier.departed,  # before the lists it reads are forgotten
             lambda session: self.lists.forget(session.handle),
             lambda session: self.offer_limiter.forget(session.handle),
             self._stop_observing,
