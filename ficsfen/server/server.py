@@ -49,7 +49,7 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, info, interface, lists,
+from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, messages,
                                      notify_cmds, observe, play, seek, session_cmds, settings,
                                      talk)
 from ficsfen.server.commands import history as history_cmds
@@ -110,6 +110,7 @@ def build_command_table(server: FicsServer) -> CommandTable:
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
         notify_cmds.ZnotifyCommand(server.notifier),
+        *messages.commands(server.mailbox),
     ):
         check_command_names(command)
         table.register(command)
@@ -182,6 +183,11 @@ class FicsServer:
         #: Arrival, departure and game notices of the notify and gnotify lists.
         self.notifier = Notifier(self.lists, sessions.by_key)
         directory.listeners.append(self.notifier)
+        #: Stored messages between registered players (``messages``, ``clearmessages``).
+        self.mailbox = messages.Mailbox(
+            lambda: self.store, read=reads.read, limit=config.messages_per_player,
+            max_length=config.message_max_length, now=lambda: self.wall(),
+            censors=self.lists.censors)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
@@ -224,6 +230,7 @@ class FicsServer:
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
         sessions.arrivals.extend([
             games.arrived,  # a game going on, adjourned games
+            self.mailbox.arrived,  # "You have 2 messages (1 unread)."
             self.notifier.arrived,  # notify lists, both ways
         ])
         sessions.departures.extend([
