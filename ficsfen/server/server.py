@@ -49,8 +49,9 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, news, observe,
-                                     operator_cmds, play, seek, session_cmds, settings, talk)
+from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, messages, news,
+                                     notify_cmds, observe, operator_cmds, play, seek,
+                                     session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
@@ -58,12 +59,14 @@ from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
+from ficsfen.server.notify import Notifier
 from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.session import Services, Session
 from ficsfen.server.sessions import Sessions
+from ficsfen.server.system_aliases import SystemAliases
 from ficsfen.server.talk import Talk, TalkLimiter
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
@@ -109,6 +112,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
         *talk.commands(server.talk, sessions.keys),
         *operator_cmds.commands(server.operators),
         *news.commands(server.operators, now=server.wall),
+        notify_cmds.ZnotifyCommand(server.notifier),
+        *messages.commands(server.mailbox),
     ):
         check_command_names(command)
         table.register(command)
@@ -177,8 +182,16 @@ class FicsServer:
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
             lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
-        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        #: The personal lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
+        #: Arrival, departure and game notices of the notify and gnotify lists.
+        self.notifier = Notifier(self.lists, sessions.by_key)
+        directory.listeners.append(self.notifier)
+        #: Stored messages between registered players (``messages``, ``clearmessages``).
+        self.mailbox = messages.Mailbox(
+            lambda: self.store, read=reads.read, limit=config.messages_per_player,
+            max_length=config.message_max_length, now=lambda: self.wall(),
+            censors=self.lists.censors)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
@@ -214,7 +227,8 @@ class FicsServer:
         self.table = build_command_table(self)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
         self.dispatcher = Dispatcher(self.table, directory, move=games.move,
-                                     max_line=config.max_line)
+                                     max_line=config.max_line,
+                                     system_aliases=SystemAliases(self.table.__contains__))
 
     def _wire_logins(self) -> None:
         """What a login and a logout do beyond the registry, service by service, in order."""
@@ -225,12 +239,17 @@ class FicsServer:
             self.operators.entering,  # the (*) mark, muzzles: before the session is listed
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
-        sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
+        sessions.arrivals.extend([
+            games.arrived,  # a game going on, adjourned games
+            self.mailbox.arrived,  # "You have 2 messages (1 unread)."
+            self.notifier.arrived,  # notify lists, both ways
+        ])
         sessions.departures.extend([
             games.departed,  # their game adjourned or forfeited, as on FICS
             lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),
+            self.notifier.departed,  # before the lists it reads are forgotten
             lambda session: self.lists.forget(session.handle),
             lambda session: self.offer_limiter.forget(session.handle),
             self._stop_observing,

@@ -198,6 +198,8 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _flag("pin", False),
     _flag("gin", False),
     _flag("availinfo", False),
+    # Hear of a player who has you on their notify list when you do not list them.
+    _flag("notifiedby", True),
     _number("level1", 0, 9, 0),
     # pychess sets these two.  The server always calls the flag when a clock
     # runs out, and starting a game never stops your observing others: the

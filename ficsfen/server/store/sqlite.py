@@ -30,8 +30,9 @@ that change accounts while the server runs.
 
 The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
 (accounts and settings), :class:`~.admin_rows.AdminRows` (account flags, bans
-and news), :class:`~.game_writes.GameWrites` (game writes and
-the move log) and :class:`~.game_reads.GameReads` (game reads).
+and news), :class:`~.message_rows.MessageRows` (stored messages),
+:class:`~.game_writes.GameWrites` (game writes and the move log) and
+:class:`~.game_reads.GameReads` (game reads).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ from ficsfen.server.store.errors import (
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites, fold_log
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.message_rows import MessageRows, StoredMessage
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.opening import (
     check,
@@ -115,6 +117,7 @@ class SQLiteStore:
         self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
                                        exclusive=self.exclusive)
         self._game_reads = GameReads(self._reader)
+        self._messages = MessageRows(self._writer, self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -362,3 +365,21 @@ class SQLiteStore:
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
         return self._game_reads.finished_games(name)
+
+    # -- stored messages -----------------------------------------------------------------
+
+    def send_message(self, sender: str, recipient: str, text: str, *, limit: int,
+                     sent: float | None = None) -> Deferred[StoredMessage]:
+        return self._messages.send_message(sender, recipient, text, limit=limit, sent=sent)
+
+    def messages(self, recipient: str) -> list[StoredMessage]:
+        return self._messages.messages(recipient)
+
+    def message_counts(self, recipient: str) -> tuple[int, int]:
+        return self._messages.message_counts(recipient)
+
+    def mark_read(self, recipient: str, ids: Iterable[int]) -> Deferred[None]:
+        return self._messages.mark_read(recipient, ids)
+
+    def clear_messages(self, recipient: str, ids: Iterable[int]) -> Deferred[int]:
+        return self._messages.clear_messages(recipient, ids)
