@@ -30,7 +30,9 @@ that change accounts while the server runs.
 
 The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
 (accounts and settings), :class:`~.game_writes.GameWrites` (game writes and
-the move log) and :class:`~.game_reads.GameReads` (game reads).
+the move log), :class:`~.game_reads.GameReads` (game reads),
+:class:`~.logon_rows.LogonRows` (logins and logouts) and
+:class:`~.player_reads.PlayerReads` (handles by prefix, head-to-head records).
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ from ficsfen.server.store.errors import (
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites, fold_log
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
+from ficsfen.server.store.player_reads import PairRecord, PlayerReads
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -110,6 +114,8 @@ class SQLiteStore:
         self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
                                        exclusive=self.exclusive)
         self._game_reads = GameReads(self._reader)
+        self._logons = LogonRows(self._writer, self._reader)
+        self._players = PlayerReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -325,3 +331,17 @@ class SQLiteStore:
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
         return self._game_reads.finished_games(name)
+
+    # -- logons and players (see logon_rows.py, player_reads.py) -------------------
+
+    def record_logon(self, name: str, event: str, at: float, host: str = "") -> Deferred[None]:
+        return self._logons.record_logon(name, event, at, host)
+
+    def logons(self, name: str | None = None, limit: int = 10) -> list[LogonRecord]:
+        return self._logons.logons(name, limit)
+
+    def handles(self, prefix: str, limit: int = 100) -> list[str]:
+        return self._players.handles(prefix, limit)
+
+    def pair_record(self, player: str, opponent: str) -> PairRecord:
+        return self._players.pair_record(player, opponent)
