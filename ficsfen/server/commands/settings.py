@@ -113,10 +113,12 @@ class Variable:
     show: Callable[[Any], str]
     toggle: Callable[[Any], Any] | None = None
     listed: bool = True
+    #: The help page, when not the variable's name (``notes`` for ``set 1``..``set 10``).
+    help_topic: str = ""
 
     @property
     def topic(self) -> str:
-        return self.name
+        return self.help_topic or self.name
 
 
 def _flag(name: str, default: bool, *, listed_by_who: bool = False,
@@ -211,7 +213,7 @@ def _note(number: int) -> Variable:
     return Variable(str(number), "TEXT", read,
                     lambda session, text: notes.set_note(session, number, text),
                     lambda s: s.notes[number - 1] if number <= len(s.notes) else "",
-                    toggle=lambda s: "", listed=False)
+                    toggle=lambda s: "", listed=False, help_topic="notes")
 
 
 VARIABLES: dict[str, Variable] = {v.name: v for v in (
