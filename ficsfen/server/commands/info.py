@@ -5,37 +5,30 @@ reactor's clock), so tests drive them with a fake clock.  ``date`` is
 pychess's keep-alive: it answers at once, with FICS's layout, in English
 (clients read it).  ``finger`` shows what a client and a person want to know
 about a player: whether they are here (or when they left), their game, and
-how they connect (interface, timeseal, lag).
+how they connect (interface, timeseal, lag), then their notes (``set 1 TEXT``).
+Dates are shown in the caller's time zone (``set tzone``).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from twisted.internet.defer import Deferred, succeed
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, language_name, msg, msgn
 from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.commands.notes import note_lines
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.server.zones import fics_date
 
 __all__ = ["DateCommand", "FingerCommand", "fics_date", "online_for"]
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def fics_date(seconds: float, *, utc: bool = False) -> str:
-    """``Sun Jan  7, 14:22 CET 2024``: FICS's date layout, English names whatever the locale."""
-    stamp = time.gmtime(seconds) if utc else time.localtime(seconds)
-    zone = "GMT" if utc else time.strftime("%Z", stamp)
-    return (f"{_DAYS[stamp.tm_wday]} {_MONTHS[stamp.tm_mon - 1]} {stamp.tm_mday:>2}, "
-            f"{stamp.tm_hour:02d}:{stamp.tm_min:02d} {zone} {stamp.tm_year}")
-
 
 class DateCommand(Command):
-    """``date``: the time here and in GMT, as FICS prints it."""
+    """``date``: the time in the player's zone (``set tzone``), the server's and GMT, as
+    FICS prints it."""
 
     name = "date"
     spec = ""
@@ -46,9 +39,9 @@ class DateCommand(Command):
 
     def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         now = self.now()
-        here = fics_date(now)
         # Kept in English with FICS's labels: scripts and clients read these lines.
-        caller.send(f"Local time     - {here}\nServer time    - {here}\n"
+        caller.send(f"Local time     - {fics_date(now, caller.tzone)}\n"
+                    f"Server time    - {fics_date(now)}\n"
                     f"GMT            - {fics_date(now, utc=True)}")
 
 
@@ -75,12 +68,15 @@ class FingerCommand(Command):
 
     def __init__(self, *, now: Callable[[], float] = time.time,
                  last_seen: Mapping[str, float] | None = None,
-                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False)
+                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False),
+                 saved: Callable[[str], Deferred[dict[str, Any]]] = lambda name: succeed({})
                  ) -> None:
         self.now = now
         self.last_seen = last_seen if last_seen is not None else {}
         #: Whether a name has an account, read off the reactor thread.
         self.registered = registered
+        #: A registered player's saved settings (their notes), read off the reactor thread.
+        self.saved = saved
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
@@ -93,21 +89,26 @@ class FingerCommand(Command):
         except NameResolutionError as e:
             error = e.message
 
-            def answer(registered: bool) -> None:
-                caller.send(self.offline(caller, who) if registered else error)
+            def answer(registered: bool) -> Any:
+                if not registered:
+                    caller.send(error)
+                    return None
+                return self.saved(who).addCallback(
+                    lambda data: caller.send(self.offline(caller, who, _saved_notes(data))))
 
             return self.registered(who).addCallback(answer)
         caller.send(self.online(caller, target, directory))
         return None
 
-    def offline(self, caller: IServerCaller, name: str) -> str:
+    def offline(self, caller: IServerCaller, name: str, notes: Sequence[str] = ()) -> str:
         seen = self.last_seen.get(fold(name))
         lines = [f"Finger of {name}:", ""]
         if seen is None:
             lines.append(caller.render(msg("{handle} is not logged in.", handle=name)))
         else:
-            lines.append(caller.render(msg("Last disconnected: {date}", date=fics_date(seen))))
-        return "\n".join(lines)
+            lines.append(caller.render(msg("Last disconnected: {date}",
+                                           date=fics_date(seen, caller.tzone))))
+        return "\n".join(lines + note_lines(notes))
 
     def online(self, caller: IServerCaller, target: IServerCaller,
                directory: IServerDirectory) -> str:
@@ -132,4 +133,10 @@ class FingerCommand(Command):
         if target.timeseal:
             lines.append(render(msg("Lag        : {lag} ms", lag=target.lag_ms)))
         lines.append(f"Timeseal   : {'On' if target.timeseal else 'Off'}")
-        return "\n".join(lines)
+        return "\n".join(lines + note_lines(target.notes))
+
+
+def _saved_notes(data: Mapping[str, Any]) -> list[str]:
+    """The finger notes among a player's saved settings (strings only)."""
+    kept = data.get("notes")
+    return [n if isinstance(n, str) else "" for n in kept] if isinstance(kept, list) else []

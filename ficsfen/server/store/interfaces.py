@@ -204,6 +204,26 @@ class IStore(Interface):
         """Delete the messages of ``recipient`` with these row ids (the others keep their
         order, renumbered).  Deferred(how many were deleted)."""
 
+    # -- logons and players (see logon_rows.py, player_reads.py) -----------------
+
+    def record_logon(name, event, at, host=""):
+        """Record that ``name`` (a guest's too) logged in (``event`` ``"on"``) or out
+        (``"off"``) at ``at`` (Unix time) from ``host``.  The table keeps the newest
+        ``LOGONS_KEPT`` rows (older ones are pruned as it grows).  Deferred(None);
+        raises ``ValueError`` at once for another ``event``."""
+
+    def logons(name=None, limit=10):
+        """The last ``limit`` logins and logouts (of ``name`` only, any case, if given) as
+        ``LogonRecord`` values, oldest first.  Read."""
+
+    def handles(prefix, limit=100):
+        """The names of the accounts whose handle starts with ``prefix`` (any case), in
+        handle order, at most ``limit``.  Read."""
+
+    def pair_record(player, opponent):
+        """``player``'s wins, losses and draws against ``opponent``, rated and unrated, from
+        their finished games (a ``PairRecord``; aborted games left out).  Read."""
+
     # -- life ------------------------------------------------------------------
 
     def close():

@@ -31,8 +31,10 @@ that change accounts while the server runs.
 The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
 (accounts and settings), :class:`~.admin_rows.AdminRows` (account flags, bans
 and news), :class:`~.message_rows.MessageRows` (stored messages),
-:class:`~.game_writes.GameWrites` (game writes and the move log) and
-:class:`~.game_reads.GameReads` (game reads).
+:class:`~.game_writes.GameWrites` (game writes and the move log),
+:class:`~.game_reads.GameReads` (game reads), :class:`~.logon_rows.LogonRows`
+(logins and logouts) and :class:`~.player_reads.PlayerReads` (handles by
+prefix, head-to-head records).
 """
 
 from __future__ import annotations
@@ -59,7 +61,9 @@ from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites, fold_log
 from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.store.message_rows import MessageRows, StoredMessage
+from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
+from ficsfen.server.store.player_reads import PairRecord, PlayerReads
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -118,6 +122,8 @@ class SQLiteStore:
                                        exclusive=self.exclusive)
         self._game_reads = GameReads(self._reader)
         self._messages = MessageRows(self._writer, self._reader)
+        self._logons = LogonRows(self._writer, self._reader)
+        self._players = PlayerReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -383,3 +389,17 @@ class SQLiteStore:
 
     def clear_messages(self, recipient: str, ids: Iterable[int]) -> Deferred[int]:
         return self._messages.clear_messages(recipient, ids)
+
+    # -- logons and players (see logon_rows.py, player_reads.py) -------------------
+
+    def record_logon(self, name: str, event: str, at: float, host: str = "") -> Deferred[None]:
+        return self._logons.record_logon(name, event, at, host)
+
+    def logons(self, name: str | None = None, limit: int = 10) -> list[LogonRecord]:
+        return self._logons.logons(name, limit)
+
+    def handles(self, prefix: str, limit: int = 100) -> list[str]:
+        return self._players.handles(prefix, limit)
+
+    def pair_record(self, player: str, opponent: str) -> PairRecord:
+        return self._players.pair_record(player, opponent)
