@@ -505,7 +505,9 @@ def test_set_interface_takes_the_rest_of_the_line(room):
 ])
 def test_client_variables_are_accepted_stored_and_listed(room, line, name, value):
     out = room.alice.command(line)
-    assert f"{name} set to {int(value)}." in out
+    # open confirms with FICS's own words
+    said = {"open": "You are now open to receive match requests."}
+    assert said.get(name, f"{name} set to {int(value)}.") in out
     assert room.alice.session.variables[name] == value
     listed = room.alice.command("variables")
     assert f"{name}={int(value)}" in listed

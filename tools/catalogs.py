@@ -118,6 +118,8 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "announce": ("**ANNOUNCEMENT** from alice:",),
     # What is typed at the prompt "login:", quoted as the server writes it.
     "ban": ("login:",),
+    # The punctuation aliases, listed bare, and one glued to its text.
+    "system_alias": ("!   shout", "!bonjour"),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

@@ -210,6 +210,7 @@ class GameService:
                           adjournable=self._logged_in_registered(white)
                           and self._logged_in_registered(black))
         game.limiter = self.offer_limiter
+        game.private = any(self._wants_private(h) for h in (white, black))
         most = self.config.adjourned_per_player
         crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
         if game.adjournable and crowded:
@@ -224,6 +225,11 @@ class GameService:
         else:
             self._start(game, self.journal.started(game), lambda: self._announce_start(game))
         return game
+
+    def _wants_private(self, handle: str) -> bool:
+        """Whether ``handle`` (logged in) has ``set private 1``: their games are private."""
+        session = self._session(handle)
+        return session is not None and bool(session.variables.get("private", False))
 
     def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
         """``announce`` ``game`` once ``written``; its players are busy meanwhile."""

@@ -142,6 +142,8 @@ class PlayedGame(DurableGame, OfferActions):
         #: Counts the players' offers against the host's rate limit
         #: (:class:`ficsfen.server.challenges.OfferLimiter`), or ``None``.
         self.limiter: Any = None
+        #: Nobody may observe it (a player had ``set private 1`` as it started).
+        self.private = False
         #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
         self.adjourned_at = 0.0
         self._announcements = AfterCommit(self, self._not_kept)

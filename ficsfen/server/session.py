@@ -153,6 +153,10 @@ class Session:
         self.move_timer: MoveTimer | None = None
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
+        #: The time zone dates are shown in (``set tzone``; "": the server's own).
+        self.tzone = ""
+        #: Finger notes 1-10 (``set 1 TEXT``), "" for an unset one.
+        self.notes: list[str] = []
         #: The player's own aliases (``alias``): folded name -> (name, text).
         self.aliases: dict[str, tuple[str, str]] = {}
         #: The answer to the command this session is running (:class:`ficsfen.server.reply.Reply`,

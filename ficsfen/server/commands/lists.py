@@ -5,7 +5,9 @@ Two lists refuse players: ``noplay`` (their match requests are refused,
 "alice is censoring you."; and every tell, say, kibitz, shout and channel
 message from them is kept from the one censoring).  The ``channel`` list
 holds channel numbers: ``+channel 5`` joins channel 5 (:mod:`.talk`).  The one refused is told;
-the one refusing never sees the request.
+the one refusing never sees the request.  ``notify`` and ``gnotify`` hold the
+registered players whose arrivals and departures, or games, one hears of
+(:mod:`ficsfen.server.notify`); only registered players keep them.
 
 :class:`PersonalLists` holds the lists of everyone logged in, by handle.  A
 registered player's lists are kept with their saved settings (``"lists"``)
@@ -29,11 +31,14 @@ from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.parsed import parsed
 from ficsfen.server.talk import CHANNELS
 
-__all__ = ["COMMANDS", "LIST_NAMES", "ListError", "ListFullError", "NoSuchListError",
+__all__ = ["COMMANDS", "LIST_NAMES", "WATCH_LISTS", "ListError", "ListFullError", "NoSuchListError",
            "PersonalLists", "PlayerLists", "commands"]
 
 #: The personal lists, in the order ``showlist`` gives them.
-LIST_NAMES = ("censor", "channel", "noplay")
+LIST_NAMES = ("censor", "channel", "gnotify", "noplay", "notify")
+#: The lists of registered players only, naming registered players only; who is on
+#: them is indexed both ways (:meth:`PersonalLists.watching`).
+WATCH_LISTS = ("notify", "gnotify")
 #: FICS keeps at most this many names on one personal list.
 DEFAULT_LIST_SIZE = 50
 
@@ -133,16 +138,64 @@ class PersonalLists:
     def __init__(self, *, size: int = DEFAULT_LIST_SIZE) -> None:
         self.size = size
         self._lists: dict[str, PlayerLists] = {}
+        # For each of WATCH_LISTS: folded member -> folded handles of the players
+        # logged in with that member on that list (an arrival asks who watches it).
+        self._watchers: dict[str, dict[str, set[str]]] = {name: {} for name in WATCH_LISTS}
 
     def of(self, handle: str) -> PlayerLists:
         return self._lists.setdefault(fold(handle), PlayerLists())
 
     def load(self, handle: str, data: Any) -> None:
         """Start ``handle``'s session with the lists saved for them (``data``)."""
-        self._lists[fold(handle)] = PlayerLists.from_json(data, size=self.size)
+        self.forget(handle)
+        lists = self._lists[fold(handle)] = PlayerLists.from_json(data, size=self.size)
+        for name in WATCH_LISTS:
+            for member in lists.names.get(name, ()):
+                self._watch(name, handle, member, True)
 
     def forget(self, handle: str) -> None:
-        self._lists.pop(fold(handle), None)
+        lists = self._lists.pop(fold(handle), None)
+        if lists is not None:
+            for name in WATCH_LISTS:
+                for member in lists.names.get(name, ()):
+                    self._watch(name, handle, member, False)
+
+    def add(self, handle: str, name: str, item: str) -> Message:
+        """Put ``item`` on ``handle``'s list ``name``; the confirmation.
+
+        :raises ListError: it is there already, or the list is full.
+        """
+        done = self.of(handle).add(name, item, size=self.size)
+        if name in self._watchers:
+            self._watch(name, handle, item, True)
+        return done
+
+    def remove(self, handle: str, name: str, item: str) -> Message:
+        """Take ``item`` off ``handle``'s list ``name``; the confirmation.
+
+        :raises ListError: it is not there.
+        """
+        done = self.of(handle).remove(name, item)
+        if name in self._watchers:
+            self._watch(name, handle, item, False)
+        return done
+
+    def _watch(self, name: str, owner: str, member: str, on: bool) -> None:
+        watchers = self._watchers[name]
+        key = fold(member)
+        if on:
+            watchers.setdefault(key, set()).add(fold(owner))
+            return
+        owners = watchers.get(key)
+        if owners is not None:
+            owners.discard(fold(owner))
+            if not owners:
+                del watchers[key]
+
+    def watching(self, name: str, handle: str) -> set[str]:
+        """The folded handles of the players logged in with ``handle`` on their list
+        ``name`` (one of :data:`WATCH_LISTS`): one dict access."""
+        return set(self._watchers[name].get(fold(handle), ()))
 
     def censors(self, receiver_key: str, sender: str) -> bool:
         """Whether ``receiver_key`` (a folded handle) censors ``sender``: one dict
@@ -165,6 +218,25 @@ class PersonalLists:
         if lists.has("noplay", sender):
             return parsed(msg("You are on {handle}'s noplay list.", handle=receiver))
         return None
+
+
+def _registered_only(caller: IServerCaller, name: str) -> None:
+    """:raises ListError: a guest asks for a list only registered players keep."""
+    if name in WATCH_LISTS and not caller.registered:
+        raise ListError(msg("Only registered players can have {list} lists.", list=name))
+
+
+def _watch_refusal(caller: IServerCaller, name: str, handle: str) -> Message | None:
+    """Why ``handle`` cannot go on ``caller``'s notify or gnotify list, or ``None``.
+
+    ``handle`` is someone logged in or an account (:meth:`_ListCommand._player`).
+    """
+    if fold(handle) == fold(caller.handle):
+        return msg("You cannot {list} yourself.", list=name)
+    online = caller.players.session(handle)
+    if online is not None and not online.registered:
+        return msg("You cannot add an unregistered user to your {list} list.", list=name)
+    return None
 
 
 def showlist_text(lists: PlayerLists, name: str, lang: str = "en") -> str:
@@ -240,6 +312,7 @@ class AddlistCommand(_ListCommand):
         """A Deferred: the answer may wait for an account to be looked up."""
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
         except ListError as e:
             caller.send(e.message)
             return None
@@ -249,7 +322,12 @@ class AddlistCommand(_ListCommand):
         def add(handle: str) -> None:
             if caller.players.session(caller.handle) is not caller:
                 return  # left during the read
-            caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
+            if chosen in WATCH_LISTS:
+                refusal = _watch_refusal(caller, chosen, handle)
+                if refusal is not None:
+                    caller.send(refusal)
+                    return
+            caller.send(self.lists.add(caller.handle, chosen, handle))
             self.changed(caller.handle, chosen, handle, True)
             self._saved(caller)
 
@@ -270,11 +348,12 @@ class SublistCommand(_ListCommand):
             directory: IServerDirectory) -> None:
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
             mine = self.lists.of(caller.handle)
             # A name on the list is removed as written there, whoever is logged in.
             if not mine.has(chosen, word):
                 word = self._listed(mine.members(chosen), word)
-            caller.send(mine.remove(chosen, word))
+            caller.send(self.lists.remove(caller.handle, chosen, word))
         except ListError as e:
             caller.send(e.message)
             return
@@ -303,6 +382,7 @@ class ShowlistCommand(_ListCommand):
             return
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
         except ListError as e:
             caller.send(e.message)
             return

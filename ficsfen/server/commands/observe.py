@@ -33,6 +33,9 @@ class ObserveCommand(Command):
         if any(fold(h) == me for h in game.players()):
             caller.send(parsed(msg("You cannot observe a game you are playing or examining.")))
             return
+        if getattr(game, "private", False):
+            caller.send(msg("Sorry, game {number} is a private game.", number=game.number))
+            return
         if not directory.observe(caller.handle, game):
             caller.send(parsed(msg("You are already observing game {number}.", number=game.number)))
             return

@@ -82,6 +82,15 @@ class MatchCommand(Command):
         if IExaminedGame.providedBy(current):
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
             return
+        receiver = caller.players.session(found)
+        if receiver is not None and found != caller.handle and not receiver.variables.get(
+                "open", True):
+            caller.send(msg("{handle} is not open to match requests.", handle=found))
+            return
+        if not caller.variables.get("open", True):  # FICS opens whoever asks for a match
+            caller.variables["open"] = True
+            caller.players.listing_changed()
+            caller.send(msg("You are now open to receive match requests."))
         adjourned = games.adjourned.between(caller.handle, found)
         if adjourned is not None and found != caller.handle:
             if args.split()[1:]:  # the adjourned game's terms are fixed

@@ -211,6 +211,8 @@ class QuitCommand(Command):
     name = "quit"
     aliases = ("exit", "bye")
     spec = ""
+    #: Never run by a prefix: ``q`` must not log a player out (FICS).
+    whole_name = True
     usage = msg("quit")
 
     def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:

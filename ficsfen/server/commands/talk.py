@@ -1,5 +1,5 @@
 """Talking, FICS-style: ``tell`` (``t``, ``.``, ``,``), ``xtell``, ``reply``, ``say``,
-``kibitz``, ``whisper``, ``shout``, ``cshout`` and ``inchannel``.
+``kibitz``, ``whisper``, ``shout``, ``cshout``, ``it`` and ``inchannel``.
 
 Every message goes out through :meth:`ficsfen.server.talk.Talk.fanout`:
 the frame is FICS's English line ("alice tells you: hi"), translated for
@@ -301,6 +301,21 @@ class CshoutCommand(ShoutCommand):
         return parsed(msgn("(c-shouted to {count} player)", "(c-shouted to {count} players)", count))
 
 
+class ItCommand(ShoutCommand):
+    """``it TEXT``: a shout that starts with the sender's handle, ``--> alice is happy``."""
+
+    name = "it"
+    topic = "it"
+    usage = msg("it TEXT")
+    variable = "shout"
+
+    def frame(self, caller: IServerCaller, text: str) -> Message:
+        return msg("--> {handle} {text}", handle=caller.display_name(), text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(it-shouted to {count} player)", "(it-shouted to {count} players)", count)
+
+
 class InchannelCommand(_TalkCommand):
     """``inchannel [N|HANDLE]``: who is in a channel, or a player's channels.
 
@@ -351,8 +366,10 @@ def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]
     tell = TellCommand(talk)
     return [tell, XtellCommand(talk), DotCommand(talk, tell), CommaCommand(talk, tell),
             ReplyCommand(talk, tell), SayCommand(talk), KibitzCommand(talk), WhisperCommand(talk),
-            ShoutCommand(talk, everyone), CshoutCommand(talk, everyone), InchannelCommand(talk)]
+            ShoutCommand(talk, everyone), CshoutCommand(talk, everyone), ItCommand(talk, everyone),
+            InchannelCommand(talk)]
 
 
 COMMANDS = (TellCommand, XtellCommand, DotCommand, CommaCommand, ReplyCommand, SayCommand,
-            KibitzCommand, WhisperCommand, ShoutCommand, CshoutCommand, InchannelCommand)
+            KibitzCommand, WhisperCommand, ShoutCommand, CshoutCommand, ItCommand,
+            InchannelCommand)
