@@ -59,12 +59,14 @@ from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.following import Following
 from ficsfen.server.game_service import GameService
+from ficsfen.server.glicko import GlickoConstants
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
 from ficsfen.server.logon_log import LogonLog
 from ficsfen.server.notify import Notifier
 from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
+from ficsfen.server.ratings import Ratings
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
 from ficsfen.server.server_stats import ServerStats
@@ -243,6 +245,8 @@ class FicsServer:
         directory.listeners.extend([self.following, self.stats])
         #: Every login and logout, written to the store (``llogons``, ``logons``).
         self.logon_log = LogonLog(lambda: self.store, wall=lambda: self.wall())
+        #: The online players' ratings (what shows a rating asks it).
+        self.ratings = Ratings(GlickoConstants(), registered=self._registered_online)
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
@@ -280,7 +284,12 @@ class FicsServer:
             lambda session: self.following.forget(session.handle),
             self._stop_observing,
             self.logon_log.departed,
+            lambda session: self.ratings.departed(session.handle),
         ])
+
+    def _registered_online(self, handle: str) -> bool:
+        session = self.sessions.get(handle)
+        return session is not None and session.registered
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self.sessions)} games={len(self.directory)}>"
