@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from ficsfen.i18n import LocalizedError, Message, available_languages, msg
 from ficsfen.names import fold
 from ficsfen.helpcatalog import HELP_DIR
+from ficsfen.server.glicko import FICS_CONSTANTS, GlickoConstants
 
 __all__ = [
     "Config",
@@ -191,6 +192,8 @@ class Config:
     #: Least milliseconds between two commits of the store under load: see
     #: ``[storage] commit_interval_ms``.
     commit_interval_ms: int = 10
+    #: The Glicko constants (``[ratings]``): FICS's by default.
+    ratings: GlickoConstants = FICS_CONSTANTS
     source: Path | None = None
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> Config:
@@ -284,6 +287,54 @@ def _synchronous(value: object) -> str:
     return value
 
 
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise _ExpectedTypeError(msg("a number (0 or more)"))
+    return float(value)
+
+
+def _growth(value: object) -> str:
+    value = _string(value)
+    if value not in ("log", "linear"):
+        raise _ExpectedTypeError(msg("one of: {choices}", choices="log, linear"))
+    return value
+
+
+#: ``[ratings]`` keys and the :class:`GlickoConstants` field each sets.
+_RATINGS: dict[str, tuple[str, Any]] = {
+    "initial_rating": ("initial_rating", _number),
+    "initial_rd": ("initial_rd", _number),
+    "rd_max": ("rd_max", _number),
+    "rd_min": ("rd_min", _number),
+    "c": ("c", _number),
+    "min_k": ("min_k", _number),
+    "rd_growth": ("rd_growth", _growth),
+    "period_seconds": ("period", _number),
+    "active_rd": ("active_rd", _number),
+}
+
+
+def _ratings(content: Mapping[str, Any], where: str) -> GlickoConstants:
+    """The ``[ratings]`` table over FICS's constants; raises :class:`ConfigError`."""
+    changes: dict[str, Any] = {}
+    for key, value in content.items():
+        spec = _RATINGS.get(key)
+        setting = f"ratings.{key}"
+        if spec is None:
+            raise ConfigError(msg("{file}: unknown setting {setting}", file=where, setting=setting))
+        attr, convert = spec
+        try:
+            changes[attr] = convert(value)
+        except _ExpectedTypeError as e:
+            raise ConfigError(msg("{file}: setting {setting}: expected {expected}, got {value}",
+                                  file=where, setting=setting,
+                                  expected=e.what, value=repr(value))) from None
+    try:
+        return replace(FICS_CONSTANTS, **changes)
+    except ValueError as e:
+        raise ConfigError(msg("{file}: [ratings]: {reason}", file=where, reason=str(e))) from None
+
+
 def _language(value: object) -> str:
     value = _string(value)
     if value not in available_languages():
@@ -357,7 +408,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("storage", "synchronous"): ("synchronous", _synchronous),
     ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
 }
-_TABLES = {"server", "limits", "storage", "accounts"}
+_TABLES = {"server", "limits", "storage", "accounts", "ratings"}
 
 
 def load(path: Path | str | None = None) -> Config:
@@ -389,6 +440,9 @@ def from_mapping(data: Mapping[str, Any], *, source: Path | None = None) -> Conf
             raise ConfigError(msg("{file}: [{section}] must be a table", file=where, section=table))
         if table == "accounts":
             values["accounts"] = _accounts(content, where)
+            continue
+        if table == "ratings":
+            values["ratings"] = _ratings(content, where)
             continue
         for key, value in content.items():
             spec = _SETTINGS.get((table, key))

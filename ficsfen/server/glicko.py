@@ -12,10 +12,18 @@ Constants (:class:`GlickoConstants`, ``[ratings]`` in the configuration):
 - ``rd_max`` 350: the RD never grows past it;
 - ``rd_min``: the RD never shrinks below it (FICS keeps a floor so that a
   very active player's rating still moves);
-- ``c``: how fast the RD grows while a player does not play,
-  ``RD = min(sqrt(RD^2 + c^2 t), rd_max)`` with ``t`` in days;
+- ``c``: how fast the RD grows while a player does not play.  With
+  ``rd_growth = "linear"`` (the paper's Step 1)
+  ``RD = min(sqrt(RD^2 + c^2 t), rd_max)``; with ``"log"`` (FICS's servers)
+  ``RD = min(sqrt(RD^2 + c^2 ln(1 + t)), rd_max)``; ``t`` is the time since
+  the last rated game counted in ``period`` seconds (a day for the paper, a
+  minute on FICS);
 - ``min_k``: FICS's smallest factor ``K`` in ``change = K (score - E)``
-  (16 since 1997; 0 for the paper's formula unchanged).
+  (16 since 1997; 0 for the paper's formula unchanged);
+- ``active_rd``: the largest RD of an established ("active") rating: FICS
+  counts a best rating, and lists a player in ``best`` and ``rank``, only
+  at an RD of at most 80; above it a rating is provisional (350 by default:
+  every rating played counts).
 
 Nothing here imports Twisted or the store: pure values and arithmetic.
 """
@@ -27,12 +35,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-__all__ = ["Category", "GameScore", "GlickoConstants", "Rating", "aged_rd", "expected",
+__all__ = ["Category", "FICS_CONSTANTS", "GameScore", "GlickoConstants", "Rating", "aged_rd", "expected",
            "g", "update", "update_period"]
 
 #: ``q = ln(10) / 400`` of the paper.
 Q = math.log(10) / 400
-_SECONDS_PER_DAY = 86400.0
 
 
 class Category(enum.Enum):
@@ -59,6 +66,9 @@ class GlickoConstants:
     rd_min: float = 0.0
     c: float = 0.0
     min_k: float = 0.0
+    rd_growth: str = "linear"
+    period: float = 86400.0
+    active_rd: float = 350.0
 
     def __post_init__(self) -> None:
         if not 0 < self.rd_max:
@@ -69,6 +79,26 @@ class GlickoConstants:
             raise ValueError("initial_rd must be positive and at most rd_max")
         if self.c < 0 or self.min_k < 0:
             raise ValueError("c and min_k must not be negative")
+        if self.rd_growth not in ("linear", "log"):
+            raise ValueError("rd_growth must be \"linear\" or \"log\"")
+        if not 0 < self.period:
+            raise ValueError("period must be positive")
+        if not 0 <= self.active_rd:
+            raise ValueError("active_rd must not be negative")
+
+    def established(self, rating: Rating) -> bool:
+        """Whether ``rating`` is established (FICS's "active"): played, RD at most ``active_rd``."""
+        return rating.total > 0 and rating.rd <= self.active_rd
+
+
+#: FICS's constants (``docs/operations.md`` says where each comes from): a new
+#: player's first game is computed from 1720 with an RD of 350 (``help
+#: glicko``); the RD grows as ``sqrt(RD^2 + 1.483^2 ln(1 + t))`` with ``t`` in
+#: minutes, at most 350 (the lasker server's ``ratings.c``); ``K`` is at
+#: least 16 and an RD of at most 80 is established (``help rating_changes``).
+FICS_CONSTANTS = GlickoConstants(initial_rating=1720.0, initial_rd=350.0, rd_max=350.0,
+                                 rd_min=0.0, c=1.483, min_k=16.0, rd_growth="log",
+                                 period=60.0, active_rd=80.0)
 
 
 @dataclass(frozen=True)
@@ -99,11 +129,13 @@ class Rating:
         """Rated games played."""
         return self.wins + self.losses + self.draws
 
-    def played(self, rating: float, rd: float, score: float, when: float) -> Rating:
+    def played(self, rating: float, rd: float, score: float, when: float, *,
+               counts_as_best: bool = True) -> Rating:
         """This rating after a game scored ``score`` (1, 0.5, 0) ended at ``when``, its new
-        value ``rating`` and ``rd``; the best is kept."""
+        value ``rating`` and ``rd``; the best is kept, and replaced by a higher ``rating``
+        if it ``counts_as_best`` (FICS: only an established rating does)."""
         best, best_at = self.best, self.best_at
-        if best is None or rating > best:
+        if counts_as_best and (best is None or rating > best):
             best, best_at = rating, when
         return replace(
             self, rating=rating, rd=rd, last_played=when, best=best, best_at=best_at,
@@ -133,12 +165,16 @@ def expected(rating: float, opponent: float, opponent_rd: float) -> float:
 
 def aged_rd(rd: float, last_played: float | None, now: float, constants: GlickoConstants) -> float:
     """The RD at ``now`` of a rating last played at ``last_played`` (Unix times):
-    ``min(sqrt(RD^2 + c^2 t), rd_max)``, ``t`` in days (Step 1 of the paper).
-    A rating never played keeps its RD; a clock that went back adds nothing."""
+    ``min(sqrt(RD^2 + c^2 t), rd_max)`` (Step 1 of the paper), or with
+    ``ln(1 + t)`` for ``t`` under ``rd_growth = "log"``, ``t`` counted in
+    ``period`` seconds.  A rating never played keeps its RD; a clock that
+    went back adds nothing."""
     if last_played is None:
         return min(rd, constants.rd_max)
-    days = max(0.0, now - last_played) / _SECONDS_PER_DAY
-    return min(math.sqrt(rd * rd + constants.c * constants.c * days), constants.rd_max)
+    periods = max(0.0, now - last_played) / constants.period
+    if constants.rd_growth == "log":
+        periods = math.log1p(periods)
+    return min(math.sqrt(rd * rd + constants.c * constants.c * periods), constants.rd_max)
 
 
 def update_period(rating: float, rd: float, games: Sequence[GameScore]) -> tuple[float, float]:
@@ -170,7 +206,8 @@ def update(rating: Rating, opponent: Rating, score: float, when: float,
 
     Both RDs are aged to ``when`` first; the game is a rating period of its
     own.  FICS's floor on the factor ``K`` of ``change = K (score - E)``
-    (``min_k``) and the RD bounds (``rd_min``, ``rd_max``) apply.
+    (``min_k``) and the RD bounds (``rd_min``, ``rd_max``) apply; the best
+    rating moves only at an RD of at most ``active_rd``.
 
     :raises ValueError: ``score`` is not 1, 0.5 or 0.
     """
@@ -186,4 +223,5 @@ def update(rating: Rating, opponent: Rating, score: float, when: float,
         if k < constants.min_k:
             new_rating = rating.rating + constants.min_k * (score - e)
     new_rd = min(max(new_rd, constants.rd_min), constants.rd_max)
-    return rating.played(new_rating, new_rd, score, when)
+    return rating.played(new_rating, new_rd, score, when,
+                         counts_as_best=new_rd <= constants.active_rd)

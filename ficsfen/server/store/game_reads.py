@@ -30,7 +30,8 @@ __all__ = ["GameReads"]
 
 _GAME_COLUMNS = ("id, white, black, initial_seconds, increment_seconds, start_fen, variant, "
                  "rated, started, status, adjourn_reason, adjourned, adjourn_white_ms, "
-                 "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended")
+                 "adjourn_black_ms, adjourn_ply, result, end_reason, end_code, ended, "
+                 "white_rating, black_rating, white_change, black_change")
 
 
 class GameReads:
@@ -102,11 +103,14 @@ class GameReads:
 def _record(row: tuple[Any, ...]) -> GameRecord:
     (game_id, white, black, initial, increment, fen, variant, rated, started, status,
      adjourn_reason, adjourned, adjourn_white, adjourn_black, adjourn_ply,
-     result, end_reason, end_code, ended) = row
-    start = GameStart(white, black, initial, increment, started, fen, bool(rated), variant)
+     result, end_reason, end_code, ended, white_rating, black_rating, white_change,
+     black_change) = row
+    start = GameStart(white, black, initial, increment, started, fen, bool(rated), variant,
+                      white_rating, black_rating)
     adjournment = None
     if adjourned is not None:
         adjournment = Adjournment(adjourn_reason, adjourned, adjourn_white, adjourn_black,
                                   adjourn_ply)
-    end = None if result is None else GameEnd(result, end_reason, end_code, ended)
+    end = None if result is None else GameEnd(result, end_reason, end_code, ended,
+                                              white_change, black_change)
     return GameRecord(game_id, start, GameStatus(status), adjournment, end)

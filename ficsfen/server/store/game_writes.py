@@ -27,6 +27,7 @@ from ficsfen.server.store.records import (
     GameStart,
     MoveRecord,
 )
+from ficsfen.server.store.rating_rows import RatingRow, write_ratings
 from ficsfen.server.store.writer import Writer
 
 __all__ = ["LOG_CUT_ROWS", "GameWrites", "fold_log"]
@@ -52,8 +53,8 @@ LOG_CUT_ROWS = 4096
 _IDS_PER_STATEMENT = 128
 _ID_MARKS = ", ".join("?" * _IDS_PER_STATEMENT)
 _INSERT_GAME = ("INSERT INTO games (id, white, black, white_key, black_key, initial_seconds, "
-                "increment_seconds, start_fen, variant, rated, started, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
+                "increment_seconds, start_fen, variant, rated, started, white_rating, "
+                "black_rating, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')")
 _TAKE_BACK = "DELETE FROM game_moves WHERE game = ? AND ply > ?"
 
 
@@ -96,7 +97,7 @@ class GameWrites:
         d = self._writer.submit(_INSERT_GAME, (
             game_id, start.white, start.black, fold(start.white), fold(start.black),
             int(start.initial_seconds), int(start.increment_seconds), start.fen, start.variant,
-            int(bool(start.rated)), float(start.started)))
+            int(bool(start.rated)), float(start.started), start.white_rating, start.black_rating))
         return game_id, d
 
     def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
@@ -156,16 +157,20 @@ class GameWrites:
             game_id, "UPDATE games SET status = 'playing' WHERE id = ? AND status = 'adjourned'",
             (game_id,)))
 
-    def end_game(self, game_id: int, end: GameEnd) -> Deferred[tuple[int | None, int | None]]:
+    def end_game(self, game_id: int, end: GameEnd,
+                 ratings: Sequence[RatingRow] = ()) -> Deferred[tuple[int | None, int | None]]:
         self.allowed()
-        ending = (end.result, end.reason, str(end.code), end.ended, game_id)
+        ending = (end.result, end.reason, str(end.code), end.ended, end.white_change,
+                  end.black_change, game_id)
+        rows = list(ratings)
         ids = self._leaving_play(game_id)
         cut = self._cut_log()
 
         def finish(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
             _changing_game(game_id, "UPDATE games SET status = 'finished', result = ?, "
-                           "end_reason = ?, end_code = ?, ended = ? "
-                           "WHERE id = ? AND status != 'finished'", ending)(conn)
+                           "end_reason = ?, end_code = ?, ended = ?, white_change = ?, "
+                           "black_change = ? WHERE id = ? AND status != 'finished'", ending)(conn)
+            write_ratings(conn, rows)  # a rated end and its ratings: one commit
             _copy_moves(conn, ids)
             if cut is not None:
                 conn.execute(_CUT_LOG, (cut,))

@@ -151,8 +151,10 @@ class IStore(Interface):
         """Mark an adjourned game in progress again.  Deferred(None); fails with
         ``NoSuchGameError`` unless it is adjourned."""
 
-    def end_game(game_id, end):
-        """Record the end (a :class:`GameEnd`).
+    def end_game(game_id, end, ratings=()):
+        """Record the end (a :class:`GameEnd`, with each side's rating change if it was
+        rated) and the new ``ratings`` (``RatingRow`` values) in the same transaction:
+        a rated result is never kept without its ratings, nor they without it.
 
         A result other than ``*`` enters the history of each player who has
         an account (FICS keeps none for guests).  Deferred with
@@ -223,6 +225,15 @@ class IStore(Interface):
     def pair_record(player, opponent):
         """``player``'s wins, losses and draws against ``opponent``, rated and unrated, from
         their finished games (a ``PairRecord``; aborted games left out).  Read."""
+
+    # -- ratings -----------------------------------------------------------------
+
+    def player_ratings(name):
+        """``name``'s ratings (any case) by category (``Category`` -> ``Rating``), the
+        categories never played rated left out.  Read."""
+
+    def all_ratings():
+        """Every stored rating: folded handle -> ``Category`` -> ``Rating``.  Read."""
 
     # -- life ------------------------------------------------------------------
 

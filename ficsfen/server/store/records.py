@@ -116,6 +116,10 @@ class GameStart:
     fen: str = STARTING_FEN
     rated: bool = False
     variant: str = "chess"
+    #: Each player's rating (rounded) in the game's category as it started: ``None`` for a
+    #: guest or an unrated game.
+    white_rating: int | None = None
+    black_rating: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,9 @@ class GameEnd:
     reason: str
     code: EndCode
     ended: float
+    #: Each player's rating change (new rating minus old) when the game ended rated, else ``None``.
+    white_change: float | None = None
+    black_change: float | None = None
 
     def __post_init__(self) -> None:
         if self.result not in RESULTS:

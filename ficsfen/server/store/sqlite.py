@@ -50,7 +50,9 @@ from twisted.internet.defer import Deferred
 from zope.interface import implementer
 
 from ficsfen.i18n import Message
+from ficsfen.server.glicko import Category, Rating
 from ficsfen.server.store.account_rows import AccountRows
+from ficsfen.server.store.rating_rows import RatingReads, RatingRow
 from ficsfen.server.store.admin_rows import AdminRows
 from ficsfen.server.store.errors import (
     StoreClosedError,
@@ -124,6 +126,7 @@ class SQLiteStore:
         self._messages = MessageRows(self._writer, self._reader)
         self._logons = LogonRows(self._writer, self._reader)
         self._players = PlayerReads(self._reader)
+        self._ratings = RatingReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -352,8 +355,9 @@ class SQLiteStore:
     def resume_game(self, game_id: int) -> Deferred[None]:
         return self._game_writes.resume_game(game_id)
 
-    def end_game(self, game_id: int, end: GameEnd) -> Deferred[tuple[int | None, int | None]]:
-        return self._game_writes.end_game(game_id, end)
+    def end_game(self, game_id: int, end: GameEnd,
+                 ratings: Sequence[RatingRow] = ()) -> Deferred[tuple[int | None, int | None]]:
+        return self._game_writes.end_game(game_id, end, ratings)
 
     # -- games: reads (see game_reads.py) ------------------------------------------
 
@@ -403,3 +407,11 @@ class SQLiteStore:
 
     def pair_record(self, player: str, opponent: str) -> PairRecord:
         return self._players.pair_record(player, opponent)
+
+    # -- ratings (see rating_rows.py) --------------------------------------------
+
+    def player_ratings(self, name: str) -> dict[Category, Rating]:
+        return self._ratings.player_ratings(name)
+
+    def all_ratings(self) -> dict[str, dict[Category, Rating]]:
+        return self._ratings.all_ratings()
