@@ -47,7 +47,7 @@ from ficsfen.server.reads import Reader
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.interfaces import IServerCaller
 
-__all__ = ["ACCOUNT_FLAGS", "Accounts", "BadPassword", "IPasswordAttempt", "LoginRefused",
+__all__ = ["ACCOUNT_FLAGS", "ACCOUNT_RATINGS", "Accounts", "BadPassword", "IPasswordAttempt", "LoginRefused",
            "PasswordAttempt"]
 
 T = TypeVar("T")
@@ -56,6 +56,9 @@ T = TypeVar("T")
 #: flags, ``{"admin": bool, "muzzled": bool}`` (read with the settings, in one go);
 #: never saved back (``settings.saved`` builds what it writes from the session).
 ACCOUNT_FLAGS = "account"
+#: The key of the same that holds the account's ratings (``Category`` -> ``Rating``,
+#: the categories played), read in the same go and never saved back either.
+ACCOUNT_RATINGS = "ratings"
 
 
 class IPasswordAttempt(ICredentials):
@@ -175,18 +178,20 @@ class Accounts:
 
     def saved_settings(self, name: str) -> Deferred[dict[str, Any]]:
         """The settings a registered ``name`` saved (``set``, ``style``, lists; empty without
-        a store), with the account's flags under :data:`ACCOUNT_FLAGS`, read off the
-        reactor thread: what a login hands to :meth:`ficsfen.server.sessions.Sessions.enter`."""
+        a store), with the account's flags under :data:`ACCOUNT_FLAGS` and its ratings under
+        :data:`ACCOUNT_RATINGS`, read off the reactor thread: what a login hands to
+        :meth:`ficsfen.server.sessions.Sessions.enter`."""
         if self._store is None:
             return succeed({})
         return self._read(self._login_settings, name)
 
     def _login_settings(self, name: str) -> dict[str, Any]:
-        """The store's two reads of a login (in the read thread): settings, then flags."""
+        """The store's reads of a login (in the read thread): settings, flags, ratings."""
         saved = dict(self._store.load_settings(name))
         account = self._store.get_account(name)
         if account is not None:
             saved[ACCOUNT_FLAGS] = {"admin": account.admin, "muzzled": account.muzzled}
+            saved[ACCOUNT_RATINGS] = self._store.player_ratings(name)
         return saved
 
     # -- guests and reservations -----------------------------------------------------

@@ -23,7 +23,7 @@ and one byte string per group of observers (:meth:`observer_groups`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
@@ -286,9 +286,10 @@ class Broadcaster:
                                   "could not save it.", handle=game.opponent_of(handle)))
 
     def game_over(self, game: IServerGame, result: Any, *, audience: list[str],
-                  observers: list[str]) -> None:
+                  observers: list[str], players: Mapping[str, Message] | None = None) -> None:
         """Announce ``result`` to ``audience`` (players and observers), deliver its
-        notices, and tell the ``allresults`` sessions who did not watch.
+        notices, and tell the ``allresults`` sessions who did not watch.  ``players``:
+        the line each player reads under the result (their rating adjustment).
 
         As FICS, observers also read that the game left their list, under the
         result and before one prompt (pychess frees its state for the game on
@@ -297,12 +298,19 @@ class Broadcaster:
         announcement = result.announcement(game)
         removed = parsed(msg("Removing game {number} from observation list.", number=game.number))
         observing = {fold(h) for h in observers}
+        under = {fold(h): line for h, line in (players or {}).items()}
         for handle in audience:
-            session = self._session(fold(handle)) if fold(handle) in observing else None
+            line = under.pop(fold(handle), None)
+            extra = [removed] if fold(handle) in observing else []
+            if line is not None:
+                extra.append(line)
+            session = self._session(fold(handle)) if extra else None
             if session is None:
                 self.tell(handle, announcement)
             else:
-                self.tell(handle, session.render(announcement) + "\n" + session.render(removed))
+                self.tell(handle, "\n".join(session.render(m) for m in (announcement, *extra)))
+        for handle, line in under.items():  # a player who no longer watches (gone)
+            self.tell(handle, line)
         self.deliver(result.notices)
         listeners = self._allresults()
         if listeners:

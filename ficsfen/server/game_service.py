@@ -40,6 +40,8 @@ from ficsfen.server.game_values import GameResult
 from ficsfen.server.games import PlayedGame
 from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
 from ficsfen.server.journal import StoreJournal
+from ficsfen.server.rated_games import GameRating
+from ficsfen.server.ratings import Ratings
 from ficsfen.server.variant_games import FICS_TYPES, start_fen
 
 if TYPE_CHECKING:
@@ -68,7 +70,8 @@ class GameService:
                  session: Callable[[str], Any], is_registered: Callable[[str], bool],
                  config: Config, rng: random.Random | None = None, store: Any = None,
                  wall: Callable[[], float] = time.time, offer_limiter: Any = None,
-                 read: Callable[..., Deferred] = maybeDeferred) -> None:
+                 read: Callable[..., Deferred] = maybeDeferred,
+                 ratings: Ratings | None = None) -> None:
         self.directory = directory
         #: Runs a store read off the reactor thread (restore reads the unfinished games).
         self._read = read
@@ -84,6 +87,13 @@ class GameService:
         self.offer_limiter = offer_limiter
         #: Writes each change of a played game before it is announced (``None``: no store).
         self.journal = StoreJournal(store, wall=wall) if store is not None else None
+        #: Rated games: who plays rated, both new ratings at the end (written with it).
+        self.rating = GameRating(ratings if ratings is not None
+                                 else Ratings(config.ratings, registered=lambda handle: False),
+                                 wall=wall)
+        if self.journal is not None:
+            self.journal.rate = self.rating.rate
+            self.journal.start_values = self.rating.start_values
         #: Adjourned games, their expiry and their restoration at start.
         self.keeping = GameKeeping(clock=clock, wall=wall,
                                    expiry_days=lambda: config.adjourned_expiry_days,
@@ -181,7 +191,11 @@ class GameService:
             if self.journal is None:
                 game.adjourned_at = self.wall()
             self.keep_adjourned(game)
-        self.broadcaster.game_over(game, result, audience=audience, observers=observers)
+        elif self.journal is None:  # with a store, rated with the end's write
+            game.rated_end = self.rating.rate(game, result)
+        lines = self.rating.committed(game, result)
+        self.broadcaster.game_over(game, result, audience=audience, observers=observers,
+                                   players=lines)
         self.log.info("game {number} {white} vs. {black} ended: {score}", number=game.number,
                       white=game.white, black=game.black, score=result.score)
 
@@ -211,6 +225,7 @@ class GameService:
                           and self._logged_in_registered(black))
         game.limiter = self.offer_limiter
         game.private = any(self._wants_private(h) for h in (white, black))
+        self.rating.start(game, rated=bool(getattr(challenge, "rated", False)), variant=variant)
         most = self.config.adjourned_per_player
         crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
         if game.adjournable and crowded:
@@ -261,6 +276,7 @@ class GameService:
         game.black = self._logged_in_as(game.black)
         game.listener = self
         game.limiter = self.offer_limiter
+        self.rating.resumed(game)
         if self.journal is None:
             self._continue(game)
         else:

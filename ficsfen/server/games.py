@@ -146,6 +146,14 @@ class PlayedGame(DurableGame, OfferActions):
         self.private = False
         #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
         self.adjourned_at = 0.0
+        #: Rated (both players agreed, both registered: set by the host), the category it
+        #: is rated in (``None``: none), both players' ratings as it started or resumed
+        #: (``None`` for a guest), and its rating changes once ended rated
+        #: (:mod:`ficsfen.server.rated_games`).
+        self.rated = False
+        self.rating_category: Any = None
+        self.start_ratings: tuple[Any, Any] = (None, None)
+        self.rated_end: Any = None
         self._announcements = AfterCommit(self, self._not_kept)
 
     def subscribe_moves(self, callback: Callable[[Ply], object]) -> Callable[[], None]:

@@ -28,7 +28,8 @@ from ficsfen.server.games import (DurableState, GameResult, IGameJournal, Played
                                   UNFINISHED)
 from ficsfen.server.game_values import EndCode
 from ficsfen.server.store import Adjournment, GameEnd, GameStart, MoveRecord, StoredGame
-from ficsfen.server.variant_games import stored_name, stored_variant
+from ficsfen.server.ratings import category_of
+from ficsfen.server.variant_games import fics_type, stored_name, stored_variant
 from ficsfen.tracker import Ply
 
 __all__ = ["StoreJournal", "restore_game"]
@@ -80,6 +81,12 @@ class StoreJournal:
         self.store = store
         self.wall = wall
         self._kept: dict[int, _Kept] = {}
+        #: ``rate(game, result)``: the rating changes of a rated end (a
+        #: :class:`~ficsfen.server.rated_games.RatedEnd`), written with the end; ``None``:
+        #: games are not rated.
+        self.rate: Callable[[PlayedGame, GameResult], Any] | None = None
+        #: ``start_values(game)``: both players' ratings the store keeps with its start.
+        self.start_values: Callable[[PlayedGame], tuple[int | None, int | None]] | None = None
 
     def _write(self, d: Deferred[Any], then: Callable[[], object]) -> Deferred[Any]:
         """``d``, noting what it committed before the game hears of it."""
@@ -92,9 +99,12 @@ class StoreJournal:
 
     def started(self, game: PlayedGame) -> Deferred[Any]:
         tc = game.time_control
+        white_rating, black_rating = (self.start_values(game) if self.start_values is not None
+                                      else (None, None))
         game_id, d = self.store.start_game(GameStart(
             game.white, game.black, tc.minutes * 60, tc.increment, self.wall(),
-            game.tracker.initial_fen, variant=stored_name(game.tracker.variant)))
+            game.tracker.initial_fen, rated=game.rated, variant=stored_name(game.tracker.variant),
+            white_rating=white_rating, black_rating=black_rating))
         game.record_id = game_id
         kept = self._kept[game_id] = _Kept(tc.minutes * 60_000)
         return self._write(d, lambda: setattr(kept, "started", True))
@@ -129,10 +139,14 @@ class StoreJournal:
         return self.store.resume_game(_record(game))
 
     def ended(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
+        """The end, and for a rated game both new ratings, in one write: the game's
+        :attr:`~PlayedGame.rated_end` is set before it, announced after its commit."""
         game_id = _record(game)
+        rated = game.rated_end = self.rate(game, result) if self.rate is not None else None
+        changes = (None, None) if rated is None else (rated.white.change, rated.black.change)
         end = GameEnd(result.score, result.reason.render("en"), EndCode(result.code or EndCode.ABORTED),
-                      self.wall())
-        return self._write(self.store.end_game(game_id, end),
+                      self.wall(), *changes)
+        return self._write(self.store.end_game(game_id, end, rated.rows if rated is not None else ()),
                            lambda: self._kept.pop(game_id, None))
 
     def durable(self, game: PlayedGame) -> DurableState | None:
@@ -163,6 +177,8 @@ def restore_game(stored: StoredGame, *, reactor: Any, reason: Any, listener: Any
                       listener=listener, fen=start.fen, journal=journal,
                       variant=stored_variant(start.variant))
     game.record_id = stored.id
+    game.rating_category = category_of(tc, fics_type(game.tracker.variant))
+    game.rated = start.rated and game.rating_category is not None
     white, black = stored.clocks_ms
     game.load(DurableState(tuple(m.san for m in stored.moves),
                            tuple(m.took_ms / 1000 for m in stored.moves),

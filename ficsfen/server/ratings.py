@@ -6,6 +6,15 @@ replaced once a rated game's end is committed.  Everything that shows a
 rating (``who``, ``games``, seeks, game lines, ``finger``) asks it; nothing
 else holds ratings.  A guest has none: FICS writes ``++++``; a registered
 player with no rated game in a category ``----``.
+
+FICS's texts print the four characters alone (the lasker server's
+``ratstrii``); the machine-readable lists (``who I``, ``<wa>``) add a mark
+after each rating: ``P`` for a provisional one (never played, or an RD
+above the constants' ``active_rd``, 80), a space for an established one.
+FICS's third mark, ``E`` (a rating it estimated, such as one carried over
+from another server), never applies here: every rating is played.
+
+:func:`category_of` says in which category a game is rated.
 """
 
 from __future__ import annotations
@@ -13,14 +22,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ficsfen.names import fold
+from ficsfen.server.clock import TimeControl
 from ficsfen.server.glicko import Category, GlickoConstants, Rating
 
-__all__ = ["GUEST_TEXT", "NO_GAMES_TEXT", "Ratings", "rating_text"]
+__all__ = ["CATEGORY_TITLES", "ESTABLISHED_MARK", "GUEST_TEXT", "NO_GAMES_TEXT",
+           "PROVISIONAL_MARK", "Ratings", "category_of", "rating_mark", "rating_text"]
 
 #: A guest's rating, as FICS writes it.
 GUEST_TEXT = "++++"
 #: A registered player's rating in a category they have not played rated.
 NO_GAMES_TEXT = "----"
+#: The marks of ``who I`` and ``<wa>`` after a rating.
+PROVISIONAL_MARK = "P"
+ESTABLISHED_MARK = " "
+
+#: FICS's name of each category in ``finger`` and the rating adjustment lines.
+CATEGORY_TITLES: dict[Category, str] = {
+    Category.BLITZ: "Blitz", Category.STANDARD: "Standard", Category.LIGHTNING: "Lightning",
+    Category.WILD: "Wild", Category.CRAZYHOUSE: "Crazyhouse"}
+
+_VARIANT_CATEGORIES = {"wild/fr": Category.WILD, "crazyhouse": Category.CRAZYHOUSE}
+
+
+def category_of(time_control: TimeControl, variant: str | None = None) -> Category | None:
+    """The category a game of ``time_control`` and ``variant`` (FICS's type name,
+    ``wild/fr``, ``crazyhouse``; ``None`` for chess) is rated in: the variant's, else
+    the speed the clock gives (:attr:`TimeControl.category`).  ``None``: the game
+    cannot be rated (untimed, or a variant without a rating here)."""
+    if variant is not None:
+        return _VARIANT_CATEGORIES.get(variant)
+    speed = time_control.category
+    return None if speed == "untimed" else Category(speed)
 
 
 def rating_text(rating: Rating | None, *, registered: bool) -> str:
@@ -31,6 +63,14 @@ def rating_text(rating: Rating | None, *, registered: bool) -> str:
     if rating is None or rating.total == 0:
         return NO_GAMES_TEXT
     return f"{round(rating.rating):4d}"
+
+
+def rating_mark(rating: Rating | None, constants: GlickoConstants) -> str:
+    """``P`` for a provisional rating (none, never played, RD above ``active_rd``),
+    else a space."""
+    if rating is None or not constants.established(rating):
+        return PROVISIONAL_MARK
+    return ESTABLISHED_MARK
 
 
 class Ratings:
@@ -67,6 +107,16 @@ class Ratings:
         if ratings is None:
             return None
         return ratings.get(category) or Rating.initial(self.constants)
+
+    def stored(self, handle: str) -> dict[Category, Rating] | None:
+        """``handle``'s played ratings by category (a copy), ``None`` if not online."""
+        ratings = self._online.get(fold(handle))
+        return None if ratings is None else dict(ratings)
+
+    def mark(self, handle: str, category: Category) -> str:
+        """The mark after ``handle``'s rating in ``who I``/``<wa>`` (:func:`rating_mark`)."""
+        ratings = self._online.get(fold(handle))
+        return rating_mark(None if ratings is None else ratings.get(category), self.constants)
 
     def text(self, handle: str, category: Category) -> str:
         """FICS's four characters for ``handle``'s rating in ``category`` (:func:`rating_text`)."""

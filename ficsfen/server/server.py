@@ -45,7 +45,7 @@ from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
 from ficsfen.i18n import load_catalogs, msg
 from ficsfen.server import wholist
-from ficsfen.server.accounts import Accounts
+from ficsfen.server.accounts import ACCOUNT_RATINGS, Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
@@ -59,7 +59,6 @@ from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.following import Following
 from ficsfen.server.game_service import GameService
-from ficsfen.server.glicko import GlickoConstants
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
 from ficsfen.server.logon_log import LogonLog
@@ -187,11 +186,13 @@ class FicsServer:
             clock.seconds, per_minute=config.offers_per_minute, address=sessions.host_of,
             per_address=AddressRate(clock, per_minute=config.address_offers_per_minute,
                                     burst=config.address_offer_burst, exempt=config.exempt))
+        #: The online players' ratings (what shows a rating asks it), ``[ratings]``'s constants.
+        self.ratings = Ratings(config.ratings, registered=self._registered_online)
         #: The games hosted: start, move, end, adjourn, resume, expiry, restore.
         self.games = games = GameService(
             directory=directory, broadcaster=broadcaster, clock=clock, session=sessions.get,
             is_registered=accounts.is_registered, config=config, rng=self.rng, store=store,
-            wall=wall, offer_limiter=self.offer_limiter, read=reads.read)
+            wall=wall, offer_limiter=self.offer_limiter, read=reads.read, ratings=self.ratings)
         #: Adjourned games waiting for ``resume`` (the game service's).
         self.adjourned = games.adjourned
         #: ``who`` answers, rendered once per change of what they list.
@@ -245,8 +246,6 @@ class FicsServer:
         directory.listeners.extend([self.following, self.stats])
         #: Every login and logout, written to the store (``llogons``, ``logons``).
         self.logon_log = LogonLog(lambda: self.store, wall=lambda: self.wall())
-        #: The online players' ratings (what shows a rating asks it).
-        self.ratings = Ratings(GlickoConstants(), registered=self._registered_online)
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
@@ -263,6 +262,7 @@ class FicsServer:
         sessions.entering.extend([
             lambda session, replaced, saved: self.accounts.release(session.handle),  # held no more
             self._restore_settings,
+            self._ratings_arrived,  # before the session is listed (who shows them)
             self.operators.entering,  # the (*) mark, muzzles: before the session is listed
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
@@ -356,6 +356,16 @@ class FicsServer:
                 self.talk.channels.join(handle, int(channel))
         elif replaced is None:
             self.lists.forget(handle)  # a guest's lists last one session
+
+    def _ratings_arrived(self, session: Session, replaced: Session | None,
+                         saved: Mapping[str, Any] | None) -> None:
+        """A registered player's ratings, read with their settings (``saved``); logging in
+        again keeps those the server holds (a game of the old session may have changed
+        them since the read)."""
+        if replaced is not None and self.ratings.stored(session.handle) is not None:
+            return
+        if session.registered:
+            self.ratings.arrived(session.handle, (saved or {}).get(ACCOUNT_RATINGS) or {})
 
     def save_settings(self, session: IServerCaller) -> None:
         """Keep a registered player's settings (``set``, ``style``, lists) for their next login."""
