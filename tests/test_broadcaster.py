@@ -182,7 +182,8 @@ def test_a_result_reaches_players_observers_and_allresults_listeners(stored_room
     assert room.read("bob") == "" and room.read("carol") == ""
     room.commit()
     result = "{Game 1 (alice vs. bob) alice resigns} 0-1"
-    assert room.read("bob") == f"\n{result}\n{PROMPT}"
+    # FICS's line to the players of a game that ended unrated, under the result.
+    assert room.read("bob") == f"\n{result}\nNo ratings adjustment done.\n{PROMPT}"
     assert room.read("olga") == (f"\n{result}\nRemoving game 1 from observation list.\n{PROMPT}")
     assert room.read("carol") == f"\n{result}\n{PROMPT}"
     assert alice.handle not in {s.handle for s in room.sessions.listening("allresults")}

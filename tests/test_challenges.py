@@ -53,7 +53,7 @@ def test_parse_match(args, tc, colour):
     assert request.colour == colour
 
 
-@pytest.mark.parametrize("args", ["", "bob 1 2 3", "bob white black", "bob rated", "bob fast",
+@pytest.mark.parametrize("args", ["", "bob 1 2 3", "bob white black", "bob rated unrated", "bob fast",
                                   "bob 0 5", "bob 1000 0", "bob ５",
                                   "bob blac\u212a"])  # the Kelvin sign is no k (casefold's is)
 def test_parse_match_errors(args):

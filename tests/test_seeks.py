@@ -22,7 +22,8 @@ from ficsfen.server.testing import connect, make_server
     ("", SeekRequest()),
     ("5", SeekRequest(TimeControl(5, 0))),
     ("5 3 white", SeekRequest(TimeControl(5, 3), chess.WHITE)),
-    ("b 1 0 u m", SeekRequest(TimeControl(1, 0), chess.BLACK, manual=True)),
+    ("b 1 0 u m", SeekRequest(TimeControl(1, 0), chess.BLACK, manual=True, rated=False)),
+    ("5 0 r", SeekRequest(TimeControl(5, 0), rated=True)),
     ("3 0 zh", SeekRequest(TimeControl(3, 0), variant="crazyhouse")),
     ("3 0 crazyhouse", SeekRequest(TimeControl(3, 0), variant="crazyhouse")),
     ("3 0 wild fr", SeekRequest(TimeControl(3, 0), variant="wild/fr")),
@@ -35,7 +36,7 @@ def test_parse_seek(args, expected):
     assert parse_seek(args) == expected
 
 
-@pytest.mark.parametrize("args", ["1 2 3", "white black", "rated", "5 0 fast", "1800-1200",
+@pytest.mark.parametrize("args", ["1 2 3", "white black", "rated u", "5 0 fast", "1800-1200",
                                   "0-10000", "0 5", "1000 0", "zh suicide"])
 def test_parse_seek_errors(args):
     with pytest.raises(BadSeekArgumentsError) as err:

@@ -295,13 +295,18 @@ def _list(store: _Store, args: argparse.Namespace, configured: dict[str, str], l
     if not accounts:
         out.write(msg("No accounts in {file}.", file=str(store.store.path)).render(lang) + "\n")
         return EXIT_OK
+    ratings = store.store.all_ratings()
     for account in accounts:
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(account.created))
-        # Words, not translated: scripts read them (name, date, time, then flags).
+        # Words, not translated: scripts read them (name, date, time, flags, then each
+        # category played rated as CATEGORY=RATING/RD, rounded: blitz=1838/245).
         flags = [word for word, on in (
             ("admin", account.admin or fold(account.name) in args.admins),
             ("muzzled", account.muzzled)) if on]
-        out.write(" ".join([f"{account.name:<17}  {created}", *flags]).rstrip() + "\n")
+        played = ratings.get(fold(account.name), {})
+        rated = [f"{c.value}={round(r.rating)}/{round(r.rd)}"
+                 for c, r in sorted(played.items(), key=lambda item: item[0].value) if r.total]
+        out.write(" ".join([f"{account.name:<17}  {created}", *flags, *rated]).rstrip() + "\n")
     return EXIT_OK
 
 

@@ -1,7 +1,7 @@
 """Match offers: ``match``, ``accept``, ``decline``, ``withdraw``, ``pending``.
 
-:func:`parse_match` reads ``HANDLE [TIME [INC]] [white|black] [unrated]``
-(any order after the handle).  Defaults are FICS's default ``time`` and
+:func:`parse_match` reads ``HANDLE [TIME [INC]] [white|black] [rated|unrated]``
+(any order after the handle; ``r`` and ``u`` for short).  Defaults are FICS's default ``time`` and
 ``inc`` variables, 2 minutes and 12 seconds; a lone number is the time with
 no increment.  ``0 0`` is an untimed game.
 
@@ -212,6 +212,8 @@ class MatchRequest:
     colour: chess.Color | None = None
     #: FICS's type name of the variant asked for (``crazyhouse``, ``wild/fr``), ``None``: chess.
     variant: str | None = None
+    #: ``rated``/``unrated`` as typed; ``None``: the player's ``rated`` variable decides.
+    rated: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,7 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
     numbers: list[int] = []
     colour: chess.Color | None = None
     variant: str | None = None
+    rated: bool | None = None
     i = 0
     while i < len(rest):
         word = rest[i]
@@ -284,10 +287,11 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
             if colour is not None:
                 raise BadMatchArgumentsError(msg("Give at most one colour (white or black)."))
             colour = _COLOURS[low]
-        elif low in ("u", "unrated"):
-            continue
-        elif low in ("r", "rated"):
-            raise BadMatchArgumentsError(msg("Rated games are not available on this server; play unrated."))
+        elif low in ("u", "unrated", "r", "rated"):
+            wanted = low in ("r", "rated")
+            if rated is not None and rated != wanted:
+                raise BadMatchArgumentsError(msg("Give rated or unrated, not both."))
+            rated = wanted
         else:
             name, i = variant_word(low, rest, i)
             if name is None:
@@ -296,7 +300,7 @@ def parse_match(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> Ma
             if variant is not None:
                 raise BadMatchArgumentsError(msg("Give at most one variant."))
             variant = name
-    return MatchRequest(opponent, time_control(numbers, default), colour, variant)
+    return MatchRequest(opponent, time_control(numbers, default), colour, variant, rated)
 
 
 def time_control(numbers: list[int], default: TimeControl = DEFAULT_TIME_CONTROL, *,
@@ -328,6 +332,8 @@ class Challenge:
     adjourned: bool = False
     #: FICS's type name of the variant (``crazyhouse``, ``wild/fr``), ``None`` for chess.
     variant: str | None = None
+    #: A rated game (both registered, agreed): decided before the offer is made.
+    rated: bool = False
 
     @property
     def type_name(self) -> str:
@@ -336,17 +342,19 @@ class Challenge:
 
     def describe(self) -> Message:
         """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``
-        (``unrated crazyhouse 3 0`` for a variant)."""
+        (``rated``, ``unrated crazyhouse 3 0`` for a variant)."""
         colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
-        terms = parsed(msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
+        terms = parsed(msg("{challenger} (----){colour} {receiver} (----) {rated} {category} {minutes} {increment}",
                     challenger=self.challenger, colour=colour, receiver=self.receiver,
+                    rated=msg("rated") if self.rated else msg("unrated"),
                     category=self.type_name, minutes=self.time_control.minutes,
                     increment=self.time_control.increment))
         return parsed(msg("{terms} (adjourned)", terms=terms)) if self.adjourned else terms
 
     def same_terms(self, other: Challenge) -> bool:
         return (self.time_control == other.time_control and self.colour == other.colour
-                and self.adjourned == other.adjourned and self.variant == other.variant)
+                and self.adjourned == other.adjourned and self.variant == other.variant
+                and self.rated == other.rated)
 
     def colours(self, rng: random.Random) -> tuple[str, str]:
         """(white, black) handles: the asked colour, else drawn at random."""
@@ -413,10 +421,12 @@ class Challenges:
     # -- actions -----------------------------------------------------------
 
     def offer(self, challenger: str, request: MatchRequest, *,
-              adjourned: bool = False) -> tuple[Challenge, list[Notice]]:
+              adjourned: bool = False, rated: bool = False) -> tuple[Challenge, list[Notice]]:
         """Record ``challenger``'s match request; notices for both players.
 
-        ``adjourned``: a request to resume their adjourned game (its terms).
+        ``adjourned``: a request to resume their adjourned game (its terms);
+        ``rated``: whether the game will be rated (the host decided it,
+        :func:`ficsfen.server.rated_games.rated_offer`).
         """
         receiver = self._handle(request.opponent)
         if receiver == challenger:
@@ -429,7 +439,7 @@ class Challenges:
         if self._is_busy(receiver):
             raise PlayerBusyError(msg("{handle} is playing a game.", handle=receiver))
         challenge = Challenge(challenger, receiver, request.time_control, request.colour,
-                              adjourned=adjourned, variant=request.variant)
+                              adjourned=adjourned, variant=request.variant, rated=rated)
         key = (challenger, receiver)
         previous = self._offers.get(key)
         if previous is not None and previous.same_terms(challenge):

@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ficsfen.i18n import Message, msg
+from ficsfen.server.challenges import ChallengeError
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.glicko import Category, GlickoConstants, Rating, update
 from ficsfen.server.parsed import parsed
 from ficsfen.server.ratings import CATEGORY_TITLES, Ratings, category_of
 from ficsfen.server.store.rating_rows import RatingRow
 
-__all__ = ["GameRating", "RatedEnd", "RatingChange", "adjustment_line", "no_adjustment_line",
-           "rate_end", "rated_terms", "score_of"]
+__all__ = ["GameRating", "RatedEnd", "RatedRefusedError", "RatingChange", "adjustment_line",
+           "no_adjustment_line", "rate_end", "rated_offer", "rated_terms", "score_of"]
 
 _SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
@@ -86,6 +87,28 @@ def rated_terms(time_control: TimeControl, variant: str | None, *, registered: b
     """Whether a game on these terms between these players can be rated: both
     ``registered`` and the game in a rated category (:func:`category_of`)."""
     return registered and category_of(time_control, variant) is not None
+
+
+class RatedRefusedError(ChallengeError):
+    """A guest asked for a rated game (FICS rates only registered players' games)."""
+
+
+def rated_offer(asked: bool | None, *, default: bool, registered: bool,
+                opponent_registered: bool | None, time_control: TimeControl,
+                variant: str | None) -> bool:
+    """Whether an offer or a seek is rated: as ``asked`` (``rated``/``unrated`` typed),
+    else as the player's ``rated`` variable (``default``), and only between registered
+    players in a rated category; ``opponent_registered`` is ``None`` for a seek (anyone
+    may answer it: :func:`rated_terms` is checked again then).  Like the lasker server,
+    an offer to a guest is made unrated.
+
+    :raises RatedRefusedError: an unregistered player asked for a rated game.
+    """
+    if asked and not registered:
+        raise RatedRefusedError(msg("Unregistered players cannot play rated games."))
+    wanted = default if asked is None else asked
+    return bool(wanted and registered and opponent_registered is not False
+                and category_of(time_control, variant) is not None)
 
 
 def _shown(rating: Rating) -> int:

@@ -19,7 +19,7 @@ and a game in a variant the server cannot play yet is refused there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 import chess
@@ -32,6 +32,7 @@ from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.limits import seconds_left
 from ficsfen.server.rates import AddressRate
+from ficsfen.server.rated_games import RatedRefusedError, rated_offer
 from ficsfen.server.variant_games import FICS_TYPES, variant_word
 
 __all__ = [
@@ -117,6 +118,9 @@ class SeekRequest:
     formula: bool = False
     low: int = 0
     high: int = MAX_RATING
+    #: ``rated``/``unrated`` as typed (``None``: the ``rated`` variable decides); once
+    #: posted, whether the game will be rated.
+    rated: bool | None = None
 
     @property
     def type_name(self) -> str:
@@ -153,6 +157,7 @@ def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> See
     colour: chess.Color | None = None
     variant: str | None = None
     manual = formula = False
+    rated: bool | None = None
     low, high = 0, MAX_RATING
     i = 0
     while i < len(words):
@@ -175,10 +180,11 @@ def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> See
             if colour is not None:
                 raise BadSeekArgumentsError(msg("Give at most one colour (white or black)."))
             colour = _COLOURS[low_word]
-        elif low_word in ("u", "unrated"):
-            continue
-        elif low_word in ("r", "rated"):
-            raise BadSeekArgumentsError(msg("Rated games are not available on this server; play unrated."))
+        elif low_word in ("u", "unrated", "r", "rated"):
+            wanted = low_word in ("r", "rated")
+            if rated is not None and rated != wanted:
+                raise BadSeekArgumentsError(msg("Give rated or unrated, not both."))
+            rated = wanted
         elif low_word in ("a", "auto", "m", "manual"):
             manual = low_word[0] == "m"
         elif low_word in ("f", "formula"):
@@ -193,7 +199,7 @@ def parse_seek(args: str, *, default: TimeControl = DEFAULT_TIME_CONTROL) -> See
                 raise BadSeekArgumentsError(msg("Give at most one variant."))
             variant = name
     tc = time_control(numbers, default, error=BadSeekArgumentsError)
-    return SeekRequest(tc, colour, variant, manual, formula, low, high)
+    return SeekRequest(tc, colour, variant, manual, formula, low, high, rated)
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,7 @@ class Seek:
         a, b = self.request, other.request
         if fold(self.owner) == fold(other.owner) or a.manual or b.manual:
             return False
-        if (a.time_control, a.variant) != (b.time_control, b.variant):
+        if (a.time_control, a.variant, bool(a.rated)) != (b.time_control, b.variant, bool(b.rated)):
             return False
         if (a.colour is None) != (b.colour is None) or (a.colour is not None and a.colour == b.colour):
             return False
@@ -238,10 +244,11 @@ class Seek:
         for an interface, the player's language for a person)."""
         r, tc = self.request, self.request.time_control
         kind = " ".join(w for w in (r.type_name, self._colour(), self._flags()) if w)
-        return parsed(msg("{handle} ({rating}) seeking {minutes} {increment} unrated {kind} "
+        return parsed(msg("{handle} ({rating}) seeking {minutes} {increment} {rated} {kind} "
                           "(\"play {number}\" to respond)", handle=self.owner,
                           rating=self.rating_text, minutes=tc.minutes, increment=tc.increment,
-                          kind=kind, number=self.id))
+                          rated=msg("rated") if r.rated else msg("unrated"), kind=kind,
+                          number=self.id))
 
     def info_line(self) -> str:
         """FICS's ``<s>`` line (``iset seekinfo 1``)."""
@@ -249,14 +256,14 @@ class Seek:
         colour = "?" if r.colour is None else ("W" if r.colour == chess.WHITE else "B")
         titles = 0 if self.registered else 1
         return (f"<s> {self.id} w={self.owner} ti={titles:02x} rt={self.rating}P t={tc.minutes} "
-                f"i={tc.increment} r=u tp={r.type_name} c={colour} rr={r.low}-{r.high} "
+                f"i={tc.increment} r={'r' if r.rated else 'u'} tp={r.type_name} c={colour} rr={r.low}-{r.high} "
                 f"a={'f' if r.manual else 't'} f={'t' if r.formula else 'f'}")
 
     def sought_line(self) -> str:
         """The seek's line in ``sought``, in FICS's columns."""
         r, tc = self.request, self.request.time_control
         line = (f"{self.id:3d} {self.rating_text:>4} {self.owner:<17} {tc.minutes:3d} "
-                f"{tc.increment:3d} {'unrated':<7} {r.type_name:<10} {self._colour():<7} "
+                f"{tc.increment:3d} {'rated' if r.rated else 'unrated':<7} {r.type_name:<10} {self._colour():<7} "
                 f"{r.low:4d}-{r.high:<4d} {self._flags()}")
         return line.rstrip()
 
@@ -354,6 +361,13 @@ class SeekBoard:
         :raises SeekLimitError: the poster's own limit; :raises SeekRateError:
             their address's (nothing is posted nor counted).
         """
+        try:
+            rated = rated_offer(request.rated, default=bool(owner.variables.get("rated", False)),
+                                registered=owner.registered, opponent_registered=None,
+                                time_control=request.time_control, variant=request.variant)
+        except RatedRefusedError as e:
+            raise BadSeekArgumentsError(e.message) from None
+        request = replace(request, rated=rated)
         self.seeks.check(owner.handle, request)
         if self.limiter is not None:
             host = owner.host

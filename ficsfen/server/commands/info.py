@@ -5,7 +5,9 @@ reactor's clock), so tests drive them with a fake clock.  ``date`` is
 pychess's keep-alive: it answers at once, with FICS's layout.  ``finger``
 shows what a client and a person want to know about a player: whether they
 are here (or when they left), their game, and how they connect (interface,
-timeseal, lag), then their notes (``set 1 TEXT``).  Dates are shown in the
+timeseal, lag), their rating table (:mod:`ficsfen.server.rating_table`: the
+online ratings, else those read with an absent player's settings), then their
+notes (``set 1 TEXT``).  Dates are shown in the
 caller's time zone (``set tzone``).  Clients read both (pychess reads
 ``finger`` from ``Finger of`` to ``Timeseal``): an interface gets FICS's
 English, a person their own language, in the same columns
@@ -22,7 +24,9 @@ from twisted.internet.defer import Deferred, succeed
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, language_name, msg, msgn
 from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.accounts import ACCOUNT_RATINGS
 from ficsfen.server.commands.notes import note_lines
+from ficsfen.server.rating_table import TABLE_HEADER, rating_rows
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
 from ficsfen.server.parsed import parsed
 from ficsfen.server.zones import fics_date
@@ -78,14 +82,18 @@ class FingerCommand(Command):
     def __init__(self, *, now: Callable[[], float] = time.time,
                  last_seen: Mapping[str, float] | None = None,
                  registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False),
-                 saved: Callable[[str], Deferred[dict[str, Any]]] = lambda name: succeed({})
+                 saved: Callable[[str], Deferred[dict[str, Any]]] = lambda name: succeed({}),
+                 ratings: Callable[[str], Mapping[Any, Any] | None] = lambda name: None
                  ) -> None:
         self.now = now
         self.last_seen = last_seen if last_seen is not None else {}
         #: Whether a name has an account, read off the reactor thread.
         self.registered = registered
-        #: A registered player's saved settings (their notes), read off the reactor thread.
+        #: A registered player's saved settings (their notes, their ratings), read off the
+        #: reactor thread.
         self.saved = saved
+        #: An online player's ratings (``Category`` -> ``Rating``), ``None`` for a guest.
+        self.ratings = ratings
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
@@ -103,13 +111,15 @@ class FingerCommand(Command):
                     caller.send(error)
                     return None
                 return self.saved(who).addCallback(
-                    lambda data: caller.send(self.offline(caller, who, _saved_notes(data))))
+                    lambda data: caller.send(self.offline(caller, who, _saved_notes(data),
+                                                          data.get(ACCOUNT_RATINGS) or {})))
 
             return self.registered(who).addCallback(answer)
         caller.send(self.online(caller, target, directory))
         return None
 
-    def offline(self, caller: IServerCaller, name: str, notes: Sequence[str] = ()) -> str:
+    def offline(self, caller: IServerCaller, name: str, notes: Sequence[str] = (),
+                ratings: Mapping[Any, Any] | None = None) -> str:
         seen = self.last_seen.get(fold(name))
         lines = [caller.render(parsed(msg("Finger of {handle}:", handle=name))), ""]
         if seen is None:
@@ -117,7 +127,7 @@ class FingerCommand(Command):
         else:
             lines.append(caller.render(parsed(msg("Last disconnected: {date}", date=fics_date(
                 seen, caller.tzone, lang=caller.parsed_lang)))))
-        return "\n".join(lines + note_lines(notes))
+        return "\n".join(lines + _table(caller, ratings or {}) + note_lines(notes))
 
     def online(self, caller: IServerCaller, target: IServerCaller,
                directory: IServerDirectory) -> str:
@@ -138,6 +148,9 @@ class FingerCommand(Command):
         if not target.registered:
             lines += [render(parsed(msg("{handle} is NOT a registered player.",
                                         handle=target.handle))), ""]
+        else:
+            table = _table(caller, self.ratings(target.handle) or {})
+            lines += [*table[1:], ""] if table else []
         # The labels end in one column in English; the values start in one in French.
         lines.append(render(parsed(msg("Language   : {language}",
                                        language=language_name(target.lang)))))
@@ -149,6 +162,12 @@ class FingerCommand(Command):
         lines.append(render(parsed(msg("Timeseal   : On") if target.timeseal
                                    else msg("Timeseal   : Off"))))
         return "\n".join(lines + note_lines(target.notes))
+
+
+def _table(caller: IServerCaller, ratings: Mapping[Any, Any]) -> list[str]:
+    """A blank line, the header and the rows of the categories played; nothing if none."""
+    rows = rating_rows(ratings)
+    return ["", caller.render(TABLE_HEADER), *rows] if rows else []
 
 
 def _saved_notes(data: Mapping[str, Any]) -> list[str]:

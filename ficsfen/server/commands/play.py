@@ -25,6 +25,7 @@ from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMa
                            resolve, resolve_handle)
 from ficsfen.server.boards import category, material
 from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
+from ficsfen.server.rated_games import rated_offer
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.seeks import check_playable
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
@@ -67,7 +68,7 @@ def _run(caller: IServerCaller, action: Callable[[], Any], game: IPlayedGame | N
 class MatchCommand(Command):
     name = "match"
     spec = "S"
-    usage = msg("match HANDLE [TIME INC] [white|black]")
+    usage = msg("match HANDLE [TIME INC] [white|black] [rated|unrated]")
 
     def run(self, caller: IServerCaller, args: str, *, directory: IServerDirectory) -> None:
         try:
@@ -99,7 +100,16 @@ class MatchCommand(Command):
                 return
             _ask_to_resume(caller, adjourned, found, directory)
             return
-        _run(caller, lambda: games.challenges.offer(caller.handle, replace(request, opponent=found))[1])
+        try:
+            rated = rated_offer(request.rated, default=bool(caller.variables.get("rated", False)),
+                                registered=caller.registered,
+                                opponent_registered=receiver is not None and receiver.registered,
+                                time_control=request.time_control, variant=request.variant)
+        except ChallengeError as e:
+            caller.send(e.message)
+            return
+        _run(caller, lambda: games.challenges.offer(caller.handle, replace(request, opponent=found),
+                                                    rated=rated)[1])
 
 
 def _offer_number(name: str | None) -> int | None:
@@ -328,7 +338,8 @@ def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
         return
     colour = fold(game.white) == fold(caller.handle)
     request = MatchRequest(other.handle, game.time_control, colour)
-    _run(caller, lambda: games.challenges.offer(caller.handle, request, adjourned=True)[1])
+    _run(caller, lambda: games.challenges.offer(caller.handle, request, adjourned=True,
+                                                rated=bool(getattr(game, "rated", False)))[1])
 
 
 #: Opponents of the caller's adjourned games (``resume NAME``).

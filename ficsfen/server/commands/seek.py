@@ -41,7 +41,7 @@ def start_from_seek(caller: IServerCaller, seek: Seek, responder: str) -> None:
     check_playable(seek.request.variant)
     games = caller.games
     challenge = Challenge(seek.owner, responder, seek.request.time_control, seek.request.colour,
-                          variant=seek.request.variant)
+                          variant=seek.request.variant, rated=bool(seek.request.rated))
     caller.boards.deliver([*games.challenges.drop(seek.owner), *games.challenges.drop(responder)])
     games.start_game(challenge)
 
@@ -133,6 +133,8 @@ class PlayCommand(_SeekCommand):
                                    lambda name: resolve_handle(name, directory.handles()))
             if not self.board.visible_to(seek, caller.handle):
                 raise NoSuchSeekError(msg("That seek is not available."))
+            if seek.request.rated and not caller.registered:
+                raise NoSuchSeekError(msg("Unregistered players cannot play rated games."))
             check_playable(seek.request.variant)
         except (SeekError, NameResolutionError) as e:
             caller.send(e.message)
@@ -141,7 +143,8 @@ class PlayCommand(_SeekCommand):
             caller.send(parsed(msg("Issuing match request since the seek was set to manual.")))
             request = MatchRequest(seek.owner, seek.request.time_control,
                                    opposite(seek.request.colour), seek.request.variant)
-            _run(caller, lambda: caller.games.challenges.offer(caller.handle, request)[1])
+            _run(caller, lambda: caller.games.challenges.offer(
+                caller.handle, request, rated=bool(seek.request.rated))[1])
             return
         owner = caller.players.session(seek.owner)
         if owner is not None:

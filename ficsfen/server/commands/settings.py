@@ -18,7 +18,7 @@ interface variables (``iset``) stay with the session, as on FICS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from ficsfen.commands.base import Command
@@ -149,6 +149,23 @@ def _flag(name: str, default: bool, *, listed_by_who: bool = False,
                     toggle=lambda s: not current(s))
 
 
+def _rated_flag() -> Variable:
+    """``set rated``: whether ``match`` and ``seek`` ask for rated games by default (0, as
+    in the lasker server's defaults); a guest plays unrated only and cannot change it
+    (the lasker server's answer)."""
+    flag = _flag("rated", False)
+
+    def apply(session: IServerCaller, value: bool) -> Message:
+        if not session.registered:
+            return msg("You cannot change your rated status.")
+        return flag.apply(session, value)
+
+    def show(session: IServerCaller) -> str:
+        return flag.show(session) if session.registered else "0"
+
+    return replace(flag, apply=apply, show=show)
+
+
 def _number(name: str, low: int, high: int, default: int) -> Variable:
     """A FICS number variable (``set width 79``), refused outside ``low``-``high``."""
 
@@ -233,6 +250,7 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
                 msg("You are no longer open to receive match requests."))),
     _flag("private", False, said=(msg("Your games will be private."),
                                   msg("Your games may not be private."))),
+    _rated_flag(),
     _flag("seek", True),
     _flag("shout", True),
     _flag("cshout", True),
