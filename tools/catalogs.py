@@ -120,6 +120,7 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "ban": ("login:",),
     # The punctuation aliases, listed bare, and one glued to its text.
     "system_alias": ("!   shout", "!bonjour"),
+    "rated": ("Blitz rating adjustment: 1720 --> 1838",),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.
