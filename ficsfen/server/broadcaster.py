@@ -301,7 +301,7 @@ class Broadcaster:
         under = {fold(h): line for h, line in (players or {}).items()}
         for handle in audience:
             line = under.pop(fold(handle), None)
-            extra = [removed] if fold(handle) in observing else []
+            extra: list[Message] = [removed] if fold(handle) in observing else []
             if line is not None:
                 extra.append(line)
             session = self._session(fold(handle)) if extra else None

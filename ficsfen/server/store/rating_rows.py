@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ficsfen.names import fold
 from ficsfen.server.glicko import Category, Rating
@@ -35,10 +36,10 @@ class RatingRow:
     rating: Rating
 
 
-def _rating(row: tuple[object, ...]) -> tuple[Category, Rating]:
+def _rating(row: tuple[Any, ...]) -> tuple[Category, Rating]:
     category, rating, rd, wins, losses, draws, best, best_at, last_played = row
-    return Category(category), Rating(float(rating), float(rd), int(wins), int(losses),  # type: ignore[arg-type]
-                                      int(draws), best, best_at, last_played)  # type: ignore[arg-type]
+    return Category(category), Rating(float(rating), float(rd), int(wins), int(losses),
+                                      int(draws), best, best_at, last_played)
 
 
 def write_ratings(conn: sqlite3.Connection, rows: Iterable[RatingRow]) -> None:
