@@ -81,10 +81,10 @@ class StoreJournal:
         self.store = store
         self.wall = wall
         self._kept: dict[int, _Kept] = {}
-        #: ``rate(game, result)``: the rating changes of a rated end (a
+        #: ``rate(game, result, when)``: the rating changes of a rated end at ``when`` (a
         #: :class:`~ficsfen.server.rated_games.RatedEnd`), written with the end; ``None``:
         #: games are not rated.
-        self.rate: Callable[[PlayedGame, GameResult], Any] | None = None
+        self.rate: Callable[[PlayedGame, GameResult, float], Any] | None = None
         #: ``start_values(game)``: both players' ratings the store keeps with its start.
         self.start_values: Callable[[PlayedGame], tuple[int | None, int | None]] | None = None
 
@@ -142,10 +142,11 @@ class StoreJournal:
         """The end, and for a rated game both new ratings, in one write: the game's
         :attr:`~PlayedGame.rated_end` is set before it, announced after its commit."""
         game_id = _record(game)
-        rated = game.rated_end = self.rate(game, result) if self.rate is not None else None
+        at = self.wall()  # the end's time, and the rated game's (its ratings' last_played)
+        rated = game.rated_end = self.rate(game, result, at) if self.rate is not None else None
         changes = (None, None) if rated is None else (rated.white.change, rated.black.change)
         end = GameEnd(result.score, result.reason.render("en"), EndCode(result.code or EndCode.ABORTED),
-                      self.wall(), *changes)
+                      at, *changes)
         return self._write(self.store.end_game(game_id, end, rated.rows if rated is not None else ()),
                            lambda: self._kept.pop(game_id, None))
 

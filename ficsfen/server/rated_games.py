@@ -171,9 +171,10 @@ class GameRating:
         return tuple(None if r is None else (round(r.rating) if r.total else 0)  # type: ignore[return-value]
                      for r in game.start_ratings)
 
-    def rate(self, game: Any, result: Any) -> RatedEnd | None:
-        """The rating changes of ``game``'s end with ``result`` (a ``GameResult``), from
-        the ratings before it: ``None`` if unrated, adjourned or aborted."""
+    def rate(self, game: Any, result: Any, when: float | None = None) -> RatedEnd | None:
+        """The rating changes of ``game``'s end with ``result`` (a ``GameResult``) at
+        ``when`` (Unix time; ``None``: now), from the ratings before it: ``None`` if
+        unrated, adjourned or aborted."""
         category = game.rating_category
         if not getattr(game, "rated", False) or category is None or result.adjourned:
             return None
@@ -183,8 +184,8 @@ class GameRating:
             if rating is None:  # neither online nor known: never rated (a restored game)
                 return None
             before.append((handle, rating))
-        return rate_end(category, before[0], before[1], result.score, self.wall(),
-                        self.ratings.constants)
+        return rate_end(category, before[0], before[1], result.score,
+                        self.wall() if when is None else when, self.ratings.constants)
 
     def committed(self, game: Any, result: Any) -> dict[str, Message]:
         """``game``'s end is committed: the new ratings replace the online ones; each
