@@ -181,7 +181,7 @@ def test_smoves_shows_the_stored_game_as_moves_does(games):
     ]
     assert lines[8:11] == ["  3.  Qh5     (0:05)          Nf6     (0:06)",
                            "  4.  Qxf7#   (0:07)",
-                           "      {bob checkmated} 1-0"]
+                           "      {Black checkmated} 1-0"]
     assert guest.command("smoves alice -1").split("\n") == lines  # -1: the last game
 
 
@@ -201,8 +201,10 @@ def test_smoves_of_a_game_begun_from_a_set_up_position(games):
     ("fr", "alice 7", "Il n’y a pas de partie 7 dans l’historique de alice."),
     ("en", "alice -5", "There is no history game -5 for alice."),
     ("en", "carol 0", "carol has no history games."),
-    ("en", "alice x", "Usage: smoves HANDLE NUMBER"),
-    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO"),
+    ("en", "alice x", "alice has no adjourned game with x."),
+    ("fr", "alice x", "alice n’a pas de partie ajournée avec x."),
+    ("en", "alice", "Usage: smoves HANDLE NUMBER|OPPONENT"),
+    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO|ADVERSAIRE"),
 ])
 def test_smoves_errors(games, lang, args, expected):
     games.record("alice", "bob", FOOLS_MATE, result="0-1", reason="alice checkmated",

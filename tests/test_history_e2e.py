@@ -75,7 +75,7 @@ def test_a_game_to_mate_then_history_smoves_examine_password_and_export(tmp_path
         assert history[0] == "History for alice:"
         assert history[2].startswith(" 0: +    0 W    0 bob ") and " Mat " in history[2]
         smoves = bob.command("smoves alice 0")
-        assert smoves.rstrip().endswith("{bob checkmated} 1-0")
+        assert smoves.rstrip().endswith("      {Black checkmated} 1-0")
         assert "  4.  Qxf7#" in smoves
         bob.command("examine alice -1")
         assert fen(bob) == shown[0]

@@ -252,6 +252,8 @@ class IServerCaller(ICaller):
     """Whoever typed a command on our own server: an ICaller, their settings, the services."""
 
     registered = Attribute("bool: logged in with a password.")
+    parsed_lang = Attribute("str: the language of texts ICS clients parse (movelists, who lines...): "
+                            "'en' while the caller is an interface, else their own language.")
     host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")

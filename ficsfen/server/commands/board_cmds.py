@@ -17,10 +17,24 @@ from ficsfen.server.boards import (RELATION_STARTING_POSITION, Style12Frame, cat
                                    style1)
 from ficsfen.server.clock import format_move_time
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.game_values import movelist_reason
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 from ficsfen.tracker import Tracker
 
-__all__ = ["MovesCommand", "RefreshCommand", "move_list", "move_list_lines"]
+__all__ = ["STILL_IN_PROGRESS", "MovesCommand", "RefreshCommand", "game_move_lines", "move_list",
+           "move_list_lines", "movelist_ending"]
+
+#: The closing line of the movelist of a game not over (FICS's words: clients wait for them).
+STILL_IN_PROGRESS = "{Still in progress} *"
+
+
+def movelist_ending(reason: str, score: str, white: str, black: str, lang: str) -> str:
+    """``{White resigns} 0-1``: the closing line of a finished or adjourned game's movelist.
+
+    ``reason`` is the English text of the end (it names players by handle);
+    the line names them by colour, as FICS's movelists do, in ``lang``.
+    """
+    return "{" + movelist_reason(reason, white, black).render(lang) + "} " + score
 
 
 def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
@@ -50,22 +64,32 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
     """The ``moves`` text of ``game``: FICS's frame in English, results in ``lang``.
 
     The header lines, the ``Move`` heading and the closing ``{...} *`` are
-    what xboard and eboard look for, so they stay in English; ``started``
+    what xboard, eboard and pychess look for, so they stay in English (the
+    closing line names the loser by colour, :func:`movelist_ending`); ``started``
     (epoch seconds) dates the game; ``start_board`` (ivar startpos) is the
     board of a starting position other than the usual one, shown before the
     moves.
     """
+    return "\n".join([f"Movelist for game {game.number}:", "",
+                      *game_move_lines(game, lang, started=started, start_board=start_board)])
+
+
+def game_move_lines(game: IGame, lang: str, *, started: float,
+                    start_board: str | None = None) -> list[str]:
+    """The move list of ``game`` (played, adjourned or examined) from its header line to
+    its closing ``{...}`` line (:func:`move_list_lines`)."""
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
     result = game.result if IPlayedGame.providedBy(game) else None
-    ending = ("{" + result.reason.render(lang) + "} " + result.score if result is not None
-              else "{Still in progress} *")
-    return "\n".join([f"Movelist for game {game.number}:", "", *move_list_lines(
+    ending = (movelist_ending(result.reason.render("en"), result.score, game.white, game.black,
+                              lang)
+              if result is not None else STILL_IN_PROGRESS)
+    return move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
-        ending=ending, lang=lang, start_board=start_board)])
+        ending=ending, lang=lang, start_board=start_board)
 
 
 def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
@@ -146,5 +170,5 @@ class MovesCommand(Command):
         game = _game_or_tell(caller, target, directory)
         if game is not None:
             started = game.started_at if IPlayedGame.providedBy(game) else self.now()
-            caller.send(move_list(game, caller.lang, started=started,
+            caller.send(move_list(game, caller.parsed_lang, started=started,
                                   start_board=starting_board(caller, game)))

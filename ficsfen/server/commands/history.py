@@ -18,6 +18,7 @@ code (``Mat``, ``Res``, ``Fla``...) and the date.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
@@ -27,7 +28,8 @@ from twisted.python.failure import Failure
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.commands.board_cmds import move_list_lines
+from ficsfen.server.commands.board_cmds import (STILL_IN_PROGRESS, game_move_lines, move_list_lines,
+                                               movelist_ending)
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
@@ -49,6 +51,7 @@ Reader = Callable[..., Deferred]
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
 _HEADER = "                  Opponent      Type         ECO End Date"
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def whose(caller: IServerCaller, word: str | None, store: IStore,
@@ -186,33 +189,55 @@ class HistoryCommand(Command):
 
 
 class SmovesCommand(Command):
-    """``smoves HANDLE N``: the moves of game N of a player's history, as ``moves`` shows them."""
+    """``smoves HANDLE GAME``: the moves of one of a player's games, as ``moves`` shows them.
+
+    ``GAME`` is a number of the player's ``history`` (``-1`` the last one),
+    or the handle of the opponent of one of the player's adjourned games
+    (``stored``), as pychess asks for them.
+    """
 
     name = "smoves"
-    spec = "wi"
-    usage = msg("smoves HANDLE NUMBER")
+    spec = "ww"
+    usage = msg("smoves HANDLE NUMBER|OPPONENT")
 
     def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
         self.store = store
         self.read = read
 
-    def run(self, caller: IServerCaller, who: str, number: int, *,
-            directory: IServerDirectory) -> Deferred[None]:
-        return replayed_history_game(caller, self.store(), who, number, self.read).addCallback(
-            self.show, caller)
+    def run(self, caller: IServerCaller, who: str, game: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
+        if _INTEGER.fullmatch(game):
+            return replayed_history_game(caller, self.store(), who, int(game),
+                                         self.read).addCallback(self.show, caller)
+        return whose(caller, who, self.store(), self.read).addCallback(
+            self.show_adjourned, caller, game)
 
     def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> None:
         if found is None:
             return
         game, tracker = found
         start, end = game.start, game.end
-        ending = ("{" + end.reason + "} " + end.result) if end is not None else "{Still in progress} *"
+        ending = (movelist_ending(end.reason, end.result, start.white, start.black,
+                                  caller.parsed_lang)
+                  if end is not None else STILL_IN_PROGRESS)
         caller.send("\n".join(["", *move_list_lines(
             white=start.white, black=start.black, started=start.started,
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=caller.lang)]))
+            lang=caller.parsed_lang)]))
+
+    def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
+        """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""
+        if handle is None:
+            return
+        game = caller.games.adjourned.between(handle, opponent)
+        if game is None:
+            caller.send(msg("{handle} has no adjourned game with {opponent}.", handle=handle,
+                            opponent=opponent))
+            return
+        caller.send("\n".join(["", *game_move_lines(game, caller.parsed_lang,
+                                                     started=game.started_at)]))
 
 
 def _new_hash(old: str, new: str, stored: str) -> str | None:
