@@ -78,6 +78,10 @@ class GameResult:
     #: pendinfo removals of the offers it cleared
     #: (:class:`ficsfen.server.challenges.Notice` values; the host delivers them).
     notices: tuple[Any, ...] = field(default=(), compare=False)
+    #: What players read just before the announcement, in the same message: who
+    #: accepted the request that ended the game (``You accept the draw request
+    #: from alice.``), as :class:`ficsfen.server.challenges.Notice` values.
+    preface: tuple[Any, ...] = field(default=(), compare=False)
 
     def announcement(self, game: Any) -> Message:
         """``{Game 12 (alice vs. bob) bob checkmated} 1-0`` (``game``: number and players)."""

@@ -3,7 +3,8 @@
 :class:`GameOffers` keeps one game's pending offers and says, as
 :class:`~ficsfen.server.challenges.Notice` values, what each change tells
 each player (FICS's words, and the ``pendinfo`` lines clients track offers
-by).  Accepting an offer is the game's business
+by): FICS calls the in-game ones requests (``bob declines the draw
+request.``), and clients match those words.  Accepting an offer is the game's business
 (:meth:`ficsfen.server.games.PlayedGame.accept`): it ends, adjourns or
 takes back.
 """
@@ -99,10 +100,10 @@ class GameOffers:
         for offer in self.pending:
             what = OFFER_NAMES[offer.kind]
             if offer.by == mover:
-                notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.",
+                notices.append(Notice(opponent, msg("{handle} withdraws the {what} request.",
                                                     handle=mover, what=what)))
             else:
-                notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
+                notices.append(Notice(offer.by, msg("{handle} declines the {what} request.",
                                                     handle=mover, what=what)))
         return notices + self.drop(white, black)
 
@@ -143,9 +144,9 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, offer.by, handle)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(offer.by, msg("{handle} declines the {what} offer.",
+            notices.append(Notice(offer.by, msg("{handle} declines the {what} request.",
                                                 handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You decline the {what} offer from {handle}.",
+            notices.append(Notice(handle, msg("You decline the {what} request from {handle}.",
                                               what=what, handle=offer.by)))
         return notices
 
@@ -162,9 +163,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, handle, opponent)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(opponent, msg("{handle} withdraws the {what} offer.",
+            notices.append(Notice(opponent, msg("{handle} withdraws the {what} request.",
                                                 handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You withdraw the {what} offer.", what=what)))
+            notices.append(Notice(handle, msg("You withdraw the {what} request to {handle}.",
+                                              what=what, handle=opponent)))
         return notices
 
 
@@ -204,6 +206,17 @@ class OfferActions:
 
     def _drop_offers(self) -> list[Notice]:
         return self._offers.drop(self.white, self.black)
+
+    def _accepted(self, kind: str, handle: str) -> tuple[Notice, ...]:
+        """What both players read when ``handle`` accepts the opponent's ``kind`` request:
+        FICS's ``You accept the draw request from alice.`` and ``bob accepts the draw
+        request.``"""
+        offerer = self.opponent_of(handle)
+        what = OFFER_NAMES[kind]
+        return (Notice(handle, msg("You accept the {what} request from {handle}.", what=what,
+                                   handle=offerer)),
+                Notice(offerer, msg("{handle} accepts the {what} request.", handle=handle,
+                                    what=what)))
 
     def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
         """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""
