@@ -49,8 +49,8 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, info, interface, lists, observe,
-                                     play, seek, session_cmds, settings, talk)
+from ficsfen.server.commands import (board_cmds, client_hooks, examine, info, interface, lists,
+                                     observe, play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
@@ -106,6 +106,7 @@ def build_command_table(server: FicsServer) -> CommandTable:
                         changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
+        *client_hooks.COMMANDS,
     ):
         check_command_names(command)
         table.register(command)
@@ -176,7 +177,8 @@ class FicsServer:
         #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
         #: Pending match offers (``match``, ``accept``, ...).
-        self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
+        self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy,
+                                     is_examining=games.examining, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter)
         #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
         self.seeks = SeekBoard(sessions=sessions.all, is_busy=games.busy,

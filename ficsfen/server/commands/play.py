@@ -137,15 +137,16 @@ class AcceptCommand(Command):
             return _run(caller, lambda: game.accept(caller.handle, number), game)
         if directory.game_of(caller.handle) is not None:
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
-            return
+            return None
         games = caller.games
         try:
             challenge, notices = games.challenges.accept(caller.handle, _offer_name(name, directory))
         except ChallengeError as e:
             caller.send(e.message)
-            return
+            return None
         caller.boards.deliver(notices)
         games.start_game(challenge)
+        return None
 
 
 class _OfferAnswer(Command):
@@ -322,8 +323,11 @@ def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
     if directory.game_of(caller.handle) is not None:
         caller.send(msg("You are already playing or examining a game."))
         return
-    if directory.game_of(other.handle) is not None:
-        caller.send(msg("{handle} is playing a game.", handle=other.handle))
+    theirs_now = directory.game_of(other.handle)
+    if theirs_now is not None:
+        caller.send(msg("{handle} is examining a game.", handle=other.handle)
+                    if IExaminedGame.providedBy(theirs_now)
+                    else msg("{handle} is playing a game.", handle=other.handle))
         return
     theirs = [c for c in games.challenges.to(caller.handle)
               if c.adjourned and c.challenger == other.handle]
