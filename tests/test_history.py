@@ -97,7 +97,7 @@ def login(server, name=None, password=None):
 # -- history --------------------------------------------------------------------------------
 
 _LINE = re.compile(r"^(?P<num>[ \d]\d): (?P<res>[-+=]) +0 (?P<col>[WB]) +0 (?P<opp>\S+) +"
-                   r"\[ (?P<type>[blsu][ru])(?P<min>[ \d]{3})(?P<inc>[ \d]{4})\] --- "
+                   r"\[ (?P<type>[blsu][ru])(?P<min>[ \d]{3})(?P<inc>[ \d]{4})\] (?P<eco>---|[A-E]\d\d) "
                    r"(?P<end>[ \w]{3}) (?P<date>.+)$")
 
 
@@ -116,11 +116,11 @@ def test_history_lists_the_games_in_the_fics_layout(games):
     rows = [_LINE.match(line) for line in lines[2:]]
     assert all(rows), lines
     got = [(r["num"].strip(), r["res"], r["col"], r["opp"], r["type"], r["min"].strip(),
-            r["inc"].strip(), r["end"].strip(), r["date"]) for r in rows]
-    assert got == [
-        ("0", "+", "W", "bob", "bu", "5", "0", "Mat", fics_date(T0 + 600)),
-        ("1", "-", "B", "bob", "lu", "1", "0", "Res", fics_date(T0 + 1200)),
-        ("2", "=", "W", "bob", "su", "15", "0", "Agr", fics_date(T0 + 1800)),
+            r["inc"].strip(), r["eco"], r["end"].strip(), r["date"]) for r in rows]
+    assert got == [  # ECO: the last position of each game that the opening table knows
+        ("0", "+", "W", "bob", "bu", "5", "0", "C23", "Mat", fics_date(T0 + 600)),
+        ("1", "-", "B", "bob", "lu", "1", "0", "C20", "Res", fics_date(T0 + 1200)),
+        ("2", "=", "W", "bob", "su", "15", "0", "A40", "Agr", fics_date(T0 + 1800)),
     ]
     # bob's own history, without an argument: the same games from his side
     mine = bob.command("history").strip("\n").split("\n")

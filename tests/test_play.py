@@ -444,7 +444,7 @@ def test_stored_lists_adjourned_games_in_the_fics_layout():
     lines = out.splitlines()
     assert lines[0] == "Stored games for alice:"
     assert lines[1] == "    C Opponent       On Type          Str  M    ECO Date"
-    assert lines[2].startswith(" 1: W bob             Y [ bu  3   0] 39-39 B2   --- ")
+    assert lines[2].startswith(" 1: W bob             Y [ bu  3   0] 39-39 B2   C20 ")
     assert table.bob.command("stored").splitlines()[2].startswith(" 1: B alice           Y ")
     assert "carol has no adjourned games." in table.carol.command("stored")
     assert "dave has no adjourned games." in table.carol.command("stored dave")

@@ -12,7 +12,8 @@ the server's password pool, and the check is throttled like a password login.
 ``History for NAME:`` block, ``smoves HANDLE N`` and ``examine HANDLE N``):
 number, result (``+ - =``), both ratings (``0``: nobody is rated here), the
 player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
-rated, time control), the ECO code (``---``: none is computed), the end
+rated, time control), the ECO code (``---`` for a game without one, see
+:mod:`ficsfen.server.openings`), the end
 code (``Mat``, ``Res``, ``Fla``...) and the date.
 """
 
@@ -34,6 +35,7 @@ from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, duration, seconds_left
+from ficsfen.server.openings import NO_ECO, history_with_ecos
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
@@ -86,8 +88,8 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry) -> str:
-    """One line of ``history``, FICS's columns."""
+def history_line(entry: HistoryEntry, eco: str = NO_ECO) -> str:
+    """One line of ``history``, FICS's columns; ``eco`` the game's ECO code."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
@@ -98,14 +100,16 @@ def history_line(entry: HistoryEntry) -> str:
     return (f"{entry.number:>2}: {entry.outcome} {0:>4} {'W' if entry.white else 'B'} {0:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
-            f"--- {code:>3} {date}")
+            f"{eco:<3} {code:>3} {date}")
 
 
-def history_text(handle: str, entries: list[HistoryEntry]) -> str:
-    """The whole ``history`` answer for ``handle`` (kept in English: clients parse it)."""
+def history_text(handle: str, entries: list[tuple[HistoryEntry, str]]) -> str:
+    """The whole ``history`` answer for ``handle`` from its entries and their ECO codes
+    (:func:`ficsfen.server.openings.history_with_ecos`), kept in English: clients parse it."""
     if not entries:
         return f"{handle} has no history games."
-    return "\n".join([f"History for {handle}:", _HEADER, *map(history_line, entries)])
+    return "\n".join([f"History for {handle}:", _HEADER,
+                      *(history_line(entry, eco) for entry, eco in entries)])
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -182,7 +186,8 @@ class HistoryCommand(Command):
         def listed(handle: str | None) -> Any:
             if handle is None:
                 return None
-            entries = self.read(store.history, handle) if store is not None else succeed([])
+            entries = (self.read(history_with_ecos, store, handle) if store is not None
+                       else succeed([]))
             return entries.addCallback(lambda found: caller.send(history_text(handle, found)))
 
         return whose(caller, who, store, self.read).addCallback(listed)

@@ -27,6 +27,7 @@ from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMa
 from ficsfen.server.boards import category, material
 from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.openings import NO_ECO, live_eco
 from ficsfen.server.seeks import check_playable
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
@@ -396,7 +397,7 @@ class StoredCommand(Command):
 
     One line per game: number, the player's colour, the opponent, whether
     they are logged in, type and time control, material (White-Black), the
-    next move, ECO (not known here: ``---``) and when it was adjourned.
+    next move, ECO code (``---`` for none) and when it was adjourned.
     """
 
     name = "stored"
@@ -433,7 +434,8 @@ class StoredCommand(Command):
                 f"{number:2d}: {'W' if white else 'B'} {opponent[:15]:<15} {online} "
                 f"[{category_letter(category(game)) + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
                 f"{material(board, True):2d}-{material(board, False):<2d} "
-                f"{turn + str(board.fullmove_number):<4} --- {fics_date(game.adjourned_at)}")
+                f"{turn + str(board.fullmove_number):<4} {live_eco(game) or NO_ECO:<3} "
+                f"{fics_date(game.adjourned_at)}")
         caller.send("\n".join(lines))
 
 
