@@ -203,8 +203,8 @@ def test_smoves_of_a_game_begun_from_a_set_up_position(games):
     ("en", "carol 0", "carol has no history games."),
     ("en", "alice x", "alice has no adjourned game with x."),
     ("fr", "alice x", "alice n’a pas de partie ajournée avec x."),
-    ("en", "alice", "Usage: smoves HANDLE NUMBER|OPPONENT"),
-    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO|ADVERSAIRE"),
+    ("en", "alice", "Usage: smoves HANDLE NUMBER|%SLOT|OPPONENT"),
+    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO|%CASE|ADVERSAIRE"),
 ])
 def test_smoves_errors(games, lang, args, expected):
     games.record("alice", "bob", FOOLS_MATE, result="0-1", reason="alice checkmated",
@@ -284,8 +284,8 @@ def test_examine_a_set_up_game_and_its_usage(games):
     assert fen_of(guest) == fens_after(["exd6"], fen)[0] == \
         "rnbqkbnr/ppp1pppp/3P4/8/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3"
     guest.command("unexamine")
-    assert guest.command("examine bob").strip() == "Usage: examine [HANDLE NUMBER]"
-    assert guest.command("examine bob x").strip() == "Usage: examine [HANDLE NUMBER]"
+    assert guest.command("examine bob").strip() == "Usage: examine [HANDLE NUMBER|%SLOT]"
+    assert guest.command("examine bob x").strip() == "Usage: examine [HANDLE NUMBER|%SLOT]"
     assert guest.command("examine bob 5").strip() == "There is no history game 5 for bob."
     assert "Starting a game in examine (scratch) mode." in guest.command("examine")
 

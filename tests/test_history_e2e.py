@@ -77,6 +77,11 @@ def test_a_game_to_mate_then_history_smoves_examine_password_and_export(tmp_path
         smoves = bob.command("smoves alice 0")
         assert smoves.rstrip().endswith("      {Black checkmated} 1-0")
         assert "  4.  Qxf7#" in smoves
+        assert alice.command("jsave a alice 0") == (
+            "Game alice vs. bob saved in your journal as %01.\n")
+        assert bob.command("journal alice").split("\n")[2] == (
+            "%01: alice            0    bob              0    [ bu  3   0] C23 Mat 1-0")
+        assert bob.command("smoves alice %01") == smoves
         bob.command("examine alice -1")
         assert fen(bob) == shown[0]
         bob.command("forward 6")

@@ -113,6 +113,7 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "observe": ("Game 12: alice",),
     "history": ("History for alice:", " 0: + 0"),
     "smoves": ("Initial position:",),
+    "journal": ("Journal for alice:", "%01:"),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

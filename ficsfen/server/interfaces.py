@@ -266,6 +266,7 @@ class IServerCaller(ICaller):
     timeseal = Attribute("bool: the client speaks timeseal.")
     lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")
     interface = Attribute("str: what the client said it is (set interface).")
+    journal = Attribute("dict[int, int]: a registered player's journal (jsave), slot -> game id.")
     variables = Attribute("dict[str, int | bool]: the FICS variables clients set (open, "
                           "autoflag...), by name; absent ones have their default.")
     reply = Attribute("ficsfen.server.reply.Reply: the answer to the command this caller is "

@@ -52,6 +52,7 @@ from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, client_hooks, examine, info, interface, lists,
                                      observe, play, seek, session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
+from ficsfen.server.commands import journal_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
@@ -107,6 +108,7 @@ def build_command_table(server: FicsServer) -> CommandTable:
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
         *client_hooks.COMMANDS,
+        *journal_cmds.commands(lambda: server.store, save=server.save_settings, read=read),
     ):
         check_command_names(command)
         table.register(command)

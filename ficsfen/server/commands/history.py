@@ -197,13 +197,14 @@ class SmovesCommand(Command):
     """``smoves HANDLE GAME``: the moves of one of a player's games, as ``moves`` shows them.
 
     ``GAME`` is a number of the player's ``history`` (``-1`` the last one),
-    or the handle of the opponent of one of the player's adjourned games
-    (``stored``), as pychess asks for them.
+    an entry of their journal (``%01``, ``%a``), or the handle of the
+    opponent of one of the player's adjourned games (``stored``), as
+    pychess asks for them.
     """
 
     name = "smoves"
     spec = "ww"
-    usage = msg("smoves HANDLE NUMBER|OPPONENT")
+    usage = msg("smoves HANDLE NUMBER|%SLOT|OPPONENT")
 
     def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
         self.store = store
@@ -213,6 +214,10 @@ class SmovesCommand(Command):
             directory: IServerDirectory) -> Deferred[None] | None:
         if _INTEGER.fullmatch(game):
             return replayed_history_game(caller, self.store(), who, int(game),
+                                         self.read).addCallback(self.show, caller)
+        if game.startswith("%"):  # a journal entry, as pychess asks for them
+            from ficsfen.server.commands.journal_cmds import replayed_journal_game
+            return replayed_journal_game(caller, self.store(), who, game,
                                          self.read).addCallback(self.show, caller)
         return whose(caller, who, self.store(), self.read).addCallback(
             self.show_adjourned, caller, game)
