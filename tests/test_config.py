@@ -53,6 +53,8 @@ def test_partial_file_keeps_other_defaults(tmp_path):
     ({"server": {"help": "/nonexistent/help"}}, "no such folder", "dossier introuvable"),
     ({"accounts": {"al": "x"}}, "a handle is 3 to 17 letters", "de 3 à 17 lettres"),
     ({"accounts": {"alice": "plain"}}, "ficsfen serve --hash-password", "ficsfen serve --hash-password"),
+    ({"server": {"admins": ["al"]}}, "expected a list of handles (3 to 17 letters each)",
+     "une liste de pseudos (de 3 à 17 lettres chacun) attendu"),
     ({"server": {"listen": []}}, "expected a non-empty list of endpoint strings",
      "une liste non vide de points d’écoute"),
 ])
@@ -72,6 +74,11 @@ def test_unreadable_and_invalid_files(tmp_path):
         load(bad)
     assert "not valid TOML" in info.value.render("en")
     assert "TOML invalide" in info.value.render("fr")
+
+
+def test_admins_are_folded_handles():
+    assert from_mapping({"server": {"admins": ["Alice", "bob", "ALICE"]}}).admins == ("alice", "bob")
+    assert Config().admins == ()
 
 
 def test_password_hashes():

@@ -140,8 +140,9 @@ def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(s
     alice.send("ecila")  # typed ahead, before the password prompt: kept for it
     store.thaw()
     run_until(reactor, lambda: server.sessions.get("alice") is not None)
-    # both lookups (the name, then the password's hash) in one thread, not the reactor's
-    assert len(store.read_threads) == 2 and len(set(store.read_threads)) == 1
+    # the lookups (the name, the password's hash, then the account's flags with its
+    # settings) in one thread, not the reactor's
+    assert len(store.read_threads) == 3 and len(set(store.read_threads)) == 1
     assert threading.get_ident() not in store.read_threads
 
 

@@ -114,6 +114,10 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "history": ("History for alice:", " 0: + 0"),
     "smoves": ("Initial position:",),
     "journal": ("Journal for alice:", "%01:"),
+    "news": ("Index of the last few news items:",),
+    "announce": ("**ANNOUNCEMENT** from alice:",),
+    # What is typed at the prompt "login:", quoted as the server writes it.
+    "ban": ("login:",),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.

@@ -47,9 +47,15 @@ from ficsfen.server.reads import Reader
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.interfaces import IServerCaller
 
-__all__ = ["Accounts", "BadPassword", "IPasswordAttempt", "LoginRefused", "PasswordAttempt"]
+__all__ = ["ACCOUNT_FLAGS", "Accounts", "BadPassword", "IPasswordAttempt", "LoginRefused",
+           "PasswordAttempt"]
 
 T = TypeVar("T")
+
+#: The key of what :meth:`Accounts.saved_settings` gives that holds the account's
+#: flags, ``{"admin": bool, "muzzled": bool}`` (read with the settings, in one go);
+#: never saved back (``settings.saved`` builds what it writes from the session).
+ACCOUNT_FLAGS = "account"
 
 
 class IPasswordAttempt(ICredentials):
@@ -169,11 +175,19 @@ class Accounts:
 
     def saved_settings(self, name: str) -> Deferred[dict[str, Any]]:
         """The settings a registered ``name`` saved (``set``, ``style``, lists; empty without
-        a store), read off the reactor thread: what a login hands to
-        :meth:`ficsfen.server.sessions.Sessions.enter`."""
+        a store), with the account's flags under :data:`ACCOUNT_FLAGS`, read off the
+        reactor thread: what a login hands to :meth:`ficsfen.server.sessions.Sessions.enter`."""
         if self._store is None:
             return succeed({})
-        return self._read(self._store.load_settings, name)
+        return self._read(self._login_settings, name)
+
+    def _login_settings(self, name: str) -> dict[str, Any]:
+        """The store's two reads of a login (in the read thread): settings, then flags."""
+        saved = dict(self._store.load_settings(name))
+        account = self._store.get_account(name)
+        if account is not None:
+            saved[ACCOUNT_FLAGS] = {"admin": account.admin, "muzzled": account.muzzled}
+        return saved
 
     # -- guests and reservations -----------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Operator commands on the data file: ``ficsfen accounts`` and ``ficsfen games export``.
 
-    ficsfen accounts add NAME | remove NAME | passwd NAME | list
+    ficsfen accounts add NAME | remove NAME | passwd NAME | admin NAME on|off | list
                      [--data FILE] [--config FILE] [--lang LANG]
     ficsfen games export [--player NAME] [-o FILE] [--site TEXT]
                          [--data FILE] [--config FILE] [--lang LANG]
@@ -8,9 +8,11 @@
 The data file is the server's (``[storage] path`` of the configuration, or
 ``--data``), opened with ``exclusive=False``: these commands work while a
 server runs on the same file.  ``list`` and ``export`` open it read-only:
-they also read a file on a read-only file system.  An account added, removed or given a new
-password is seen by the running server at the next login, since it reads
-accounts from the store then.
+they also read a file on a read-only file system.  An account added, removed, given a new
+password or made an operator (``admin NAME on``) is seen by the running
+server at the next login, since it reads accounts from the store then;
+``list`` marks operators (the file's flag or the configuration's ``[server]
+admins``) and muzzled players.
 
 Passwords are read without echo from a terminal (asked twice), else as one
 line of standard input; they are hashed (slowly, on purpose) before the
@@ -112,7 +114,8 @@ def _common(lang: str, *, default: object = None) -> LocalizedArgumentParser:
 
 
 def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
-    """The data file the options name, and the configuration's ``[accounts]``.
+    """The data file the options name, and the configuration's ``[accounts]``
+    (the configuration's operators are kept in ``args.admins``).
 
     :raises AdminError: the configuration cannot be read, or there is no data file.
     """
@@ -120,6 +123,7 @@ def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
         config = load(args.config)
     except ConfigError as e:
         raise AdminError(e.message) from None
+    args.admins = config.admins
     path = config.data_file if args.data is None else data_file_option(args.data)
     if path is None:
         raise AdminError(msg("No data file: the configuration's [storage] path is empty, or "
@@ -186,8 +190,14 @@ def _accounts_parser(lang: str) -> argparse.ArgumentParser:
         one = sub.add_parser(action, lang=lang, parents=[common], help=text.render(lang),
                              description=text.render(lang))
         one.add_argument("name", metavar="NAME", help=msg("the handle").render(lang))
+    text = msg("make NAME an operator (on) or not (off)")
+    admin = sub.add_parser("admin", lang=lang, parents=[common], help=text.render(lang),
+                           description=text.render(lang))
+    admin.add_argument("name", metavar="NAME", help=msg("the handle").render(lang))
+    admin.add_argument("state", choices=("on", "off"), help=msg("on or off").render(lang))
     sub.add_parser("list", lang=lang, parents=[common], help=msg("list the accounts").render(lang),
-                   description=msg("List the accounts, with when each was created.").render(lang))
+                   description=msg("List the accounts, with when each was created, and which are "
+                                   "operators (admin) or muzzled.").render(lang))
     return parser
 
 
@@ -202,7 +212,7 @@ def accounts_main(argv: list[str] | None = None, *, lang: str | None = None,
 
     def action() -> int:
         path, configured = _data_file(args)
-        if args.action in ("add", "passwd"):
+        if args.action in ("add", "passwd", "admin"):
             problem = check_account_name(args.name)
             if problem is not None:
                 raise AdminError(problem)
@@ -260,6 +270,25 @@ def _passwd(store: _Store, args: argparse.Namespace, configured: dict[str, str],
     return EXIT_OK
 
 
+def _admin(store: _Store, args: argparse.Namespace, configured: dict[str, str], lang: str,
+           out: TextIO, stdin: TextIO | None) -> int:
+    from ficsfen.server.store import NoSuchAccountError
+
+    account = store.store.get_account(args.name)
+    if account is None:
+        raise NoSuchAccountError(args.name)
+    on = args.state == "on"
+    store.wait(store.store.set_admin(account.name, on))
+    out.write((msg("{name} is now an operator in {file}.", name=account.name,
+                   file=str(store.store.path)) if on else
+               msg("{name} is no longer an operator in {file}.", name=account.name,
+                   file=str(store.store.path))).render(lang) + "\n")
+    if not on and fold(account.name) in args.admins:
+        out.write(msg("{name} is also in the configuration's [server] admins: remove it there "
+                      "too, or it stays an operator.", name=account.name).render(lang) + "\n")
+    return EXIT_OK
+
+
 def _list(store: _Store, args: argparse.Namespace, configured: dict[str, str], lang: str,
           out: TextIO, stdin: TextIO | None) -> int:
     accounts = store.store.accounts()
@@ -268,11 +297,16 @@ def _list(store: _Store, args: argparse.Namespace, configured: dict[str, str], l
         return EXIT_OK
     for account in accounts:
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(account.created))
-        out.write(f"{account.name:<17}  {created}\n")
+        # Words, not translated: scripts read them (name, date, time, then flags).
+        flags = [word for word, on in (
+            ("admin", account.admin or fold(account.name) in args.admins),
+            ("muzzled", account.muzzled)) if on]
+        out.write(" ".join([f"{account.name:<17}  {created}", *flags]).rstrip() + "\n")
     return EXIT_OK
 
 
-_ACCOUNT_ACTIONS = {"add": _add, "remove": _remove, "passwd": _passwd, "list": _list}
+_ACCOUNT_ACTIONS = {"add": _add, "remove": _remove, "passwd": _passwd, "admin": _admin,
+                    "list": _list}
 
 
 # -- games export -------------------------------------------------------------------------

@@ -123,6 +123,7 @@ ERROR_MESSAGES: dict[str, int] = {
     "You are not playing or examining a game.": NOT_PLAYING,
     "You are not playing game {number}.": NOT_PLAYING,
     "You are not examining a game.": NOT_PLAYING,
+    "{command}: Insufficient rights.": RIGHTS,
 }
 
 #: Identifiers are what clients count with: up to nine ASCII digits.

@@ -2,7 +2,10 @@
 
 ``he fen`` runs ``help fen`` because ``he`` starts only one command name;
 an exact name or alias always wins over a prefix (``re`` is ``refresh``
-even though ``revert`` also starts with it).  Resolution is
+even though ``revert`` also starts with it).  A command whose ``exact_only``
+attribute is true (the operators' commands) runs by its full name only: it
+never takes a prefix from the other commands (``ba`` stays ``backward``
+beside ``ban``).  Resolution is
 :mod:`ficsfen.names`' (its case rule included); a word that names no
 command raises its :class:`~ficsfen.names.NameResolutionError`, carrying
 the localized message, so the table itself never writes anything.
@@ -26,6 +29,7 @@ class CommandTable:
         # Names and aliases in lower case, one dict: a name wins over an alias.
         self._commands: dict[str, ICommand] = {}
         self._sorted: list[str] = []  # the names alone, sorted
+        self._prefixed: list[str] = []  # the names a prefix may resolve to, sorted
         for command in commands:
             self.register(command)
 
@@ -43,6 +47,10 @@ class CommandTable:
             self._set_alias(fold(alias), command)
         if name not in self._sorted:
             self._sorted = sorted([*self._sorted, name])
+        prefixed = not getattr(command, "exact_only", False)
+        if prefixed != (name in self._prefixed):
+            self._prefixed = sorted({*self._prefixed, name} if prefixed
+                                    else set(self._prefixed) - {name})
 
     def alias(self, alias: str, name: str) -> None:
         """Make ``alias`` run the command ``name`` (exact match only)."""
@@ -74,7 +82,7 @@ class CommandTable:
             return command
         # Only the names starting with the word can match: a bisection finds
         # them (the table is sorted), the shared FICS rule picks among them.
-        names = self._sorted
+        names = self._prefixed
         lo = bisect_left(names, key)
         return self._commands[resolve(word, names[lo:bisect_left(names, key + "\U0010ffff", lo)],
                                       COMMAND)]

@@ -178,6 +178,9 @@ class Config:
     adjourned_expiry_days: float = 30.0
     adjourned_per_player: int = 10
     accounts: Mapping[str, str] = field(default_factory=dict)
+    #: Registered handles that are operators (``[server] admins``), folded; the
+    #: store's ``admin`` flag makes others (``ficsfen accounts admin NAME on``).
+    admins: tuple[str, ...] = ()
     #: The store's data file (``[storage] path``); ``None``: run without a store.
     data_file: Path | None = field(default_factory=default_data_file)
     #: ``"full"`` or ``"normal"``: see ``[storage] synchronous``.
@@ -238,6 +241,13 @@ def _networks(value: object) -> tuple[str, ...]:
         raise _ExpectedTypeError(msg("a list of addresses or networks (\"10.0.0.0/8\")")) from None
 
 
+def _handles(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and _HANDLE.fullmatch(v)
+                                              for v in value):
+        raise _ExpectedTypeError(msg("a list of handles (3 to 17 letters each)"))
+    return tuple(dict.fromkeys(fold(v) for v in value))
+
+
 def _seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise _ExpectedTypeError(msg("a number of seconds (0 or more)"))
@@ -286,6 +296,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("server", "prompt"): ("prompt", _string),
     ("server", "guest_login"): ("guest_login", _nonempty_word),
     ("server", "banner"): ("banner", _string),
+    ("server", "admins"): ("admins", _handles),
     ("limits", "line_length"): ("max_line", _positive_int),
     ("limits", "connections"): ("max_connections", _positive_int),
     ("limits", "connections_per_address"): ("connections_per_address", _count),

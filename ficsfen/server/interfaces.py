@@ -254,6 +254,9 @@ class IServerCaller(ICaller):
     registered = Attribute("bool: logged in with a password.")
     parsed_lang = Attribute("str: the language of texts ICS clients parse (movelists, who lines...): "
                             "'en' while the caller is an interface, else their own language.")
+    admin = Attribute("bool: an operator (shown with FICS's (*) mark; may use the operator "
+                      "commands).")
+    muzzled = Attribute("bool: may not shout, c-shout or it-shout.")
     host = Attribute("str: the address per-address limits count the caller by ('': none).")
     charset = Attribute("str: 'utf8', 'latin1' or 'ascii'.")
     style = Attribute("int: board style, 1 or 12.")

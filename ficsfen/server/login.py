@@ -107,6 +107,10 @@ class Desk:
     def check_name(self, name: str) -> Message | None:
         return self.server.accounts.check_name(name)
 
+    def banned(self, name: str | None, host: str) -> Message | None:
+        """Why a ban refuses a login of ``name`` (``None``: a guest) from ``host``, or ``None``."""
+        return self.server.operators.refusal(name, host)
+
     def reserve(self, name: str) -> None:
         self.server.accounts.reserve(name)
 
@@ -379,7 +383,15 @@ class LoginDialogue(PasswordCheck):
                          "minute. Try again in {wait}.", count=over.count, wait=duration(wait)))
             conn.close()
             return
-        if fold(name) == fold(desk.config.guest_login):
+        guest = fold(name) == fold(desk.config.guest_login)
+        banned = desk.banned(None if guest else name, conn.host)
+        if banned is not None:  # before any password is asked (``ban``)
+            self.log.info("refused the login of {name} from {peer}: banned", name=name,
+                          peer=conn.peer)
+            conn.say(banned)
+            conn.close()
+            return
+        if guest:
             handle = desk.allocate_guest()
             self.pending_name = self.held = handle
             conn.say(msg("Logging you in as \"{handle}\"; you may use this name to play "

@@ -374,7 +374,8 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     notices = limit_notices(limit, config.max_connections)
     config = replace(config, max_connections=connections_allowed(limit, config.max_connections))
     store = open_store(config, reactor=reactor)
-    server = FicsServer(config, clock=reactor, store=store)
+    # An operator's "shutdown" ends as SIGTERM does: the reactor stops, stopService follows.
+    server = FicsServer(config, clock=reactor, store=store, stop=reactor.stop)
     game_feed = None
     if feed_endpoint is not None:
         game_feed = GameFeed()

@@ -49,8 +49,9 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, client_hooks, examine, info, interface, lists,
-                                     observe, play, seek, session_cmds, settings, talk)
+from ficsfen.server.commands import (board_cmds, client_hooks, examine, info, interface,
+                                     lists, news, observe, operator_cmds, play, seek,
+                                     session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands import journal_cmds
 from ficsfen.server.config import Config
@@ -59,6 +60,7 @@ from ficsfen.server.dispatcher import Dispatcher, check_command_names
 from ficsfen.server.game_service import GameService
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
+from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
@@ -109,6 +111,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
         *talk.commands(server.talk, sessions.keys),
         *client_hooks.COMMANDS,
         *journal_cmds.commands(lambda: server.store, save=server.save_settings, read=read),
+        *operator_cmds.commands(server.operators),
+        *news.commands(server.operators, now=server.wall),
     ):
         check_command_names(command)
         table.register(command)
@@ -128,7 +132,8 @@ class FicsServer:
 
     def __init__(self, config: Config | None = None, *, clock: IReactorTime,
                  rng: random.Random | None = None, catalog: HelpCatalog | None = None,
-                 store: Any = None, wall: Callable[[], float] = time.time) -> None:
+                 store: Any = None, wall: Callable[[], float] = time.time,
+                 stop: Callable[[], object] | None = None) -> None:
         self.config = config = config if config is not None else Config()
         #: The ``IStore`` keeping accounts, settings and games, or ``None`` (nothing kept).
         self.store = store
@@ -201,6 +206,12 @@ class FicsServer:
                                                      exempt=config.exempt)),
                          max_length=config.talk_max_length)
         games.challenges, games.seeks, games.talk = self.challenges, self.seeks, self.talk
+        #: Operators, bans, muzzles and the shutdown countdown, whose end stops the server
+        #: with ``stop`` (``ficsfen serve``: the reactor's, as SIGTERM does; by default
+        #: :meth:`shutdown` alone, in the next turn as the reactor's would).
+        self.operators = Operators(
+            config, clock=clock, store=store, read=reads.read, sessions=lambda: sessions,
+            stop=stop if stop is not None else lambda: clock.callLater(0, self.shutdown))
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
@@ -216,6 +227,7 @@ class FicsServer:
         sessions.entering.extend([
             lambda session, replaced, saved: self.accounts.release(session.handle),  # held no more
             self._restore_settings,
+            self.operators.entering,  # the (*) mark, muzzles: before the session is listed
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
         sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
@@ -257,8 +269,10 @@ class FicsServer:
         return self.reads.done()
 
     def restore(self) -> Deferred[list[Any]]:
-        """Bring back the games the store has unfinished (:meth:`GameService.restore`)."""
-        return self.games.restore()
+        """Bring back the games the store has unfinished (:meth:`GameService.restore`), and
+        read the bans it keeps; fires with the games."""
+        d = self.games.restore()
+        return d.addCallback(lambda games: self.operators.load().addCallback(lambda _: games))
 
     def shutdown(self) -> Deferred[None]:
         """Stop every game, then tell everyone the server stops and close every session.
@@ -268,6 +282,7 @@ class FicsServer:
         once that is stored.  The Deferred fires when the sessions are closed.
         """
         self.stopping = True  # logins under way are refused from now on (the telnet side)
+        self.operators.stopping()  # a pending shutdown's countdown ends
 
         def goodbye(_: object) -> None:
             for session in list(self.sessions):

@@ -127,6 +127,11 @@ class Session:
         self.handle = handle
         self.lang = lang
         self.registered = registered
+        #: An operator (a registered account the store or ``[server] admins`` names):
+        #: FICS's ``(*)`` after the handle, and the operator commands.
+        self.admin = False
+        #: May not shout, c-shout or it-shout (``muzzle``).
+        self.muzzled = False
         self.peer = peer
         #: The address per-address limits count (the connection's ``host``; "" for
         #: a session with no connection, which they leave alone).
@@ -174,7 +179,10 @@ class Session:
         return f"<Session {self.handle!r} lang={self.lang!r}>"
 
     def display_name(self) -> str:
-        """The handle as FICS lists it: ``(U)`` marks an unregistered player."""
+        """The handle as FICS lists it: ``(*)`` marks an operator, ``(U)`` an unregistered
+        player."""
+        if self.admin:
+            return f"{self.handle}(*)"
         return self.handle if self.registered else f"{self.handle}(U)"
 
     @property

@@ -252,7 +252,8 @@ class WhisperCommand(KibitzCommand):
 
 
 class ShoutCommand(_TalkCommand):
-    """``shout TEXT``: to everyone with ``set shout 1`` (registered players only, as on FICS)."""
+    """``shout TEXT``: to everyone with ``set shout 1`` (registered players only, as on FICS);
+    a muzzled player (``muzzle``) is refused, for this command and those built on it."""
 
     name = "shout"
     usage = msg("shout TEXT")
@@ -266,6 +267,9 @@ class ShoutCommand(_TalkCommand):
         if not caller.registered:
             caller.send(msg("Only registered players can use the {command} command.",
                             command=self.name))
+            return
+        if caller.muzzled:  # an operator's "muzzle" (FICS's answer)
+            caller.send(msg("You are muzzled."))
             return
         sent = self._text(caller, text)
         if sent is None:

@@ -34,8 +34,10 @@ from ficsfen.server.store.records import (
     HISTORY_NUMBERS,
     HISTORY_SIZE,
     RESULTS,
+    BAN_KINDS,
     Account,
     Adjournment,
+    Ban,
     EndCode,
     GameEnd,
     GameRecord,
@@ -43,12 +45,14 @@ from ficsfen.server.store.records import (
     GameStatus,
     HistoryEntry,
     MoveRecord,
+    NewsItem,
     StoredGame,
 )
 from ficsfen.server.store.schema import SCHEMA_VERSION
 from ficsfen.server.store.sqlite import SYNCHRONOUS, SQLiteStore, lock_path
 
 __all__ = [
+    "BAN_KINDS",
     "HISTORY_NUMBERS",
     "HISTORY_SIZE",
     "RESULTS",
@@ -57,6 +61,7 @@ __all__ = [
     "Account",
     "AccountExistsError",
     "Adjournment",
+    "Ban",
     "EndCode",
     "GameEnd",
     "GameRecord",
@@ -65,6 +70,7 @@ __all__ = [
     "HistoryEntry",
     "IStore",
     "MoveRecord",
+    "NewsItem",
     "NoSuchAccountError",
     "NoSuchGameError",
     "SQLiteStore",

@@ -71,13 +71,13 @@ class AccountRows:
         return self._writer.submit(run=import_)
 
     def get_account(self, name: str) -> Account | None:
-        row = self._reader().execute("SELECT name, password, created FROM accounts WHERE key = ?",
+        row = self._reader().execute(f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE key = ?",
                                      (fold(name),)).fetchone()
-        return None if row is None else Account(row[0], row[1], row[2])
+        return None if row is None else _account(row)
 
     def accounts(self) -> list[Account]:
-        rows = self._reader().execute("SELECT name, password, created FROM accounts ORDER BY key")
-        return [Account(*row) for row in rows]
+        rows = self._reader().execute(f"SELECT {_ACCOUNT_COLUMNS} FROM accounts ORDER BY key")
+        return [_account(row) for row in rows]
 
     def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
         if not all(isinstance(k, str) for k in settings):
@@ -97,6 +97,13 @@ class AccountRows:
         row = self._reader().execute("SELECT data FROM settings WHERE key = ?",
                                      (fold(name),)).fetchone()
         return {} if row is None else json.loads(row[0])
+
+
+_ACCOUNT_COLUMNS = "name, password, created, admin, muzzled"
+
+
+def _account(row: Any) -> Account:
+    return Account(row[0], row[1], row[2], admin=bool(row[3]), muzzled=bool(row[4]))
 
 
 def _changing_account(name: str, sql: str, params: tuple[Any, ...]) -> Any:

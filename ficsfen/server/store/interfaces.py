@@ -65,7 +65,8 @@ class IStore(Interface):
         """
 
     def get_account(name):
-        """The :class:`Account` of ``name`` (any case), or ``None``.  Read."""
+        """The :class:`Account` of ``name`` (any case), with its flags (``admin``,
+        ``muzzled``), or ``None``.  Read."""
 
     def accounts():
         """Every :class:`Account`, by handle.  Read."""
@@ -83,6 +84,46 @@ class IStore(Interface):
 
     def load_settings(name):
         """The last saved settings of ``name`` (a new dict; empty if none).  Read."""
+
+    # -- operators: account flags, bans, news (see admin_rows.py) ---------------
+
+    def set_admin(name, on):
+        """Make ``name`` an operator (``on``) or not.  Deferred(None); fails with
+        ``NoSuchAccountError``."""
+
+    def set_muzzled(name, on):
+        """Muzzle ``name`` (``on``: no shouts) or not.  Deferred(None); fails with
+        ``NoSuchAccountError``."""
+
+    def add_ban(ban):
+        """Refuse a handle or an address at login (a :class:`Ban`; the same kind and value
+        again replaces it).  Deferred(True if it was not banned before); ``ValueError`` at
+        once for an unknown kind."""
+
+    def remove_ban(kind, value):
+        """Lift a ban.  Deferred(whether there was one)."""
+
+    def bans():
+        """Every :class:`Ban`, by kind then value.  Read."""
+
+    def add_news(author, title, *, posted=None):
+        """Post a news item with no text yet (``posted``: Unix time, default now).
+        Deferred(its number: one more than the highest
+        kept, from 1)."""
+
+    def add_news_line(number, line):
+        """Append a line (may be empty) to the text of news item ``number``.
+        Deferred(whether the item exists)."""
+
+    def remove_news(number):
+        """Delete news item ``number``.  Deferred(whether it existed)."""
+
+    def news(limit=None):
+        """The last ``limit`` news items (every one if ``None``) as :class:`NewsItem`
+        values, oldest first.  Read."""
+
+    def news_item(number):
+        """News item ``number`` (a :class:`NewsItem`), or ``None``.  Read."""
 
     # -- games -----------------------------------------------------------------
 

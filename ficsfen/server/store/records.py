@@ -25,6 +25,8 @@ from ficsfen.tracker import Tracker
 __all__ = [
     "Account",
     "Adjournment",
+    "BAN_KINDS",
+    "Ban",
     "EndCode",
     "GameEnd",
     "GameRecord",
@@ -34,6 +36,7 @@ __all__ = [
     "HISTORY_SIZE",
     "HistoryEntry",
     "MoveRecord",
+    "NewsItem",
     "RESULTS",
     "StoredGame",
 ]
@@ -50,11 +53,50 @@ HISTORY_NUMBERS = 100
 
 @dataclass(frozen=True)
 class Account:
-    """A registered handle: ``password_hash`` is what ``hash_password`` made."""
+    """A registered handle: ``password_hash`` is what ``hash_password`` made.
+
+    ``admin``: an operator (``ficsfen accounts admin NAME on``); ``muzzled``:
+    may not shout (``muzzle``).
+    """
 
     name: str
     password_hash: str
     created: float
+    admin: bool = False
+    muzzled: bool = False
+
+
+#: The kinds of :class:`Ban`: a handle, or an address or network.
+BAN_KINDS = ("handle", "address")
+
+
+@dataclass(frozen=True)
+class Ban:
+    """A handle or an address refused at login.
+
+    ``value`` is a folded handle (``kind == "handle"``) or an address or
+    network in the form :func:`ipaddress.ip_network` prints (``10.0.0.0/8``,
+    ``192.0.2.7/32``); ``by`` the operator who banned it, ``at`` when (Unix
+    time), ``reason`` what they said (may be empty).
+    """
+
+    kind: str
+    value: str
+    by: str
+    at: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class NewsItem:
+    """An item of ``news``: its number, when and by whom it was posted, its title and
+    its text (lines separated by ``\\n``; empty until ``cnewsf`` adds some)."""
+
+    number: int
+    posted: float
+    author: str
+    title: str
+    text: str = ""
 
 
 @dataclass(frozen=True)

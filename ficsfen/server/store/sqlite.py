@@ -29,7 +29,8 @@ out our own read connection, and the operator tools (``exclusive=False``)
 that change accounts while the server runs.
 
 The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
-(accounts and settings), :class:`~.game_writes.GameWrites` (game writes and
+(accounts and settings), :class:`~.admin_rows.AdminRows` (account flags, bans
+and news), :class:`~.game_writes.GameWrites` (game writes and
 the move log) and :class:`~.game_reads.GameReads` (game reads).
 """
 
@@ -47,6 +48,7 @@ from zope.interface import implementer
 
 from ficsfen.i18n import Message
 from ficsfen.server.store.account_rows import AccountRows
+from ficsfen.server.store.admin_rows import AdminRows
 from ficsfen.server.store.errors import (
     StoreClosedError,
     StoreOpenError,
@@ -69,10 +71,12 @@ from ficsfen.server.store.records import (
     HISTORY_SIZE,
     Account,
     Adjournment,
+    Ban,
     GameEnd,
     GameStart,
     HistoryEntry,
     MoveRecord,
+    NewsItem,
     StoredGame,
 )
 from ficsfen.server.store.writer import Checkpointer, Writer
@@ -107,6 +111,7 @@ class SQLiteStore:
         self._writer.start()
         self._closing: Deferred[None] | None = None
         self._accounts = AccountRows(self._writer, self._reader)
+        self._admin = AdminRows(self._writer, self._reader)
         self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
                                        exclusive=self.exclusive)
         self._game_reads = GameReads(self._reader)
@@ -288,6 +293,38 @@ class SQLiteStore:
 
     def load_settings(self, name: str) -> dict[str, Any]:
         return self._accounts.load_settings(name)
+
+    # -- operators: flags, bans, news (see admin_rows.py) ------------------------------
+
+    def set_admin(self, name: str, on: bool) -> Deferred[None]:
+        return self._admin.set_admin(name, on)
+
+    def set_muzzled(self, name: str, on: bool) -> Deferred[None]:
+        return self._admin.set_muzzled(name, on)
+
+    def add_ban(self, ban: Ban) -> Deferred[bool]:
+        return self._admin.add_ban(ban)
+
+    def remove_ban(self, kind: str, value: str) -> Deferred[bool]:
+        return self._admin.remove_ban(kind, value)
+
+    def bans(self) -> list[Ban]:
+        return self._admin.bans()
+
+    def add_news(self, author: str, title: str, *, posted: float | None = None) -> Deferred[int]:
+        return self._admin.add_news(author, title, posted=posted)
+
+    def add_news_line(self, number: int, line: str) -> Deferred[bool]:
+        return self._admin.add_news_line(number, line)
+
+    def remove_news(self, number: int) -> Deferred[bool]:
+        return self._admin.remove_news(number)
+
+    def news(self, limit: int | None = None) -> list[NewsItem]:
+        return self._admin.news(limit)
+
+    def news_item(self, number: int) -> NewsItem | None:
+        return self._admin.news_item(number)
 
     # -- games: writes (see game_writes.py) ----------------------------------------
 
