@@ -224,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _no_break_space_errors(fallback: str) -> str:
-    """A codec error handler: U+202F as U+00A0, else a space; others as ``fallback``.
+    """A codec error handler: U+202F as U+00A0, else a space; ``’`` as ``'``; others
+    as ``fallback``.
 
     French messages put U+202F before ``:`` (and ``;``, ``!``, ``?``, inside
     « »); a Latin-1 or ASCII terminal must still get the line, not a crash.
@@ -243,6 +244,8 @@ def _no_break_space_errors(fallback: str) -> str:
             for char in exc.object[exc.start:exc.end]:
                 if char in "\u202f\u00a0":
                     out.append(space)
+                elif char == "\u2019":  # the French apostrophe
+                    out.append("'")
                 else:
                     replaced = other(UnicodeEncodeError(exc.encoding, char, 0, 1, exc.reason))[0]
                     out.append(replaced if isinstance(replaced, str) else replaced.decode(exc.encoding))

@@ -149,7 +149,7 @@ def test_every_guest_of_an_address_shares_its_seeks():
     assert "posted" in second.command("seek 3 0")
     third.command("set language fr")
     assert third.command("seek 1 0") == (
-        "Trop d'annonces sont publiées depuis votre adresse. Attendez 30 secondes avant d'en "
+        "Trop d’annonces sont publiées depuis votre adresse. Attendez 30 secondes avant d’en "
         "publier une autre.\n")
     assert watcher.output().count("seeking") == 2
     clock.advance(30)
@@ -240,7 +240,7 @@ def test_rotating_guests_of_one_address_talk_no_more_than_the_rate():
     assert other.command("tell listener hello") == "(told listener)\n"
     crowd[0].command("set language fr")
     assert crowd[0].command("tell listener hi") == (
-        "Trop de messages sont envoyés depuis votre adresse. Attendez 1 seconde avant d'en "
+        "Trop de messages sont envoyés depuis votre adresse. Attendez 1 seconde avant d’en "
         "envoyer un autre.\n")
     clock.advance(1)
     assert crowd[1].command("tell listener back") == "(told listener)\n"

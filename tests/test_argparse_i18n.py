@@ -56,7 +56,7 @@ def test_help_headings_and_the_help_option(capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"utilisation{NNBSP}: prog")
     assert f"\narguments positionnels{NNBSP}:\n" in out and f"\noptions{NNBSP}:\n" in out
-    assert "afficher ce message d'aide et quitter" in out and "show this help" not in out
+    assert "afficher ce message d’aide et quitter" in out and "show this help" not in out
 
 
 def test_sub_parsers_need_and_keep_the_language(capsys):

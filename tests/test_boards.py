@@ -160,7 +160,7 @@ def test_style1_from_each_side_and_in_french():
     french = style1(game, viewer="alice", lang="fr").split("\n")
     assert french[0] == "Partie 7 (alice contre bob)"
     assert french[3].endswith("Coup n°\u202f: 1 (Noirs)")
-    assert french[5].endswith("Coup des Blancs\u202f: 'e4      (0:03)'")
+    assert french[5].endswith("Coup des Blancs\u202f: «\u202fe4      (0:03)\u202f»")
     assert french[3].split("|")[:9] == white[3].split("|")[:9]  # same board, other labels
     assert BoardRenderer().style1(game, flipped=False, lang="en") == "\n".join(white)
 

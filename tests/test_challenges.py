@@ -23,6 +23,7 @@ from ficsfen.server.challenges import (
     parse_match,
 )
 from ficsfen.server.clock import TimeControl
+from ficsfen.server.parsed import ParsedMessage
 
 ONLINE = ["alice", "bob", "carol", "dave"]
 
@@ -88,7 +89,10 @@ def test_offer_notices_both_players():
     assert said(notices, "bob") == [
         "Challenge: alice (----) bob (----) unrated blitz 5 0.\n"
         'You can "accept" or "decline", or propose different parameters.']
-    assert said(notices, "bob", "fr")[0].startswith("Challenge: alice (----) bob (----) unrated blitz 5 0.\nVous")
+    # a person reading French reads it in French; an interface, in English (parsed texts)
+    assert said(notices, "bob", "fr")[0].startswith(
+        "Défi\u202f: alice (----) bob (----) non classée blitz 5 0.\nVous")
+    assert all(isinstance(n.message, ParsedMessage) for n in notices if n.ivar is None)
     assert ch.to("bob") == [challenge] and ch.by("alice") == [challenge]
 
 

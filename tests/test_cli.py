@@ -169,7 +169,7 @@ def test_usage_errors_exit_2(capsys, argv):
 
 def test_usage_errors_in_french(capsys):
     code, _, err = run(capsys, "--lang", "fr")
-    assert code == 2 and "ficsfen\u202f: erreur d'utilisation\u202f: indiquez une commande" in err
+    assert code == 2 and "ficsfen\u202f: erreur d’utilisation\u202f: indiquez une commande" in err
     code, _, err = run(capsys, "--lang", "xx", "check", "x")
     assert code == 2 and 'unknown language "xx"' in err
 
@@ -190,7 +190,7 @@ def test_argparse_messages_in_french(capsys, monkeypatch):
     code, out, _ = run(capsys, "--lang", "fr", "check", "--help")
     assert code == 0
     assert f"arguments positionnels{nnbsp}:" in out and f"\noptions{nnbsp}:" in out
-    assert "afficher ce message d'aide et quitter" in out and "show this help" not in out
+    assert "afficher ce message d’aide et quitter" in out and "show this help" not in out
     # the language also comes from the locale, and English stays English
     monkeypatch.setenv("LANG", "fr_FR.UTF-8")
     assert f"utilisation{nnbsp}:" in run(capsys, "check")[2]

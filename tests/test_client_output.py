@@ -372,7 +372,8 @@ def test_creating_and_moves_headers_name_the_category(tc, category):
 def test_moves_header_as_xboard_reads_it_in_any_language(room):
     room.start("5 0")
     room.alice.command("e4")
-    room.carol.command("set language fr")
+    room.carol.command("set interface xboard 4.9.1")
+    room.carol.command("set language fr")  # an interface: FICS's English all the same
     out = room.carol.command("moves 1")
     lines = out.splitlines()
     assert lines[0] == "Movelist for game 1:"
@@ -406,6 +407,10 @@ def test_observe_header_then_the_board(room):
     assert all(re.match(rx, line, re.I) for rx, line in zip(pychess_observe, lines[at:at + 4]))
     room.carol.command("set lang fr")
     room.carol.command("unobserve")
+    assert "\nPartie 1\u202f: alice (----) bob (----) non classée blitz 5 3\n" in (
+        room.carol.command("observe 1"))  # a person reads French
+    room.carol.command("set interface eboard")
+    room.carol.command("unobserve")
     assert "\nGame 1: alice (----) bob (----) unrated blitz 5 3\n" in room.carol.command("observe 1")
 
 
@@ -423,6 +428,10 @@ def test_date_answers_with_three_fics_lines(room):
         assert line.endswith(f"{local.tm_hour:02d}:{local.tm_min:02d} "
                              f"{time.strftime('%Z', local)} 2024")
     room.alice.command("set lang fr")
+    french = room.alice.command("date").splitlines()
+    assert french[2] == "GMT            - dim janv  7, 14:02 GMT 2024"
+    assert french[0].startswith("Heure locale   - ") and french[1].startswith("Heure serveur  - ")
+    room.alice.command("set interface pychess")
     assert room.alice.command("date") == out
 
 
@@ -447,8 +456,12 @@ def test_finger_shows_status_interface_timeseal_and_language(room):
     assert "Interface" not in mine and "Lag" not in mine
     room.carol.command("set lang fr")
     french = room.carol.command("finger alice")
-    assert french.startswith("Finger of alice(U):") and "Langue\u202f: English" in french
-    assert "Timeseal   : On" in french
+    assert french.startswith("Fiche de alice(U)\u202f:") and "Langue\u202f:     English" in french
+    assert "Timeseal\u202f:   activé" in french
+    room.carol.command("iset ms 0")  # an interface: FICS's lines
+    english = room.carol.command("finger alice")
+    assert english.startswith("Finger of alice(U):") and "Language   : English" in english
+    assert "Timeseal   : On" in english
 
 
 def test_finger_of_a_registered_player_who_is_away():
@@ -492,7 +505,9 @@ def test_set_interface_takes_the_rest_of_the_line(room):
 ])
 def test_client_variables_are_accepted_stored_and_listed(room, line, name, value):
     out = room.alice.command(line)
-    assert f"{name} set to {int(value)}." in out
+    # open confirms with FICS's own words
+    said = {"open": "You are now open to receive match requests."}
+    assert said.get(name, f"{name} set to {int(value)}.") in out
     assert room.alice.session.variables[name] == value
     listed = room.alice.command("variables")
     assert f"{name}={int(value)}" in listed

@@ -301,7 +301,7 @@ def test_block_success_codes(alice):
     ("1 frobnicate", block.BAD_COMMAND),
     ("1 set", block.BAD_PARAMS),
     ("1 observe a b c", block.BAD_PARAMS),
-    ("1 w", block.AMBIGUOUS),
+    ("1 un", block.AMBIGUOUS),
     ("1 e4", block.NOT_PLAYING),
     ("1 resign", block.NOT_PLAYING),
 ])

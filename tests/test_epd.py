@@ -123,7 +123,7 @@ def test_exact_epd_messages():
     assert info.value.render("en") == (
         'field 5 (operations): the operation "bm Kd2" does not end with ";"; write "bm Kd2;"')
     assert info.value.render("fr") == (
-        "champ 5 (opérations)\u202f: l'opération «\u202fbm Kd2\u202f» ne se termine pas par «\u202f;\u202f»\u202f; "
+        "champ 5 (opérations)\u202f: l’opération «\u202fbm Kd2\u202f» ne se termine pas par «\u202f;\u202f»\u202f; "
         "écrivez «\u202fbm Kd2;\u202f»")
     assert info.value.suggestion == "bm Kd2;"
     with pytest.raises(EpdError) as info:

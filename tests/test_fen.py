@@ -238,7 +238,7 @@ def test_error_code_in_both_languages(code):
 EXACT = [
     ("r3k2r/8/8/8/8/8/8/R3K2R w QK - 0 1",
      'field 3 (castling): "QK" is out of order; write "KQ"',
-     "champ 3 (roques)\u202f: «\u202fQK\u202f» n'est pas dans l'ordre\u202f; écrivez «\u202fKQ\u202f»"),
+     "champ 3 (roques)\u202f: «\u202fQK\u202f» n’est pas dans l’ordre\u202f; écrivez «\u202fKQ\u202f»"),
     ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0",
      "record: found 5 fields; a FEN record has 6, separated by single spaces",
      "enregistrement\u202f: 5 champs trouvés\u202f; un enregistrement FEN en a 6, "
@@ -260,7 +260,7 @@ EXACT = [
      "champ 1 (placement)\u202f: les Blancs ont 0 roi\u202f; il en faut exactement un"),
     (f"{KINGS} W - - 0 1",
      'field 2 (active colour): "W" is not "w" or "b"; write "w"',
-     "champ 2 (trait)\u202f: «\u202fW\u202f» n'est ni «\u202fw\u202f» ni «\u202fb\u202f»\u202f; écrivez «\u202fw\u202f»"),
+     "champ 2 (trait)\u202f: «\u202fW\u202f» n’est ni «\u202fw\u202f» ni «\u202fb\u202f»\u202f; écrivez «\u202fw\u202f»"),
     ("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1",
      "field 2 (active colour): White is to move but the Black king on e8 is in check; "
      "the side that just moved cannot be in check",
@@ -276,12 +276,12 @@ EXACT = [
      "écrivez «\u202f-\u202f»"),
     (f"{KINGS} w - - +5 1",
      'field 5 (halfmove clock): "+5" is not a whole number of 0 or more, in digits 0-9; write "5"',
-     "champ 5 (demi-coups)\u202f: «\u202f+5\u202f» n'est pas un nombre entier positif ou nul écrit avec "
+     "champ 5 (demi-coups)\u202f: «\u202f+5\u202f» n’est pas un nombre entier positif ou nul écrit avec "
      "les chiffres 0 à 9\u202f; écrivez «\u202f5\u202f»"),
     (f"{KINGS} w - - 0 \u0663",
      'field 6 (fullmove number): "\u0663" is not a whole number of 1 or more, in digits 0-9; '
      'write "3"',
-     "champ 6 (numéro de coup)\u202f: «\u202f\u0663\u202f» n'est pas un nombre entier d'au moins 1 écrit avec "
+     "champ 6 (numéro de coup)\u202f: «\u202f\u0663\u202f» n’est pas un nombre entier d’au moins 1 écrit avec "
      "les chiffres 0 à 9\u202f; écrivez «\u202f3\u202f»"),
 ]
 

@@ -74,7 +74,7 @@ def test_checkmate_is_announced():
     _, game, rec = new_game()
     play(game, "e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#")
     assert rec.results == ["{Game 12 (alice vs. bob) bob checkmated} 1-0"]
-    assert rec.results_fr == ["{Game 12 (alice vs. bob) bob est mat} 1-0"]
+    assert rec.results_fr == ["{Partie 12 (alice contre bob) bob est mat} 1-0"]
     assert game.result.score == "1-0"
     assert len(rec.boards) == 7
     assert [fen_from_style12(line) for line in rec.boards][-1] == game.tracker.fen

@@ -142,7 +142,7 @@ def test_fen_page_covers_the_facts(lang: str) -> None:
 
 def test_fen_pages_state_the_en_passant_rule() -> None:
     assert "EVERY two-square pawn push" in read("en", "fen")
-    assert "CHAQUE avance d'un pion de deux cases" in read("fr", "fen")
+    assert "CHAQUE avance d’un pion de deux cases" in read("fr", "fen")
 
 
 @pytest.mark.parametrize("lang", LANGS)

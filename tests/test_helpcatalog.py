@@ -120,7 +120,7 @@ def test_no_such_topic_names_it(catalog: HelpCatalog) -> None:
         catalog.lookup("zebra", "en")
     assert info.value.topic == "zebra"
     assert info.value.render("en") == 'No help available on "zebra".'
-    assert info.value.render("fr") == "Aucune aide n'existe sur «\u202fzebra\u202f»."
+    assert info.value.render("fr") == "Aucune aide n’existe sur «\u202fzebra\u202f»."
     assert isinstance(info.value, LookupError)
     assert isinstance(info.value.message, Message)
 
@@ -331,7 +331,7 @@ def test_index_lists_every_topic_in_columns(catalog: HelpCatalog) -> None:
 
 def test_index_is_localized(catalog: HelpCatalog) -> None:
     text = catalog.index("fr")
-    assert text.startswith("De l'aide est disponible sur les sujets suivants\u202f:")
+    assert text.startswith("De l’aide est disponible sur les sujets suivants\u202f:")
     assert "«\u202fhelp SUJET\u202f»" in text
 
 
@@ -363,7 +363,7 @@ def test_default_catalog_module_functions() -> None:
         helpcatalog.lookup("sty", "en")
     assert info.value.matches == ("style", "style12")
     assert helpcatalog.lookup("style", "en").topic == "style"
-    assert helpcatalog.index("fr").splitlines()[0].startswith("De l'aide")
+    assert helpcatalog.index("fr").splitlines()[0].startswith("De l’aide")
 
 
 def test_repr() -> None:

@@ -177,7 +177,7 @@ def test_malformed_move_and_syntax_errors():
         game.fens()
     assert info.value.ply == 4
     assert info.value.render() == "Game 1, ply 4: a comment opened with a brace is never closed"
-    assert info.value.render("fr") == "Partie 1, demi-coup 4\u202f: un commentaire ouvert par une accolade n'est jamais fermé"
+    assert info.value.render("fr") == "Partie 1, demi-coup 4\u202f: un commentaire ouvert par une accolade n’est jamais fermé"
     (game,) = read_games("1. e4 ) e5 *")
     with pytest.raises(PgnError):
         game.fens()
@@ -186,7 +186,7 @@ def test_malformed_move_and_syntax_errors():
     with pytest.raises(PgnError) as info:
         games[0].fens()
     assert info.value.render() == "Game 1, ply 3: a variation opened with ( is never closed"
-    assert info.value.render("fr") == "Partie 1, demi-coup 3\u202f: une variante ouverte par ( n'est jamais fermée"
+    assert info.value.render("fr") == "Partie 1, demi-coup 3\u202f: une variante ouverte par ( n’est jamais fermée"
     assert len(games[1].fens()) == 2
 
 

@@ -64,7 +64,9 @@ def test_list_commands_in_fics_layout_and_errors():
     server = make_server(list_size=2)
     alice, bob, carol = (login(server, n) for n in ("alice", "bob", "carol"))
     assert alice.command("showlist").startswith(
-        "Lists:\n\ncensor               is PERSONAL\nchannel              is PERSONAL\nnoplay               is PERSONAL")
+        "Lists:\n\ncensor               is PERSONAL\nchannel              is PERSONAL\n"
+        "gnotify              is PERSONAL\nnoplay               is PERSONAL\n"
+        "notify               is PERSONAL")
     assert "-- noplay list: 0 names --" in alice.command("=noplay")
     alice.command("+nop Bob")  # a unique prefix of the list and of the handle
     alice.command("+noplay car")

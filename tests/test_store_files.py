@@ -338,14 +338,14 @@ def test_a_failing_migration_leaves_the_file_at_its_version(tmp_path):
     def broken(conn):
         raise RuntimeError("migration bug")
 
-    later = (*MIGRATIONS, Migration(SCHEMA_VERSION + 1, "half done", ("CREATE TABLE ratings (x)",),
+    later = (*MIGRATIONS, Migration(SCHEMA_VERSION + 1, "half done", ("CREATE TABLE future_table (x)",),
                                     apply=broken))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         with pytest.raises(RuntimeError, match="migration bug"):
             migrate(conn, path, later)
         assert user_version(conn) == SCHEMA_VERSION  # the shipped ones applied, not the broken one
-        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'ratings'"
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'future_table'"
                             ).fetchone()[0] == 0
     finally:
         conn.close()

@@ -276,7 +276,7 @@ def test_a_flood_is_rate_limited_without_harming_anyone_else(clock):
     alice.command("set language fr")
     alice.output()
     clock.advance(30)
-    assert "Attendez 30 secondes avant d'en envoyer un autre." in alice.command("tell bobby again")
+    assert "Attendez 30 secondes avant d’en envoyer un autre." in alice.command("tell bobby again")
     clock.advance(31)
     assert alice.command("tell bobby back") == "(dit à bobby)\n"
 

@@ -385,7 +385,7 @@ def test_set_charset_changes_what_reaches_the_client(server):
 
 # -- session end -----------------------------------------------------------------
 
-@pytest.mark.parametrize("word", ["quit", "exit", "bye", "qu"])
+@pytest.mark.parametrize("word", ["quit", "exit", "bye", "logout"])
 def test_quit_and_its_aliases(server, word):
     client = logged_in(server)
     client.send(word)

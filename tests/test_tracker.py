@@ -318,7 +318,7 @@ def test_malformed_exact_text():
     with pytest.raises(MalformedMoveError) as info:
         Tracker().push("xx")
     assert info.value.render() == 'Not a move: "xx". Type a move such as e4, Nf3, O-O or g1f3.'
-    assert info.value.render("fr") == "Ce n'est pas un coup\u202f: «\u202fxx\u202f». Tapez un coup comme e4, Nf3, O-O ou g1f3."
+    assert info.value.render("fr") == "Ce n’est pas un coup\u202f: «\u202fxx\u202f». Tapez un coup comme e4, Nf3, O-O ou g1f3."
 
 
 def test_push_move_checks_legality():
@@ -350,7 +350,7 @@ def test_history_and_fen_at():
     with pytest.raises(PlyRangeError) as info:
         t.fen_at(9)
     assert info.value.render() == "No such ply: 9; this game has 4 plies so far."
-    assert info.value.render("fr") == "Demi-coup inexistant\u202f: 9\u202f; cette partie compte 4 demi-coups pour l'instant."
+    assert info.value.render("fr") == "Demi-coup inexistant\u202f: 9\u202f; cette partie compte 4 demi-coups pour l’instant."
 
 
 def test_takeback():

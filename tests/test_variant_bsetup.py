@@ -84,7 +84,7 @@ def test_chess960_position_with_rook_file_castling_then_castles(alice, words, ri
 @pytest.mark.parametrize("words, good, bad, english, french", [
     ("zh", "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1", "4k3/8/8/8/8/8/8/4K3[X] w - - 0 1",
      'field 1 (placement): "[X]": "X" is not a piece letter that can be in hand',
-     "champ 1 (placement)\u202f: «\u202f[X]\u202f»\u202f: «\u202fX\u202f» n'est pas la lettre"),
+     "champ 1 (placement)\u202f: «\u202f[X]\u202f»\u202f: «\u202fX\u202f» n’est pas la lettre"),
     ("fr", "rr3kr1/pppppppp/8/8/8/8/PPPPPPPP/RR3KR1 w Gg - 0 1",
      "rr3kr1/pppppppp/8/8/8/8/PPPPPPPP/RR3KR1 w CGbg - 0 1",
      'field 3 (castling): "C" needs a White rook on c1',

@@ -147,7 +147,7 @@ def test_crazyhouse_drops_and_promotion():
         tracker.push("N@f7")
     assert info.value.code == "drop-none"
     assert info.value.render("en") == "Illegal move: you have no knights in hand."
-    assert info.value.render("fr") == "Coup illégal\u202f: vous n'avez pas de cavaliers en réserve."
+    assert info.value.render("fr") == "Coup illégal\u202f: vous n’avez pas de cavaliers en réserve."
 
 
 @pytest.mark.parametrize("text, code", [

@@ -152,13 +152,20 @@ def test_who_usage_error_is_block_code_513(lobby):
 def test_who_v_is_refused_with_a_reason(lobby):
     assert "not available here" in lobby.carol.command("who v")
     lobby.carol.command("set language fr")
-    assert "n'existent pas ici" in lobby.carol.command("who n")
+    assert "n’existent pas ici" in lobby.carol.command("who n")
 
 
-def test_who_trailer_stays_english_in_french(lobby):
+def test_who_trailer_stays_english_for_a_french_interface(lobby):
+    lobby.carol.command("set interface pychess")
     lobby.carol.command("set language fr")
     out = lobby.carol.command("who IbslwBzSLx")
     assert " 5 players displayed (of 5). (*) indicates system administrator." in out
+
+
+def test_who_trailer_in_french_for_a_person(lobby):
+    lobby.carol.command("set language fr")
+    out = lobby.carol.command("who IbslwBzSLx")
+    assert out.endswith("\n 5 joueurs affichés (sur 5). (*) signale un administrateur.\n")
 
 
 def test_pin_arrival_is_the_who_i_line(lobby):
@@ -210,7 +217,8 @@ def test_who_twice_without_change_is_rendered_once(lobby):
     cache = lobby.server.who_cache
     first = lobby.carol.command("who IbslwBzSLx")
     renders = cache.renders
-    lobby.carol.command("set language fr")
+    lobby.carol.command("set interface pychess")
+    lobby.carol.command("set language fr")  # an interface: the English answer
     assert lobby.carol.command("who IbslwBzSLx") == first
     assert lobby.alice.command("who IbslwBzSLx") == first
     assert cache.renders == renders

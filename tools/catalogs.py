@@ -11,7 +11,8 @@ French spacing follows the Imprimerie nationale: a NARROW NO-BREAK SPACE
 (U+202F) before ``: ; ! ?`` and inside ``« »``.  U+202F even before ``:``,
 where the older rule wants the wider U+00A0: on a fixed-width terminal both
 take one column, so the distinction buys nothing and one character keeps
-the rule and its check simple.  The server turns U+202F into U+00A0 for
+the rule and its check simple.  One apostrophe: the typographic ``’``
+(U+2019), never the straight ``'``.  The server turns U+202F into U+00A0 for
 Latin-1 clients and into a plain space for ASCII ones; the command line does
 the same on terminals whose encoding lacks it.  :func:`typography_problems`
 checks every French msgstr and help page; what is *not* French prose is let
@@ -118,6 +119,8 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "announce": ("**ANNOUNCEMENT** from alice:",),
     # What is typed at the prompt "login:", quoted as the server writes it.
     "ban": ("login:",),
+    # The punctuation aliases, listed bare, and one glued to its text.
+    "system_alias": ("!   shout", "!bonjour"),
 }
 
 # A format placeholder, or an escaped brace, is never punctuation.
@@ -127,6 +130,7 @@ _MARK = re.compile(r"[:;!?\u00ab\u00bb]")
 # or the end; any other character means the mark sits inside a token.
 _AFTER_CLAUSE = frozenset(" \n" + NNBSP + NBSP + ")]\u00bb.,")
 _LOOSE_NNBSP = re.compile(r"(?:^|\s)\u202f|\u202f(?:\s|$)")
+_STRAIGHT_APOSTROPHE = re.compile("'")
 _KEPT_ENGLISH = re.compile(r"kept as in english", re.IGNORECASE)
 
 
@@ -144,6 +148,11 @@ def typography_problems(text: str, verbatim: tuple[str, ...] = ()) -> list[str]:
     masked = _masked(text, verbatim)
     if NBSP in masked:
         problems.append("U+00A0 NO-BREAK SPACE used: use U+202F NARROW NO-BREAK SPACE")
+    for m in _STRAIGHT_APOSTROPHE.finditer(masked):
+        at = m.start()
+        line = masked.count("\n", 0, at) + 1
+        problems.append(f"line {line}: {text[max(0, at - 12):at + 12]!r}: "
+                        "straight apostrophe: use \u2019")
     # A no-break space glues two visible characters: next to a blank or at a
     # line end it means a doubled space or a line broken where it must not be.
     for m in _LOOSE_NNBSP.finditer(masked):

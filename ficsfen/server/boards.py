@@ -289,12 +289,14 @@ def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
 
 
 def played_listing(game: Any) -> str:
-    """A played game's ``games`` line: number, players, time control, clocks, material, move."""
+    """A played game's ``games`` line: number, players, private mark (``p``: ``set private``),
+    time control, clocks, material, move."""
     board = game.tracker.board
     tc = game.time_control
     kind = category_letter(category(game))
+    private = "p" if getattr(game, "private", False) else " "
     return (f"{game.number:>3} ++++ {game.white:<11} ++++ {game.black:<10} "
-            f"[ {kind}u{tc.minutes:>3} {tc.increment:>3}] "
+            f"[{private}{kind}u{tc.minutes:>3} {tc.increment:>3}] "
             f"{format_clock(game.clock.remaining(chess.WHITE)):>6} -"
             f"{format_clock(game.clock.remaining(chess.BLACK)):>6} "
             f"({material(board, chess.WHITE):>2}-{material(board, chess.BLACK):>2}) "
@@ -311,14 +313,16 @@ def category(game: IGame) -> str:
     return clocked.time_control.category if clocked is not None else "untimed"
 
 
-def game_line_header(game: IGame) -> str:
+def game_line_header(game: IGame, lang: str = "en") -> str:
     """``alice (----) bob (----) unrated blitz 5 0``: a game as ``observe`` and ``Creating:`` name it.
 
-    Kept in English whatever the language: ICS clients parse it.
+    ICS clients parse it: ``lang`` is the reader's language of parsed texts
+    (FICS's English by default).
     """
     minutes, increment = _time_control(game)
-    return (f"{game.white} (----) {game.black} (----) unrated {category(game)} "
-            f"{minutes} {increment}")
+    return msg("{white} (----) {black} (----) unrated {category} {minutes} {increment}",
+               white=game.white, black=game.black, category=category(game), minutes=minutes,
+               increment=increment).render(lang)
 
 
 def game_info_line(game: IGame, *, registered: tuple[bool, bool],
@@ -326,14 +330,15 @@ def game_info_line(game: IGame, *, registered: tuple[bool, bool],
     """FICS's ``<g1>`` line (ivar ``gameinfo``) for ``game``.
 
     ``it=`` carries White's initial time in seconds and increment, ``i=``
-    Black's (FICS sends them that way, whatever its help page says); the
-    games here are unrated and private games do not exist, hence ``p=0``,
-    ``r=0`` and ``rt=0,0``.  ``u=`` says whether each player is registered,
+    Black's (FICS sends them that way, whatever its help page says); ``p=``
+    says whether the game is private (``set private``); the games here are
+    unrated, hence ``r=0`` and ``rt=0,0``.  ``u=`` says whether each player is registered,
     ``ts=`` whether each uses timeseal.
     """
     minutes, increment = _time_control(game)
     seconds = minutes * 60
-    return (f"<g1> {game.number} p=0 t={category(game)} r=0 "
+    private = int(bool(getattr(game, "private", False)))
+    return (f"<g1> {game.number} p={private} t={category(game)} r=0 "
             f"u={int(registered[0])},{int(registered[1])} it={seconds},{increment} "
             f"i={seconds},{increment} pt=0 rt=0,0 ts={int(timeseal[0])},{int(timeseal[1])} "
             "m=2 n=0")

@@ -29,6 +29,7 @@ from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
 from ficsfen.server import boards
 from ficsfen.server.interfaces import IBoards, IPlayedGame, IServerGame
+from ficsfen.server.parsed import ParsedMessage, language_of, parsed
 from ficsfen.server.renderer import BoardRenderer
 from ficsfen.server.session import Session
 from zope.interface import implementer
@@ -100,8 +101,8 @@ class Broadcaster:
             if session.answering:  # their command's answer
                 session.send(message)
                 continue
-            groups.setdefault((session.lang, session.charset, session.prompt_text),
-                              []).append(session)
+            groups.setdefault((language_of(session, message), session.charset,
+                               session.prompt_text), []).append(session)
         texts: dict[str, str] = {}
         for (lang, charset, prompt), members in groups.items():
             text = texts.get(lang)
@@ -169,8 +170,9 @@ class Broadcaster:
             is_caller = session.answering  # the board is its command's answer
             noted = note is not None and (note_to_caller or not is_caller)
             key = (session.style, boards.relation_for(game, handle), boards.flip_for(game, handle),
-                   session.lang if noted or session.style == 1 else "", session.showfen,
-                   session.ivars["ms"])
+                   session.parsed_lang if session.style == 1 else "",
+                   language_of(session, note) if noted and note is not None else "",
+                   session.showfen, session.ivars["ms"])
             text = text_for(session, key, noted)
             if is_caller:
                 session.write_text(text)
@@ -185,9 +187,11 @@ class Broadcaster:
             return
         relation = boards.relation_for(game, "")
         noted = note is not None
-        for (style, lang, showfen, ms, charset, prompt), members in self.observer_groups(
-                game, players):
-            key = (style, relation, False, lang if noted or style == 1 else "", showfen, ms)
+        for (style, lang, parsed_lang, showfen, ms, charset, prompt), members in (
+                self.observer_groups(game, players)):
+            key = (style, relation, False, parsed_lang if style == 1 else "",
+                   (parsed_lang if isinstance(note, ParsedMessage) else lang) if noted else "",
+                   showfen, ms)
             text = text_for(members[0], key, noted)
             answered = [m for m in members if m.answering]
             if answered:  # an observer's own command: its answer, without the prompt
@@ -201,7 +205,8 @@ class Broadcaster:
         """``game``'s observers (not its players) by what they receive (part of the
         fan-out's fast path: ``bench/observers.py``).
 
-        The key is (style, language, showfen, ms ivar, charset, prompt).
+        The key is (style, language, language of parsed texts, showfen, ms ivar,
+        charset, prompt).
         """
         session_of = self._session
         folded_players = {fold(h) for h in players}
@@ -210,8 +215,9 @@ class Broadcaster:
             session = session_of(key)
             if session is None or key in folded_players:
                 continue
-            groups.setdefault((session.style, session.lang, session.showfen, session.ivars["ms"],
-                               session.charset, session.prompt_text), []).append(session)
+            groups.setdefault((session.style, session.lang, session.parsed_lang, session.showfen,
+                               session.ivars["ms"], session.charset, session.prompt_text),
+                              []).append(session)
         return list(groups.items())
 
     def ping_to_move(self, game: IServerGame) -> None:
@@ -237,11 +243,11 @@ class Broadcaster:
         white, black, tc = game.white, game.black, game.time_control
         info_line = self.game_info(game)
         kind = boards.category(game)
-        creating = msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
+        creating = parsed(msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
                        white=white, black=black, category=kind, minutes=tc.minutes,
-                       increment=tc.increment)
-        header = msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
-                     number=game.number, white=white, black=black, category=kind)
+                       increment=tc.increment))
+        header = parsed(msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
+                     number=game.number, white=white, black=black, category=kind))
         # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one
         # message.  pychess reads a game's start as four consecutive lines (the third
         # any line): one more line, or a prompt, before the board and it opens no board.
@@ -260,16 +266,16 @@ class Broadcaster:
         is now (clocks read now)."""
         other = game.opponent_of(session.handle)
         session.notify("\n".join([
-            session.render(msg("You are still playing game {number} against {handle}.",
-                               number=game.number, handle=other)),
+            session.render(parsed(msg("You are still playing game {number} against {handle}.",
+                               number=game.number, handle=other))),
             self.board_text(session, game, fresh=True)]))
         self.ping_to_move(game)
 
     def game_continued(self, game: IServerGame) -> None:
         """The players of a resumed ``game`` read that it continues (their board follows)."""
-        header = msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
+        header = parsed(msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
                      number=game.number, white=game.white, black=game.black,
-                     category=boards.category(game))
+                     category=boards.category(game)))
         for handle in game.players():
             self.tell(handle, header)
 
@@ -293,7 +299,7 @@ class Broadcaster:
         that line).
         """
         announcement = result.announcement(game)
-        removed = msg("Removing game {number} from observation list.", number=game.number)
+        removed = parsed(msg("Removing game {number} from observation list.", number=game.number))
         observing = {fold(h) for h in observers}
         prefaces: dict[str, list[Message]] = {}
         for notice in result.preface:

@@ -25,6 +25,7 @@ import chess
 from twisted.logger import Logger
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.names import NameResolutionError, fold, resolve_handle
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.limits import compact, expire, seconds_left, times
@@ -337,11 +338,11 @@ class Challenge:
         """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``
         (``unrated crazyhouse 3 0`` for a variant)."""
         colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
-        terms = msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
+        terms = parsed(msg("{challenger} (----){colour} {receiver} (----) unrated {category} {minutes} {increment}",
                     challenger=self.challenger, colour=colour, receiver=self.receiver,
                     category=self.type_name, minutes=self.time_control.minutes,
-                    increment=self.time_control.increment)
-        return msg("{terms} (adjourned)", terms=terms) if self.adjourned else terms
+                    increment=self.time_control.increment))
+        return parsed(msg("{terms} (adjourned)", terms=terms)) if self.adjourned else terms
 
     def same_terms(self, other: Challenge) -> bool:
         return (self.time_control == other.time_control and self.colour == other.colour
@@ -450,14 +451,14 @@ class Challenges:
         self._offers[key] = challenge
         notices = []
         if previous is not None:
-            notices.append(Notice(challenger, msg("Updating the offer already made to {handle}.",
-                                                  handle=receiver)))
-            notices.append(Notice(receiver, msg("{handle} updates the match offer.", handle=challenger)))
+            notices.append(Notice(challenger, parsed(msg("Updating the offer already made to {handle}.",
+                                                  handle=receiver))))
+            notices.append(Notice(receiver, parsed(msg("{handle} updates the match offer.", handle=challenger))))
             notices += removal_notices(previous.id, challenger, receiver)
-        notices.append(Notice(challenger, msg("Issuing: {terms}.", terms=challenge.describe())))
-        notices.append(Notice(receiver, msg(
+        notices.append(Notice(challenger, parsed(msg("Issuing: {terms}.", terms=challenge.describe()))))
+        notices.append(Notice(receiver, parsed(msg(
             "Challenge: {terms}.\nYou can \"accept\" or \"decline\", or propose different parameters.",
-            terms=challenge.describe())))
+            terms=challenge.describe()))))
         notices += offer_notices(challenge.id, challenger, receiver, "match",
                                  challenge.describe().render("en"))
         return challenge, notices
@@ -497,9 +498,9 @@ class Challenges:
         if self._is_busy(challenge.challenger):
             raise PlayerBusyError(self._busy(challenge.challenger))
         del self._offers[(challenge.challenger, challenge.receiver)]
-        notices = [Notice(receiver, msg("You accept the match offer from {handle}.",
-                                        handle=challenge.challenger)),
-                   Notice(challenge.challenger, msg("{handle} accepts the match offer.", handle=receiver)),
+        notices = [Notice(receiver, parsed(msg("You accept the match offer from {handle}.",
+                                        handle=challenge.challenger))),
+                   Notice(challenge.challenger, parsed(msg("{handle} accepts the match offer.", handle=receiver))),
                    *removal_notices(challenge.id, receiver, challenge.challenger)]
         for handle in (challenge.challenger, receiver):
             notices += self.drop(handle)
@@ -511,8 +512,8 @@ class Challenges:
                                none=msg("You have no match offers to decline."), role=_challenger)
         del self._offers[(challenge.challenger, challenge.receiver)]
         return [
-            Notice(receiver, msg("You decline the match offer from {handle}.", handle=challenge.challenger)),
-            Notice(challenge.challenger, msg("{handle} declines the match offer.", handle=receiver)),
+            Notice(receiver, parsed(msg("You decline the match offer from {handle}.", handle=challenge.challenger))),
+            Notice(challenge.challenger, parsed(msg("{handle} declines the match offer.", handle=receiver))),
             *removal_notices(challenge.id, receiver, challenge.challenger),
         ]
 
@@ -522,8 +523,8 @@ class Challenges:
                                none=msg("You have no match offers to withdraw."), role=_receiver)
         del self._offers[(challenge.challenger, challenge.receiver)]
         return [
-            Notice(challenger, msg("You withdraw the match offer to {handle}.", handle=challenge.receiver)),
-            Notice(challenge.receiver, msg("{handle} withdraws the match offer.", handle=challenger)),
+            Notice(challenger, parsed(msg("You withdraw the match offer to {handle}.", handle=challenge.receiver))),
+            Notice(challenge.receiver, parsed(msg("{handle} withdraws the match offer.", handle=challenger))),
             *removal_notices(challenge.id, challenger, challenge.receiver),
         ]
 
@@ -534,9 +535,9 @@ class Challenges:
             if handle in key:
                 del self._offers[key]
                 other = c.receiver if c.challenger == handle else c.challenger
-                notices.append(Notice(other, msg("The match offer between {challenger} and {receiver} "
+                notices.append(Notice(other, parsed(msg("The match offer between {challenger} and {receiver} "
                                                  "has been removed.",
-                                                 challenger=c.challenger, receiver=c.receiver)))
+                                                 challenger=c.challenger, receiver=c.receiver))))
                 notices += removal_notices(c.id, c.challenger, c.receiver)
         return notices
 
@@ -546,13 +547,13 @@ class Challenges:
         sent = self.by(handle)
         received = self.to(handle)
         if sent:
-            lines.append(msg("Offers to other players:"))
-            lines += [msg("  {terms}.", terms=c.describe()) for c in sent]
+            lines.append(parsed(msg("Offers to other players:")))
+            lines += [parsed(msg("  {terms}.", terms=c.describe())) for c in sent]
         else:
-            lines.append(msg("There are no offers pending to other players."))
+            lines.append(parsed(msg("There are no offers pending to other players.")))
         if received:
-            lines.append(msg("Offers from other players:"))
-            lines += [msg("  {terms}.", terms=c.describe()) for c in received]
+            lines.append(parsed(msg("Offers from other players:")))
+            lines += [parsed(msg("  {terms}.", terms=c.describe())) for c in received]
         else:
-            lines.append(msg("There are no offers pending from other players."))
+            lines.append(parsed(msg("There are no offers pending from other players.")))
         return lines

@@ -201,6 +201,16 @@ class ChessClock:
         if white_moves and black_moves:
             self.start(turn)
 
+    def add_time(self, color: Color, seconds: float) -> None:
+        """Give ``color`` ``seconds`` more (``moretime``); a running clock keeps running,
+        its fall moved back as far."""
+        if self._running == color:
+            self.stop()
+            self._remaining[color] += seconds
+            self.start(color)
+        else:
+            self._remaining[color] += seconds
+
     def set_remaining(self, white: float, black: float) -> None:
         """Set both clocks, stopped (a game restored from the store, or taken back to it).
 

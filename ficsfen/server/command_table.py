@@ -5,7 +5,10 @@ an exact name or alias always wins over a prefix (``re`` is ``refresh``
 even though ``revert`` also starts with it).  A command whose ``exact_only``
 attribute is true (the operators' commands) runs by its full name only: it
 never takes a prefix from the other commands (``ba`` stays ``backward``
-beside ``ban``).  Resolution is
+beside ``ban``).  A command whose ``whole_name`` attribute is true (``quit``)
+runs only by its full name or an alias, as on FICS: ``q`` answers "The
+command 'quit' cannot be abbreviated." rather than logging the player out.
+Resolution is
 :mod:`ficsfen.names`' (its case rule included); a word that names no
 command raises its :class:`~ficsfen.names.NameResolutionError`, carrying
 the localized message, so the table itself never writes anything.
@@ -16,8 +19,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Iterable, Iterator
 
+from ficsfen.i18n import msg
 from ficsfen.interfaces import ICommand
-from ficsfen.names import COMMAND, fold, resolve
+from ficsfen.names import COMMAND, NameResolutionError, fold, resolve
 
 __all__ = ["CommandTable"]
 
@@ -30,6 +34,7 @@ class CommandTable:
         self._commands: dict[str, ICommand] = {}
         self._sorted: list[str] = []  # the names alone, sorted
         self._prefixed: list[str] = []  # the names a prefix may resolve to, sorted
+        self._whole: set[str] = set()  # names no prefix reaches (quit)
         for command in commands:
             self.register(command)
 
@@ -51,6 +56,10 @@ class CommandTable:
         if prefixed != (name in self._prefixed):
             self._prefixed = sorted({*self._prefixed, name} if prefixed
                                     else set(self._prefixed) - {name})
+        if getattr(command, "whole_name", False):
+            self._whole.add(name)
+        else:
+            self._whole.discard(name)
 
     def alias(self, alias: str, name: str) -> None:
         """Make ``alias`` run the command ``name`` (exact match only)."""
@@ -75,6 +84,8 @@ class CommandTable:
 
         :raises ficsfen.names.NoMatchError: nothing matches.
         :raises ficsfen.names.AmbiguousNameError: several names start with ``word``.
+        :raises ficsfen.names.NameResolutionError: ``word`` only abbreviates commands
+            that take no abbreviation (``q``).
         """
         key = fold(word)
         command = self._commands.get(key)
@@ -84,8 +95,14 @@ class CommandTable:
         # them (the table is sorted), the shared FICS rule picks among them.
         names = self._prefixed
         lo = bisect_left(names, key)
-        return self._commands[resolve(word, names[lo:bisect_left(names, key + "\U0010ffff", lo)],
-                                      COMMAND)]
+        found = names[lo:bisect_left(names, key + "\U0010ffff", lo)]
+        if self._whole and not self._whole.isdisjoint(found):
+            whole = [name for name in found if name in self._whole]
+            found = [name for name in found if name not in self._whole]
+            if not found:
+                raise NameResolutionError(msg("The command '{name}' cannot be abbreviated.",
+                                              name=whole[0]), word, COMMAND)
+        return self._commands[resolve(word, found, COMMAND)]
 
     def names(self) -> list[str]:
         """Command names, sorted (aliases left out)."""

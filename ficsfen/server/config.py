@@ -166,6 +166,9 @@ class Config:
     #: Talking: messages per sender and minute (0: no limit), longest text in characters.
     talk_per_minute: int = 30
     talk_max_length: int = 400
+    #: Stored messages (``messages``): most kept for one player, longest text in characters.
+    messages_per_player: int = 40
+    message_max_length: int = 400
     #: Per-address rates (a token bucket per address; 0 a minute: no limit): seeks,
     #: offers (as ``offers_per_minute`` counts them) and messages, each a minute after a burst.
     address_seeks_per_minute: int = 12
@@ -340,6 +343,8 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "offers_per_minute"): ("offers_per_minute", _count),
     ("limits", "talk_per_minute"): ("talk_per_minute", _count),
     ("limits", "talk_max_length"): ("talk_max_length", _positive_int),
+    ("limits", "messages_per_player"): ("messages_per_player", _positive_int),
+    ("limits", "message_max_length"): ("message_max_length", _positive_int),
     ("limits", "address_seeks_per_minute"): ("address_seeks_per_minute", _count),
     ("limits", "address_seek_burst"): ("address_seek_burst", _positive_int),
     ("limits", "address_offers_per_minute"): ("address_offers_per_minute", _count),

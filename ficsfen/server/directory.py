@@ -188,6 +188,16 @@ class GameDirectory:
         self._drop_observed(key, game)
         return True
 
+    def make_primary(self, handle: str, game: IGame) -> bool:
+        """Make ``game`` (which ``handle`` observes) the one :meth:`observed_by` gives
+        (``primary``); False when ``handle`` does not observe it."""
+        games = self._observing.get(fold(handle))
+        if not games or game not in games:
+            return False
+        games.remove(game)
+        games.append(game)
+        return True
+
     def observers(self, game: IGame) -> list[str]:
         """Handles observing ``game``, in the order they started."""
         return list(self._observers.get(game.number, {}).values())

@@ -1,7 +1,8 @@
 """The command-line grammar: from a line typed at the prompt to the command that runs.
 
 A line is, in order: an empty line (nothing), ``$``/``$$`` then a command
-(aliases skipped), a player's alias (``alias``), ``+``/``-``/``=`` glued to a
+(aliases skipped), a player's alias (``alias``), a system alias (``f``,
+``!hello``: :mod:`.system_aliases`), ``+``/``-``/``=`` glued to a
 list name (``+noplay bob``), an exact command name, a move (``e4``, handed to
 the game service), or a unique prefix of a command name.  With the ``block``
 ivar on, each line starts with the client's number for it and the answer is
@@ -30,6 +31,7 @@ from ficsfen.server.commands.interface import AliasError, expand_alias
 from ficsfen.server.interfaces import IServerDirectory
 from ficsfen.server.reply import Reply
 from ficsfen.server.session import Session, encode_text
+from ficsfen.server.system_aliases import SystemAliases
 from ficsfen.tracker import is_move_text
 
 __all__ = ["Dispatcher", "Move", "check_command_names"]
@@ -55,14 +57,17 @@ class Dispatcher:
     ``table`` holds the commands (none named like a move:
     :func:`check_command_names`), ``directory`` is what commands find games
     in, ``move`` plays a move typed at the prompt, ``max_line`` is the
-    longest line the telnet side accepts (quoted when it drops one).
+    longest line the telnet side accepts (quoted when it drops one),
+    ``system_aliases`` FICS's aliases every player has (:mod:`.system_aliases`).
     """
 
     log = Logger()
 
     def __init__(self, table: CommandTable, directory: IServerDirectory, *, move: Move,
-                 max_line: int) -> None:
+                 max_line: int, system_aliases: SystemAliases | None = None) -> None:
         self.table = table
+        #: FICS's system aliases (``f``, ``w``, ``!``...), expanded after the player's own.
+        self.system_aliases = system_aliases
         self.directory = directory
         self._move = move
         self.max_line = max_line
@@ -144,17 +149,27 @@ class Dispatcher:
             if not words:
                 return block.NULL
             word = words[0]
-        elif session.aliases and not (len(words) == 1 and is_move_text(word)):
-            try:
-                expanded = expand_alias(line, session.aliases, session.handle)
-            except AliasError as e:
-                reply.send(e.message)
-                return block.BAD_COMMAND
-            if expanded is not line:
-                words = expanded.split(None, 1)
-                if not words:
-                    return block.NULL
-                word = words[0]
+        elif not (len(words) == 1 and is_move_text(word)):
+            expanded = line
+            if session.aliases:
+                try:
+                    expanded = expand_alias(line, session.aliases, session.handle)
+                except AliasError as e:
+                    reply.send(e.message)
+                    return block.BAD_COMMAND
+                if expanded is not line:
+                    words = expanded.split(None, 1)
+                    if not words:
+                        return block.NULL
+                    word = words[0]
+            system = self.system_aliases
+            if system is not None:
+                line = system.expand(expanded, word)
+                if line is not expanded:
+                    words = line.split(None, 1)
+                    if not words:
+                        return block.NULL
+                    word = words[0]
         rest = words[1].strip() if len(words) > 1 else ""
         if len(word) > 1 and word[0] in "+-=":  # FICS's +noplay bob, =censor
             rest = f"{word[1:]} {rest}".strip()

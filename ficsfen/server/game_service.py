@@ -31,6 +31,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.names import fold
 from ficsfen.server.examined import ExaminedGame
 from ficsfen.server.game_hooks import IGameListener, IMoveTiming
@@ -162,8 +163,8 @@ class GameService:
         if IExaminedGame.providedBy(game) and game.last_mover:
             last = game.tracker.last_ply
             if last is not None:
-                note = msg("Game {number}: {handle} moves: {san}", number=game.number,
-                           handle=game.last_mover, san=last.san)
+                note = parsed(msg("Game {number}: {handle} moves: {san}", number=game.number,
+                           handle=game.last_mover, san=last.san))
         self.broadcaster.show_position(game, note=note, note_to_caller=False, received=True)
 
     def game_ended(self, game: PlayedGame, result: GameResult) -> None:
@@ -213,6 +214,7 @@ class GameService:
                           adjournable=self._logged_in_registered(white)
                           and self._logged_in_registered(black))
         game.limiter = self.offer_limiter
+        game.private = any(self._wants_private(h) for h in (white, black))
         most = self.config.adjourned_per_player
         crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
         if game.adjournable and crowded:
@@ -227,6 +229,11 @@ class GameService:
         else:
             self._start(game, self.journal.started(game), lambda: self._announce_start(game))
         return game
+
+    def _wants_private(self, handle: str) -> bool:
+        """Whether ``handle`` (logged in) has ``set private 1``: their games are private."""
+        session = self._session(handle)
+        return session is not None and bool(session.variables.get("private", False))
 
     def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
         """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
@@ -296,13 +303,13 @@ class GameService:
         self.directory.leave(handle)
         session = self._session(handle)
         if session is not None and not quiet:
-            session.send(msg("You are no longer examining game {number}.", number=game.number))
+            session.send(parsed(msg("You are no longer examining game {number}.", number=game.number)))
         if game.examiners:
-            note = msg("{handle} has stopped examining game {number}.", handle=handle,
-                       number=game.number)
+            note = parsed(msg("{handle} has stopped examining game {number}.", handle=handle,
+                       number=game.number))
             targets = self.broadcaster.watchers(game)
         else:
-            note = msg("Game {number} has no examiners left and is over.", number=game.number)
+            note = parsed(msg("Game {number} has no examiners left and is over.", number=game.number))
             targets = self.directory.observers(game)
             self.directory.remove(game)
         self.broadcaster.notify_all(targets, note, but=session)
@@ -320,19 +327,19 @@ class GameService:
             other = game.black if fold(game.white) == fold(session.handle) else game.white
             present = self._session(other)
             if present is not None:
-                self.broadcaster.tell(other, msg(
+                self.broadcaster.tell(other, parsed(msg(
                     "Notification: {handle}, who has an adjourned game with you, has arrived.",
-                    handle=session.handle))
+                    handle=session.handle)))
                 online.append(present.handle)
             else:
                 self.broadcaster.notify(session, msg(
                     "You have an adjourned game with {handle}, who is not logged in.",
                     handle=other))
         if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
-            self.broadcaster.notify(session, msgn(
+            self.broadcaster.notify(session, parsed(msgn(
                 "{count} player, who has an adjourned game with you, is online:\n{names}",
                 "{count} players, who have an adjourned game with you, are online:\n{names}",
-                len(online), names=" ".join(online)))
+                len(online), names=" ".join(online))))
 
     def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between

@@ -16,6 +16,7 @@ import chess
 from chess import Termination
 
 from ficsfen.i18n import Message, msg
+from ficsfen.server.parsed import parsed
 
 __all__ = [
     "DRAW",
@@ -85,9 +86,9 @@ class GameResult:
 
     def announcement(self, game: Any) -> Message:
         """``{Game 12 (alice vs. bob) bob checkmated} 1-0`` (``game``: number and players)."""
-        return msg("{{Game {number} ({white} vs. {black}) {reason}}} {score}",
+        return parsed(msg("{{Game {number} ({white} vs. {black}) {reason}}} {score}",
                    number=game.number, white=game.white, black=game.black,
-                   reason=self.reason, score=self.score)
+                   reason=self.reason, score=self.score))
 
 
 @dataclass(frozen=True)

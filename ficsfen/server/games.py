@@ -48,6 +48,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl
@@ -141,6 +142,8 @@ class PlayedGame(DurableGame, OfferActions):
         #: Counts the players' offers against the host's rate limit
         #: (:class:`ficsfen.server.challenges.OfferLimiter`), or ``None``.
         self.limiter: Any = None
+        #: Nobody may observe it (a player had ``set private 1`` as it started).
+        self.private = False
         #: When the game was last adjourned (Unix time, set by the host), for ``stored``.
         self.adjourned_at = 0.0
         self._announcements = AfterCommit(self, self._not_kept)
@@ -185,7 +188,7 @@ class PlayedGame(DurableGame, OfferActions):
     def _player(self, handle: str) -> chess.Color:
         color = self.color_of(handle)
         if color is None:
-            raise NotPlayingError(msg("You are not playing game {number}.", number=self.number))
+            raise NotPlayingError(parsed(msg("You are not playing game {number}.", number=self.number)))
         if self.result is not None:
             raise GameFinishedError(msg("Game {number} is not in progress.", number=self.number))
         return color
@@ -200,7 +203,7 @@ class PlayedGame(DurableGame, OfferActions):
         """
         color = self._player(handle)
         if color != self.tracker.turn:
-            raise NotYourMoveError(msg("It is not your move."))
+            raise NotYourMoveError(parsed(msg("It is not your move.")))
         if (self.clock.running == color and self.clock.remaining(color) <= 0):
             self._time_out(color)  # the flag fell before the move arrived
             raise GameFinishedError(msg("Your time ran out before your move arrived."))

@@ -54,6 +54,7 @@ class IPlayedGame(IServerGame, IClockedGame, IMoveEvents):
     offers = Attribute("list of pending in-game offers (``describe()`` each).")
     announcing = Attribute("True while a change waits for its write before it is announced.")
     started_at = Attribute("float: when the game started, in the reactor's seconds.")
+    private = Attribute("bool: nobody may observe it (set private of a player at its start).")
 
     def shown_clocks():
         """The clocks (White's, Black's seconds, whether one runs) its boards of the
@@ -173,6 +174,10 @@ class IServerDirectory(IGameDirectory):
     def observers(game):
         """Handles observing ``game``, in the order they started."""
 
+    def make_primary(handle, game):
+        """Make the observed ``game`` ``handle``'s primary one (``observed_by``); False when
+        ``handle`` does not observe it."""
+
     def observed_games(handle):
         """Games ``handle`` observes, oldest first."""
 
@@ -252,8 +257,10 @@ class IServerCaller(ICaller):
     """Whoever typed a command on our own server: an ICaller, their settings, the services."""
 
     registered = Attribute("bool: logged in with a password.")
-    parsed_lang = Attribute("str: the language of texts ICS clients parse (movelists, who lines...): "
-                            "'en' while the caller is an interface, else their own language.")
+    is_interface = Attribute("bool: a program reads this caller (timeseal, set interface, any "
+                             "iset or %b).")
+    parsed_lang = Attribute("str: the language of texts ICS clients parse: 'en' for an "
+                            "interface, else lang (see ficsfen.server.parsed).")
     admin = Attribute("bool: an operator (shown with FICS's (*) mark; may use the operator "
                       "commands).")
     muzzled = Attribute("bool: may not shout, c-shout or it-shout.")
@@ -270,6 +277,10 @@ class IServerCaller(ICaller):
     lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")
     interface = Attribute("str: what the client said it is (set interface).")
     journal = Attribute("dict[int, int]: a registered player's journal (jsave), slot -> game id.")
+    parsed_lang = Attribute("str: the language of texts ICS clients parse: 'en' while the caller "
+                            "is an interface (timeseal, set interface, iset), else its language.")
+    tzone = Attribute("str: the time zone dates are shown in (set tzone), '' for the server's.")
+    notes = Attribute("list[str]: finger notes 1-10 (set 1 TEXT), '' for an unset one.")
     variables = Attribute("dict[str, int | bool]: the FICS variables clients set (open, "
                           "autoflag...), by name; absent ones have their default.")
     reply = Attribute("ficsfen.server.reply.Reply: the answer to the command this caller is "
@@ -280,7 +291,7 @@ class IServerCaller(ICaller):
     default_prompt = Attribute("str: the prompt of callers who set none.")
 
     def render(message):
-        """``message`` in the caller's language."""
+        """``message`` in the caller's language (``parsed_lang`` for a text clients parse)."""
 
     def set_ivar(name, value):
         """Set one interface variable (the server hears of it: pin, allresults)."""

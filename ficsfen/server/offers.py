@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.server.challenges import Notice, next_offer_id, offer_notices, removal_notices
 from ficsfen.server.game_errors import NoOfferError, OfferPendingError
 
@@ -47,9 +48,9 @@ class Offer:
 
     def describe(self) -> Message:
         if self.kind == "takeback":
-            return msgn("{by} asks to take back {count} half-move",
-                        "{by} asks to take back {count} half-moves", self.plies, by=self.by)
-        return msg("{by} offers to {what}", by=self.by, what=OFFER_NAMES[self.kind])
+            return parsed(msgn("{by} asks to take back {count} half-move",
+                        "{by} asks to take back {count} half-moves", self.plies, by=self.by))
+        return parsed(msg("{by} offers to {what}", by=self.by, what=OFFER_NAMES[self.kind]))
 
 
 class GameOffers:
@@ -100,11 +101,11 @@ class GameOffers:
         for offer in self.pending:
             what = OFFER_NAMES[offer.kind]
             if offer.by == mover:
-                notices.append(Notice(opponent, msg("{handle} withdraws the {what} request.",
-                                                    handle=mover, what=what)))
+                notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} request.",
+                                                            handle=mover, what=what))))
             else:
-                notices.append(Notice(offer.by, msg("{handle} declines the {what} request.",
-                                                    handle=mover, what=what)))
+                notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} request.",
+                                                           handle=mover, what=what))))
         return notices + self.drop(white, black)
 
     def make(self, handle: str, opponent: str, kind: str, plies: int = 0, *,
@@ -144,10 +145,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, offer.by, handle)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(offer.by, msg("{handle} declines the {what} request.",
-                                                handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You decline the {what} request from {handle}.",
-                                              what=what, handle=offer.by)))
+            notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} request.",
+                                                       handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You decline the {what} request from {handle}.",
+                                                     what=what, handle=offer.by))))
         return notices
 
     def withdraw(self, handle: str, opponent: str, offer_id: int | None = None) -> list[Notice]:
@@ -163,10 +164,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, handle, opponent)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(opponent, msg("{handle} withdraws the {what} request.",
-                                                handle=handle, what=what)))
-            notices.append(Notice(handle, msg("You withdraw the {what} request to {handle}.",
-                                              what=what, handle=opponent)))
+            notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} request.",
+                                                       handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You withdraw the {what} request to {handle}.",
+                                                     what=what, handle=opponent))))
         return notices
 
 
@@ -213,10 +214,10 @@ class OfferActions:
         request.``"""
         offerer = self.opponent_of(handle)
         what = OFFER_NAMES[kind]
-        return (Notice(handle, msg("You accept the {what} request from {handle}.", what=what,
-                                   handle=offerer)),
-                Notice(offerer, msg("{handle} accepts the {what} request.", handle=handle,
-                                    what=what)))
+        return (Notice(handle, parsed(msg("You accept the {what} request from {handle}.",
+                                          what=what, handle=offerer))),
+                Notice(offerer, parsed(msg("{handle} accepts the {what} request.", handle=handle,
+                                           what=what))))
 
     def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
         """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""
@@ -249,16 +250,16 @@ class OfferActions:
 def _offer_words(kind: str, handle: str, opponent: str, plies: int) -> tuple[Message, Message]:
     """What the opponent is told of an offer, and what its maker reads."""
     if kind == "takeback":
-        return (msgn("{handle} would like to take back {count} half move.",
-                     "{handle} would like to take back {count} half moves.", plies, handle=handle),
-                msgn("Takeback request for {count} half move sent to {handle}.",
+        return (parsed(msgn("{handle} would like to take back {count} half move.",
+                     "{handle} would like to take back {count} half moves.", plies, handle=handle)),
+                parsed(msgn("Takeback request for {count} half move sent to {handle}.",
                      "Takeback request for {count} half moves sent to {handle}.", plies,
-                     handle=opponent))
+                     handle=opponent)))
     if kind == "draw":
-        return (msg("{handle} offers you a draw.", handle=handle),
-                msg("Draw offer sent to {handle}.", handle=opponent))
+        return (parsed(msg("{handle} offers you a draw.", handle=handle)),
+                parsed(msg("Draw offer sent to {handle}.", handle=opponent)))
     if kind == "abort":
-        return (msg("{handle} would like to abort the game.", handle=handle),
-                msg("Abort request sent to {handle}.", handle=opponent))
-    return (msg("{handle} would like to adjourn the game.", handle=handle),
-            msg("Adjourn request sent to {handle}.", handle=opponent))
+        return (parsed(msg("{handle} would like to abort the game.", handle=handle)),
+                parsed(msg("Abort request sent to {handle}.", handle=opponent)))
+    return (parsed(msg("{handle} would like to adjourn the game.", handle=handle)),
+            parsed(msg("Adjourn request sent to {handle}.", handle=opponent)))

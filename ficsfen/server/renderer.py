@@ -107,9 +107,10 @@ class BoardRenderer:
             if game.tracker.variant is not None and game.tracker.variant.holdings:
                 text = with_holdings(game, text, received)
         elif fresh:
-            text = boards.style1(game, viewer=handle, lang=session.lang)
+            # a style 1 diagram in FICS's English for an interface (it may parse it)
+            text = boards.style1(game, viewer=handle, lang=session.parsed_lang)
         else:
-            text = self.style1(game, flipped=boards.flip_for(game, handle), lang=session.lang)
+            text = self.style1(game, flipped=boards.flip_for(game, handle), lang=session.parsed_lang)
         if session.showfen:
             text = f"{text}\n{game.tracker.fen}"
         return text

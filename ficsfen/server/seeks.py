@@ -26,6 +26,7 @@ import chess
 from twisted.logger import Logger
 
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.names import fold
 from ficsfen.server.challenges import ChallengeError, DEFAULT_TIME_CONTROL, time_control
 from ficsfen.server.clock import TimeControl
@@ -232,13 +233,15 @@ class Seek:
         c = self.request.colour
         return "" if c is None else ("[white]" if c == chess.WHITE else "[black]")
 
-    def announcement(self) -> str:
-        """FICS's line to players with ``set seek 1`` (clients read it: English)."""
+    def announcement(self) -> Message:
+        """FICS's line to players with ``set seek 1`` (clients read it: FICS's English
+        for an interface, the player's language for a person)."""
         r, tc = self.request, self.request.time_control
-        words = [f"{self.owner} ({self.rating_text}) seeking {tc.minutes} {tc.increment} unrated",
-                 r.type_name]
-        words += [w for w in (self._colour(), self._flags()) if w]
-        return " ".join(words) + f' ("play {self.id}" to respond)'
+        kind = " ".join(w for w in (r.type_name, self._colour(), self._flags()) if w)
+        return parsed(msg("{handle} ({rating}) seeking {minutes} {increment} unrated {kind} "
+                          "(\"play {number}\" to respond)", handle=self.owner,
+                          rating=self.rating_text, minutes=tc.minutes, increment=tc.increment,
+                          kind=kind, number=self.id))
 
     def info_line(self) -> str:
         """FICS's ``<s>`` line (``iset seekinfo 1``)."""
@@ -327,7 +330,7 @@ class SeekBoard:
     log = Logger()
 
     def __init__(self, *, sessions: Callable[[], Iterable[Any]], is_busy: Callable[[str], bool],
-                 refuses: Callable[[str, str], bool], tell: Callable[[str, str], None],
+                 refuses: Callable[[str, str], bool], tell: Callable[[str, Message | str], None],
                  rating: Callable[[str], int] = lambda handle: 0,
                  max_per_player: int = MAX_SEEKS, limiter: AddressRate | None = None) -> None:
         self.seeks = Seeks(max_per_player)
@@ -450,4 +453,4 @@ def opposite(colour: chess.Color | None) -> chess.Color | None:
 def sought_text(seeks: list[Seek]) -> list[Message | str]:
     """``sought``'s lines: one per seek, then FICS's count line."""
     return [s.sought_line() for s in seeks] + [
-        msgn("{count} ad displayed.", "{count} ads displayed.", len(seeks))]
+        parsed(msgn("{count} ad displayed.", "{count} ads displayed.", len(seeks)))]

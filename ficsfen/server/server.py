@@ -49,23 +49,31 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, client_hooks, examine, info, interface,
-                                     lists, news, observe, operator_cmds, play, seek,
+from ficsfen.server.commands import (board_cmds, client_hooks, examine, follow, info, interface,
+                                     lists, messages, moretime, news, notify_cmds, observe,
+                                     operator_cmds, play, players, seek, server_info,
                                      session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands import journal_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
+from ficsfen.server.following import Following
 from ficsfen.server.game_service import GameService
+from ficsfen.server.glicko import GlickoConstants
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.limits import AddressLimits
+from ficsfen.server.logon_log import LogonLog
+from ficsfen.server.notify import Notifier
 from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
+from ficsfen.server.ratings import Ratings
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
+from ficsfen.server.server_stats import ServerStats
 from ficsfen.server.session import Services, Session
 from ficsfen.server.sessions import Sessions
+from ficsfen.server.system_aliases import SystemAliases
 from ficsfen.server.talk import Talk, TalkLimiter
 
 __all__ = ["FicsServer", "build_command_table", "check_command_names"]
@@ -98,7 +106,16 @@ def build_command_table(server: FicsServer) -> CommandTable:
         board_cmds.MovesCommand(now=clock.seconds),
         info.DateCommand(now=clock.seconds),
         info.FingerCommand(now=clock.seconds, last_seen=sessions.last_seen,
-                           registered=accounts.registered),
+                           registered=accounts.registered, saved=accounts.saved_settings),
+        follow.FollowCommand(server.following),
+        follow.PrimaryCommand(),
+        moretime.MoretimeCommand(),
+        server_info.UptimeCommand(server.stats, limit=server.config.max_connections,
+                                  now=clock.seconds),
+        server_info.LimitsCommand(server.config),
+        server_info.PingCommand(),
+        *players.commands(lambda: server.store, configured=lambda: server.config.accounts,
+                          read=read),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
@@ -113,6 +130,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
         *journal_cmds.commands(lambda: server.store, save=server.save_settings, read=read),
         *operator_cmds.commands(server.operators),
         *news.commands(server.operators, now=server.wall),
+        notify_cmds.ZnotifyCommand(server.notifier),
+        *messages.commands(server.mailbox),
     ):
         check_command_names(command)
         table.register(command)
@@ -181,8 +200,16 @@ class FicsServer:
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
             lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
-        #: The noplay and censor lists of everyone logged in (``[limits] list_size``).
+        #: The personal lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
+        #: Arrival, departure and game notices of the notify and gnotify lists.
+        self.notifier = Notifier(self.lists, sessions.by_key)
+        directory.listeners.append(self.notifier)
+        #: Stored messages between registered players (``messages``, ``clearmessages``).
+        self.mailbox = messages.Mailbox(
+            lambda: self.store, read=reads.read, limit=config.messages_per_player,
+            max_length=config.message_max_length, now=lambda: self.wall(),
+            censors=self.lists.censors)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy,
                                      is_examining=games.examining, rng=self.rng,
@@ -212,6 +239,18 @@ class FicsServer:
         self.operators = Operators(
             config, clock=clock, store=store, read=reads.read, sessions=lambda: sessions,
             stop=stop if stop is not None else lambda: clock.callLater(0, self.shutdown))
+        #: Who follows whom (``follow``): observes the games they start.
+        self.following = Following(
+            session=sessions.by_key, directory=directory,
+            board_text=lambda session, game: broadcaster.board_text(session, game, fresh=True))
+        #: What ``uptime`` reports: the start, the most players and games, games played.
+        self.stats = ServerStats(players=lambda: len(sessions), games=lambda: len(directory),
+                                 started_at=wall(), started_clock=clock.seconds())
+        directory.listeners.extend([self.following, self.stats])
+        #: Every login and logout, written to the store (``llogons``, ``logons``).
+        self.logon_log = LogonLog(lambda: self.store, wall=lambda: self.wall())
+        #: The online players' ratings (what shows a rating asks it).
+        self.ratings = Ratings(GlickoConstants(), registered=self._registered_online)
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
@@ -219,7 +258,8 @@ class FicsServer:
         self.table = build_command_table(self)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
         self.dispatcher = Dispatcher(self.table, directory, move=games.move,
-                                     max_line=config.max_line)
+                                     max_line=config.max_line,
+                                     system_aliases=SystemAliases(self.table.__contains__))
 
     def _wire_logins(self) -> None:
         """What a login and a logout do beyond the registry, service by service, in order."""
@@ -230,16 +270,30 @@ class FicsServer:
             self.operators.entering,  # the (*) mark, muzzles: before the session is listed
         ])
         sessions.on_listening("seekinfo", self.seeks.refresh)  # FICS: <sc>, then every seek
-        sessions.arrivals.append(games.arrived)  # a game going on, adjourned games
+        sessions.arrivals.extend([
+            games.arrived,  # a game going on, adjourned games
+            self.mailbox.arrived,  # "You have 2 messages (1 unread)."
+            self.notifier.arrived,  # notify lists, both ways
+            self.stats.arrived,
+            self.logon_log.arrived,
+        ])
         sessions.departures.extend([
             games.departed,  # their game adjourned or forfeited, as on FICS
             lambda session: self.broadcaster.deliver(self.challenges.drop(session.handle)),
             lambda session: self.seeks.drop(session.handle),
             lambda session: self.talk.forget(session.handle),
+            self.notifier.departed,  # before the lists it reads are forgotten
             lambda session: self.lists.forget(session.handle),
             lambda session: self.offer_limiter.forget(session.handle),
+            lambda session: self.following.forget(session.handle),
             self._stop_observing,
+            self.logon_log.departed,
+            lambda session: self.ratings.departed(session.handle),
         ])
+
+    def _registered_online(self, handle: str) -> bool:
+        session = self.sessions.get(handle)
+        return session is not None and session.registered
 
     def __repr__(self) -> str:
         return f"<FicsServer sessions={len(self.sessions)} games={len(self.directory)}>"

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
 
-from ficsfen.i18n import Message, render
+from ficsfen.i18n import Message
 from ficsfen.server.ivars import SHARED_DEFAULTS, default_ivars
+from ficsfen.server.parsed import render_for
 from ficsfen.server.interfaces import IBoards, IGameService, ILineConnection, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,6 +153,10 @@ class Session:
         self.move_timer: MoveTimer | None = None
         #: What ``set interface`` said (clients name themselves; finger shows it).
         self.interface = ""
+        #: The time zone dates are shown in (``set tzone``; "": the server's own).
+        self.tzone = ""
+        #: Finger notes 1-10 (``set 1 TEXT``), "" for an unset one.
+        self.notes: list[str] = []
         #: The player's own aliases (``alias``): folded name -> (name, text).
         self.aliases: dict[str, tuple[str, str]] = {}
         #: The answer to the command this session is running (:class:`ficsfen.server.reply.Reply`,
@@ -200,8 +205,10 @@ class Session:
         return "en" if self.is_interface else self.lang
 
     def render(self, message: Message | str) -> str:
-        """``message`` in this session's language (a plain string passes through)."""
-        return render(message, self.lang)
+        """``message`` in this session's language, or in :attr:`parsed_lang` when it is
+        a text ICS clients parse (:func:`ficsfen.server.parsed.parsed`); a plain
+        string passes through."""
+        return render_for(self, message)
 
     def send(self, message: Message | str) -> None:
         """Write ``message`` (possibly several lines) in the caller's language: command output.
@@ -216,7 +223,7 @@ class Session:
         if reply is not None and reply.frame is not None:
             reply.send(message)
             return
-        text = render(message, self.lang)
+        text = self.render(message)
         if "\n" in text:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         self.emit(encode_text(text + "\r\n", self.charset))

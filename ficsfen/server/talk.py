@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
 from ficsfen.server.challenges import OfferLimiter, OfferRateError
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.session import Session
 
@@ -207,10 +208,10 @@ class Talk:
     def told(self, session: Session, playing: bool, examining: bool) -> Message:
         """FICS's answer to the sender of a tell: ``(told alice)``, and what they are doing."""
         if playing:
-            return msg("(told {handle}, who is playing)", handle=session.handle)
+            return parsed(msg("(told {handle}, who is playing)", handle=session.handle))
         if examining:
-            return msg("(told {handle}, who is examining a game)", handle=session.handle)
-        return msg("(told {handle})", handle=session.handle)
+            return parsed(msg("(told {handle}, who is examining a game)", handle=session.handle))
+        return parsed(msg("(told {handle})", handle=session.handle))
 
 
 def channel_number(word: str) -> int | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Hashable
+from typing import Callable, Hashable, TypeVar
 
 from ficsfen.server.interfaces import IExaminedGame
 
@@ -144,6 +144,9 @@ def interface_entry(handle: str, status: str, registered: bool,
     return f"{handle}{status}{'00' if registered else '01'}{'0P' * len(columns)}"
 
 
+_Request = TypeVar("_Request", bound=Hashable)
+
+
 class WhoCache:
     """``who`` answers already written, by request, while nothing they list changes.
 
@@ -151,8 +154,10 @@ class WhoCache:
     of the one server thread, and clients (or a crowd of non-readers) ask
     for it again and again: each answer is rendered once and reused until
     ``version()`` (the server's count of changes to what ``who`` shows:
-    logins, logouts, games started or ended, ``open`` set) moves on.  The
-    answers are not localized (clients parse them), so one serves everyone.
+    logins, logouts, games started or ended, ``open`` set) moves on.  A
+    request is the parsed :class:`WhoOptions` with the language of its
+    trailer (clients parse it: English for every interface), so one answer
+    serves everyone reading that language.
     At most ``size`` requests are kept, the least recently asked dropped
     first, so odd letter combinations cannot grow it.
 
@@ -172,11 +177,11 @@ class WhoCache:
         self._refresh = refresh if clock is not None else 0.0
         self._seen: Hashable = None
         self._renewed = -math.inf  # clock time of the last renewal for a change
-        self._answers: dict[WhoOptions, str | None] = {}
+        self._answers: dict[Hashable, str | None] = {}
         #: How many answers were rendered (not served from the cache).
         self.renders = 0
 
-    def answer(self, request: WhoOptions, render: Callable[[WhoOptions], str | None]) -> str | None:
+    def answer(self, request: _Request, render: Callable[[_Request], str | None]) -> str | None:
         """``render(request)``'s text, rendered again when the listing changed (see above)."""
         version = self._version()
         if version != self._seen:

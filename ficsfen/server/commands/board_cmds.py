@@ -19,22 +19,21 @@ from ficsfen.server.clock import format_move_time
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.game_values import movelist_reason
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
+from ficsfen.server.parsed import parsed
 from ficsfen.tracker import Tracker
 
 __all__ = ["STILL_IN_PROGRESS", "MovesCommand", "RefreshCommand", "game_move_lines", "move_list",
            "move_list_lines", "movelist_ending"]
-
-#: The closing line of the movelist of a game not over (FICS's words: clients wait for them).
-STILL_IN_PROGRESS = "{Still in progress} *"
 
 
 def movelist_ending(reason: str, score: str, white: str, black: str, lang: str) -> str:
     """``{White resigns} 0-1``: the closing line of a finished or adjourned game's movelist.
 
     ``reason`` is the English text of the end (it names players by handle);
-    the line names them by colour, as FICS's movelists do, in ``lang``.
+    the line names them by colour, as FICS's movelists do, in ``lang`` (the
+    reader's language of parsed texts: FICS's English for an interface).
     """
-    return "{" + movelist_reason(reason, white, black).render(lang) + "} " + score
+    return "{" + parsed(movelist_reason(reason, white, black)).render(lang) + "} " + score
 
 
 def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
@@ -59,19 +58,24 @@ class RefreshCommand(Command):
             caller.boards.send_board(caller, game)
 
 
+#: The end of a move list while the game goes on.
+STILL_IN_PROGRESS = parsed(msg("{{Still in progress}} {score}", score="*"))
+
+
 def move_list(game: IGame, lang: str, *, started: float = 0.0,
               start_board: str | None = None) -> str:
-    """The ``moves`` text of ``game``: FICS's frame in English, results in ``lang``.
+    """The ``moves`` text of ``game``, FICS's layout, in ``lang``.
 
-    The header lines, the ``Move`` heading and the closing ``{...} *`` are
-    what xboard, eboard and pychess look for, so they stay in English (the
-    closing line names the loser by colour, :func:`movelist_ending`); ``started``
-    (epoch seconds) dates the game; ``start_board`` (ivar startpos) is the
-    board of a starting position other than the usual one, shown before the
-    moves.
+    xboard, eboard and pychess parse it all (the header lines, the ``Move``
+    heading, the closing ``{...} *``, which names the loser by colour:
+    :func:`movelist_ending`): ``lang`` is the reader's language of parsed
+    texts (``parsed_lang``: FICS's English for an interface).
+    ``started`` (epoch seconds) dates the game; ``start_board`` (ivar
+    startpos) is the board of a starting position other than the usual
+    one, shown before the moves.
     """
-    return "\n".join([f"Movelist for game {game.number}:", "",
-                      *game_move_lines(game, lang, started=started, start_board=start_board)])
+    return "\n".join([parsed(msg("Movelist for game {number}:", number=game.number)).render(lang),
+                      "", *game_move_lines(game, lang, started=started, start_board=start_board)])
 
 
 def game_move_lines(game: IGame, lang: str, *, started: float,
@@ -85,30 +89,36 @@ def game_move_lines(game: IGame, lang: str, *, started: float,
     result = game.result if IPlayedGame.providedBy(game) else None
     ending = (movelist_ending(result.reason.render("en"), result.score, game.white, game.black,
                               lang)
-              if result is not None else STILL_IN_PROGRESS)
+              if result is not None else STILL_IN_PROGRESS.render(lang))
     return move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
         ending=ending, lang=lang, start_board=start_board)
 
 
+_MOVE_HEADING = parsed(msg("Move"))
+
+
 def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
                     category: str, tracker: Tracker, times: Sequence[float], ending: str,
                     lang: str, start_board: str | None = None) -> list[str]:
-    """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout.
+    """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout
+    in ``lang`` (the reader's language of parsed texts).
 
     ``moves`` puts a ``Movelist for game N:`` line before it; ``smoves``
     (a stored game) shows it as it is.  ``times`` are each ply's seconds.
     """
     history = tracker.history
-    lines = [f"{white} (UNR) vs. {black} (UNR) --- {fics_date(started)}",
-             f"Unrated {category} match, initial time: {minutes} minutes, "
-             f"increment: {increment} seconds."]
+    lines = [parsed(msg("{white} (UNR) vs. {black} (UNR) --- {date}", white=white, black=black,
+                        date=fics_date(started, lang=lang))).render(lang),
+             parsed(msg("Unrated {category} match, initial time: {minutes} minutes, "
+                        "increment: {increment} seconds.", category=category, minutes=minutes,
+                        increment=increment)).render(lang)]
     if tracker.initial_fen != STARTING_FEN and start_board is None:  # FICS: the board, one blank
         lines.append(msg("Initial position: {fen}", fen=tracker.initial_fen).render(lang))
     if start_board is not None:
         lines += ["", start_board]
-    lines += ["", f"{'Move':<6}{white:<24}{black}",
+    lines += ["", f"{_MOVE_HEADING.render(lang):<6}{white:<24}{black}",
               f"{'----':<6}{'-' * 21:<24}{'-' * 21}"]
     row = ""
     for i, ply in enumerate(history):
@@ -138,7 +148,7 @@ def starting_board(caller: IServerCaller, game: IGame) -> str | None:
     if caller.style == 12:
         return Style12Frame.starting_position(game, ms=caller.ivars["ms"]).line(
             RELATION_STARTING_POSITION, False)
-    return style1(_StartingPosition(game), viewer="", lang=caller.lang)
+    return style1(_StartingPosition(game), viewer="", lang=caller.parsed_lang)
 
 
 @implementer(IGame)

@@ -19,6 +19,7 @@ from twisted.internet.defer import Deferred, maybeDeferred
 from ficsfen.commands.base import Command
 from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve
 from ficsfen.server.commands.history import Reader, StoreGetter, replayed_history_game
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
@@ -74,7 +75,7 @@ class ExamineCommand(Command):
         if self._busy(caller, directory):
             return None
         if who is None or game is None:
-            caller.send(msg("Starting a game in examine (scratch) mode."))
+            caller.send(parsed(msg("Starting a game in examine (scratch) mode.")))
             caller.games.examine(caller.handle)
             return None
         if journal:
@@ -91,7 +92,7 @@ class ExamineCommand(Command):
         if current is None:
             return False
         if IExaminedGame.providedBy(current):
-            caller.send(msg("You are already examining game {number}.", number=current.number))
+            caller.send(parsed(msg("You are already examining game {number}.", number=current.number)))
         else:
             caller.send(msg("You are playing game {number}.", number=current.number))
         return True
@@ -168,9 +169,9 @@ class ForwardCommand(_Step):
         return game.forward(count)
 
     def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
-        return msgn("Game {number}: {handle} goes forward {count} move.",
+        return parsed(msgn("Game {number}: {handle} goes forward {count} move.",
                     "Game {number}: {handle} goes forward {count} moves.",
-                    moved, number=game.number, handle=handle)
+                    moved, number=game.number, handle=handle))
 
 
 class BackwardCommand(_Step):
@@ -182,9 +183,9 @@ class BackwardCommand(_Step):
         return game.backward(count)
 
     def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
-        return msgn("Game {number}: {handle} backs up {count} move.",
+        return parsed(msgn("Game {number}: {handle} backs up {count} move.",
                     "Game {number}: {handle} backs up {count} moves.",
-                    moved, number=game.number, handle=handle)
+                    moved, number=game.number, handle=handle))
 
 
 class RevertCommand(_Step):
@@ -200,8 +201,8 @@ class RevertCommand(_Step):
         return game.revert()
 
     def note(self, game: IExaminedGame, handle: str, moved: int) -> Message:
-        return msg("Game {number}: {handle} goes back to the starting position.",
-                   number=game.number, handle=handle)
+        return parsed(msg("Game {number}: {handle} goes back to the starting position.",
+                   number=game.number, handle=handle))
 
 
 _CASTLE_WORDS = ("none", "kside", "qside", "both")
@@ -294,7 +295,7 @@ class BsetupCommand(Command):
                 caller.send(msg("You are already in setup mode."))
                 return
             game.start_setup()
-            caller.send(msg("Entering setup mode for game {number}.", number=game.number))
+            caller.send(parsed(msg("Entering setup mode for game {number}.", number=game.number)))
             return
         word, _, arg = rest.partition(" ")
         words = rest.split()
@@ -350,6 +351,6 @@ class BsetupCommand(Command):
             caller.send(msg("The position is not valid; you are still in setup mode."))
             return
         directory.position_changed(game)
-        caller.boards.show_position(game, note=msg(
+        caller.boards.show_position(game, note=parsed(msg(
             "Game {number}: {handle} has set up a position.", number=game.number,
-            handle=caller.handle))
+            handle=caller.handle)))

@@ -36,6 +36,7 @@ from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, duration, seconds_left
 from ficsfen.server.openings import NO_ECO, history_with_ecos
+from ficsfen.server.parsed import heading, parsed
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
@@ -43,7 +44,8 @@ from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
 __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
-           "commands", "find_history_game", "history_line", "history_text", "whose"]
+           "commands", "find_history_game", "history_heading", "history_line", "history_text",
+           "whose"]
 
 #: Returns the server's store, or ``None`` when it runs without a data file.
 StoreGetter = Callable[[], Any]
@@ -52,8 +54,17 @@ Reader = Callable[..., Deferred]
 
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
-_HEADER = "                  Opponent      Type         ECO End Date"
 _INTEGER = re.compile(r"-?[0-9]+")
+#: The heading's labels, each with the width of its column (FICS's, in English).
+_HEADINGS: tuple[tuple[Message | str, int], ...] = (
+    ("", 18), (parsed(msg("Opponent")), 14), (parsed(msg("Type")), 13),
+    (parsed(msg("ECO")), 4), (parsed(msg("End")), 4), (parsed(msg("Date")), 0))
+
+
+def history_heading(lang: str) -> str:
+    """The column heading of ``history`` (``lang``: the reader's language of parsed
+    texts); each label starts above its column, FICS's in English."""
+    return heading(_HEADINGS, lang)
 
 
 def whose(caller: IServerCaller, word: str | None, store: IStore,
@@ -88,28 +99,35 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry, eco: str = NO_ECO) -> str:
-    """One line of ``history``, FICS's columns; ``eco`` the game's ECO code."""
+def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en") -> str:
+    """One line of ``history``, FICS's columns; ``eco`` the game's ECO code (the date's
+    names in ``lang``)."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
     rated = "r" if start.rated else "u"
     end = game.end
     code = str(end.code) if end is not None else "???"
-    date = fics_date(end.ended if end is not None else start.started)
+    date = fics_date(end.ended if end is not None else start.started, lang=lang)
     return (f"{entry.number:>2}: {entry.outcome} {0:>4} {'W' if entry.white else 'B'} {0:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
             f"{eco:<3} {code:>3} {date}")
 
 
-def history_text(handle: str, entries: list[tuple[HistoryEntry, str]]) -> str:
+def _no_history(handle: str) -> Message:
+    return parsed(msg("{handle} has no history games.", handle=handle))
+
+
+def history_text(handle: str, entries: list[tuple[HistoryEntry, str]], lang: str = "en") -> str:
     """The whole ``history`` answer for ``handle`` from its entries and their ECO codes
-    (:func:`ficsfen.server.openings.history_with_ecos`), kept in English: clients parse it."""
+    (:func:`ficsfen.server.openings.history_with_ecos`), which clients parse: in ``lang``,
+    the reader's language of parsed texts (FICS's English by default)."""
     if not entries:
-        return f"{handle} has no history games."
-    return "\n".join([f"History for {handle}:", _HEADER,
-                      *(history_line(entry, eco) for entry, eco in entries)])
+        return _no_history(handle).render(lang)
+    return "\n".join([parsed(msg("History for {handle}:", handle=handle)).render(lang),
+                      history_heading(lang),
+                      *(history_line(entry, eco, lang) for entry, eco in entries)])
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -131,7 +149,7 @@ def find_history_game(caller: IServerCaller, store: IStore, handle: str, number:
     def found(result: tuple[bool, StoredGame | None]) -> StoredGame | None:
         listed, game = result
         if not listed:
-            caller.send(f"{handle} has no history games.")  # FICS's words: clients parse them
+            caller.send(_no_history(handle))  # FICS's words: clients parse them
         elif game is None:
             caller.send(msg("There is no history game {number} for {handle}.", number=number,
                             handle=handle))
@@ -188,7 +206,8 @@ class HistoryCommand(Command):
                 return None
             entries = (self.read(history_with_ecos, store, handle) if store is not None
                        else succeed([]))
-            return entries.addCallback(lambda found: caller.send(history_text(handle, found)))
+            return entries.addCallback(lambda found: caller.send(
+                history_text(handle, found, caller.parsed_lang)))
 
         return whose(caller, who, store, self.read).addCallback(listed)
 
@@ -227,15 +246,15 @@ class SmovesCommand(Command):
             return
         game, tracker = found
         start, end = game.start, game.end
-        ending = (movelist_ending(end.reason, end.result, start.white, start.black,
-                                  caller.parsed_lang)
-                  if end is not None else STILL_IN_PROGRESS)
+        lang = caller.parsed_lang  # clients parse the move list
+        ending = (movelist_ending(end.reason, end.result, start.white, start.black, lang)
+                  if end is not None else STILL_IN_PROGRESS.render(lang))
         caller.send("\n".join(["", *move_list_lines(
             white=start.white, black=start.black, started=start.started,
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=caller.parsed_lang)]))
+            lang=lang)]))
 
     def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
         """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""

@@ -2,40 +2,41 @@
 
 Both read time from a ``now()`` callable the server hands them (its
 reactor's clock), so tests drive them with a fake clock.  ``date`` is
-pychess's keep-alive: it answers at once, with FICS's layout, in English
-(clients read it).  ``finger`` shows what a client and a person want to know
-about a player: whether they are here (or when they left), their game, and
-how they connect (interface, timeseal, lag).
+pychess's keep-alive: it answers at once, with FICS's layout.  ``finger``
+shows what a client and a person want to know about a player: whether they
+are here (or when they left), their game, and how they connect (interface,
+timeseal, lag), then their notes (``set 1 TEXT``).  Dates are shown in the
+caller's time zone (``set tzone``).  Clients read both (pychess reads
+``finger`` from ``Finger of`` to ``Timeseal``): an interface gets FICS's
+English, a person their own language, in the same columns
+(:mod:`ficsfen.server.parsed`).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from twisted.internet.defer import Deferred, succeed
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, language_name, msg, msgn
 from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.commands.notes import note_lines
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory
+from ficsfen.server.parsed import parsed
+from ficsfen.server.zones import fics_date
 
 __all__ = ["DateCommand", "FingerCommand", "fics_date", "online_for"]
 
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def fics_date(seconds: float, *, utc: bool = False) -> str:
-    """``Sun Jan  7, 14:22 CET 2024``: FICS's date layout, English names whatever the locale."""
-    stamp = time.gmtime(seconds) if utc else time.localtime(seconds)
-    zone = "GMT" if utc else time.strftime("%Z", stamp)
-    return (f"{_DAYS[stamp.tm_wday]} {_MONTHS[stamp.tm_mon - 1]} {stamp.tm_mday:>2}, "
-            f"{stamp.tm_hour:02d}:{stamp.tm_min:02d} {zone} {stamp.tm_year}")
+#: ``date``'s labels, padded to one width in every language.
+_DATE_LABELS = (parsed(msg("Local time")), parsed(msg("Server time")), parsed(msg("GMT")))
+_DATE_LABEL_WIDTH = 15
 
 
 class DateCommand(Command):
-    """``date``: the time here and in GMT, as FICS prints it."""
+    """``date``: the time in the player's zone (``set tzone``), the server's and GMT, as
+    FICS prints it."""
 
     name = "date"
     spec = ""
@@ -46,10 +47,11 @@ class DateCommand(Command):
 
     def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
         now = self.now()
-        here = fics_date(now)
-        # Kept in English with FICS's labels: scripts and clients read these lines.
-        caller.send(f"Local time     - {here}\nServer time    - {here}\n"
-                    f"GMT            - {fics_date(now, utc=True)}")
+        lang = caller.parsed_lang  # scripts and clients read these lines
+        dates = (fics_date(now, caller.tzone, lang=lang), fics_date(now, lang=lang),
+                 fics_date(now, utc=True, lang=lang))
+        caller.send("\n".join(f"{label.render(lang):<{_DATE_LABEL_WIDTH}}- {date}"
+                              for label, date in zip(_DATE_LABELS, dates)))
 
 
 def online_for(seconds: float) -> Message:
@@ -75,12 +77,15 @@ class FingerCommand(Command):
 
     def __init__(self, *, now: Callable[[], float] = time.time,
                  last_seen: Mapping[str, float] | None = None,
-                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False)
+                 registered: Callable[[str], Deferred[bool]] = lambda name: succeed(False),
+                 saved: Callable[[str], Deferred[dict[str, Any]]] = lambda name: succeed({})
                  ) -> None:
         self.now = now
         self.last_seen = last_seen if last_seen is not None else {}
         #: Whether a name has an account, read off the reactor thread.
         self.registered = registered
+        #: A registered player's saved settings (their notes), read off the reactor thread.
+        self.saved = saved
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
@@ -93,43 +98,60 @@ class FingerCommand(Command):
         except NameResolutionError as e:
             error = e.message
 
-            def answer(registered: bool) -> None:
-                caller.send(self.offline(caller, who) if registered else error)
+            def answer(registered: bool) -> Any:
+                if not registered:
+                    caller.send(error)
+                    return None
+                return self.saved(who).addCallback(
+                    lambda data: caller.send(self.offline(caller, who, _saved_notes(data))))
 
             return self.registered(who).addCallback(answer)
         caller.send(self.online(caller, target, directory))
         return None
 
-    def offline(self, caller: IServerCaller, name: str) -> str:
+    def offline(self, caller: IServerCaller, name: str, notes: Sequence[str] = ()) -> str:
         seen = self.last_seen.get(fold(name))
-        lines = [f"Finger of {name}:", ""]
+        lines = [caller.render(parsed(msg("Finger of {handle}:", handle=name))), ""]
         if seen is None:
-            lines.append(caller.render(msg("{handle} is not logged in.", handle=name)))
+            lines.append(caller.render(parsed(msg("{handle} is not logged in.", handle=name))))
         else:
-            lines.append(caller.render(msg("Last disconnected: {date}", date=fics_date(seen))))
-        return "\n".join(lines)
+            lines.append(caller.render(parsed(msg("Last disconnected: {date}", date=fics_date(
+                seen, caller.tzone, lang=caller.parsed_lang)))))
+        return "\n".join(lines + note_lines(notes))
 
     def online(self, caller: IServerCaller, target: IServerCaller,
                directory: IServerDirectory) -> str:
+        # Clients read it all ("Finger of NAME:" to the Timeseal line, pychess):
+        # FICS's English for an interface, the caller's language for a person.
         render = caller.render
-        # "Finger of NAME:" and the Timeseal line frame the answer for clients
-        # (pychess reads from one to the other): kept in English.
-        lines = [f"Finger of {target.display_name()}:", "",
-                 render(msg("On for: {duration}",
-                            duration=online_for(self.now() - target.login_time)))]
+        lines = [render(parsed(msg("Finger of {handle}:", handle=target.display_name()))), "",
+                 render(parsed(msg("On for: {duration}",
+                                   duration=online_for(self.now() - target.login_time))))]
         game = directory.game_of(target.handle)
         if IExaminedGame.providedBy(game):
-            lines.append(render(msg("(examining game {number})", number=game.number)))
+            lines.append(render(parsed(msg("(examining game {number})", number=game.number))))
         elif game is not None:
-            lines.append(render(msg("(playing game {number}: {white} vs. {black})",
-                                    number=game.number, white=game.white, black=game.black)))
+            lines.append(render(parsed(msg("(playing game {number}: {white} vs. {black})",
+                                           number=game.number, white=game.white,
+                                           black=game.black))))
         lines.append("")
         if not target.registered:
-            lines += [render(msg("{handle} is NOT a registered player.", handle=target.handle)), ""]
-        lines.append(render(msg("Language   : {language}", language=language_name(target.lang))))
+            lines += [render(parsed(msg("{handle} is NOT a registered player.",
+                                        handle=target.handle))), ""]
+        # The labels end in one column in English; the values start in one in French.
+        lines.append(render(parsed(msg("Language   : {language}",
+                                       language=language_name(target.lang)))))
         if target.interface:
-            lines.append(render(msg("Interface  : \"{interface}\"", interface=target.interface)))
+            lines.append(render(parsed(msg("Interface  : \"{interface}\"",
+                                           interface=target.interface))))
         if target.timeseal:
-            lines.append(render(msg("Lag        : {lag} ms", lag=target.lag_ms)))
-        lines.append(f"Timeseal   : {'On' if target.timeseal else 'Off'}")
-        return "\n".join(lines)
+            lines.append(render(parsed(msg("Lag        : {lag} ms", lag=target.lag_ms))))
+        lines.append(render(parsed(msg("Timeseal   : On") if target.timeseal
+                                   else msg("Timeseal   : Off"))))
+        return "\n".join(lines + note_lines(target.notes))
+
+
+def _saved_notes(data: Mapping[str, Any]) -> list[str]:
+    """The finger notes among a player's saved settings (strings only)."""
+    kept = data.get("notes")
+    return [n if isinstance(n, str) else "" for n in kept] if isinstance(kept, list) else []

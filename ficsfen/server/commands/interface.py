@@ -14,6 +14,7 @@ import re
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve_value
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.ivars import IVARS
 
@@ -112,6 +113,8 @@ class IsetCommand(Command):
         except (NameResolutionError, BadIvarValueError) as e:
             caller.send(e.message)
             return
+        # FICS's words, in English: only programs set ivars (this one may be the
+        # first, so the session is not yet known as one).
         caller.send(f"{ivar} set." if on else f"{ivar} unset.")
         # Each is read where it acts (the prompt, block mode...); what turning it
         # on sends (seekinfo's seek list) follows the reply, as on FICS.
@@ -135,7 +138,7 @@ class IvariablesCommand(Command):
             except NameResolutionError as e:
                 caller.send(e.message)
                 return
-        caller.send(msg("Interface variable settings of {handle}:", handle=target.handle))
+        caller.send(parsed(msg("Interface variable settings of {handle}:", handle=target.handle)))
         caller.send("\n" + ivariables_table(target.ivars) + "\n")
 
 

@@ -5,13 +5,16 @@ Two lists refuse players: ``noplay`` (their match requests are refused,
 "alice is censoring you."; and every tell, say, kibitz, shout and channel
 message from them is kept from the one censoring).  The ``channel`` list
 holds channel numbers: ``+channel 5`` joins channel 5 (:mod:`.talk`).  The one refused is told;
-the one refusing never sees the request.
+the one refusing never sees the request.  ``notify`` and ``gnotify`` hold the
+registered players whose arrivals and departures, or games, one hears of
+(:mod:`ficsfen.server.notify`); only registered players keep them.
 
 :class:`PersonalLists` holds the lists of everyone logged in, by handle.  A
 registered player's lists are kept with their saved settings (``"lists"``)
 and come back at the next login; a guest's last for the session.  The
 layout of ``showlist`` is FICS's (pychess reads ``Lists:`` and the
-``-- noplay list: 1 names --`` header), so it stays in English.
+``-- noplay list: 1 names --`` header): FICS's English for an interface,
+the player's language for a person (:mod:`ficsfen.server.parsed`).
 """
 
 from __future__ import annotations
@@ -22,16 +25,20 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, fail, succeed
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve, resolve_handle
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
+from ficsfen.server.parsed import parsed
 from ficsfen.server.talk import CHANNELS
 
-__all__ = ["COMMANDS", "LIST_NAMES", "ListError", "ListFullError", "NoSuchListError",
+__all__ = ["COMMANDS", "LIST_NAMES", "WATCH_LISTS", "ListError", "ListFullError", "NoSuchListError",
            "PersonalLists", "PlayerLists", "commands"]
 
 #: The personal lists, in the order ``showlist`` gives them.
-LIST_NAMES = ("censor", "channel", "noplay")
+LIST_NAMES = ("censor", "channel", "gnotify", "noplay", "notify")
+#: The lists of registered players only, naming registered players only; who is on
+#: them is indexed both ways (:meth:`PersonalLists.watching`).
+WATCH_LISTS = ("notify", "gnotify")
 #: FICS keeps at most this many names on one personal list.
 DEFAULT_LIST_SIZE = 50
 
@@ -131,16 +138,64 @@ class PersonalLists:
     def __init__(self, *, size: int = DEFAULT_LIST_SIZE) -> None:
         self.size = size
         self._lists: dict[str, PlayerLists] = {}
+        # For each of WATCH_LISTS: folded member -> folded handles of the players
+        # logged in with that member on that list (an arrival asks who watches it).
+        self._watchers: dict[str, dict[str, set[str]]] = {name: {} for name in WATCH_LISTS}
 
     def of(self, handle: str) -> PlayerLists:
         return self._lists.setdefault(fold(handle), PlayerLists())
 
     def load(self, handle: str, data: Any) -> None:
         """Start ``handle``'s session with the lists saved for them (``data``)."""
-        self._lists[fold(handle)] = PlayerLists.from_json(data, size=self.size)
+        self.forget(handle)
+        lists = self._lists[fold(handle)] = PlayerLists.from_json(data, size=self.size)
+        for name in WATCH_LISTS:
+            for member in lists.names.get(name, ()):
+                self._watch(name, handle, member, True)
 
     def forget(self, handle: str) -> None:
-        self._lists.pop(fold(handle), None)
+        lists = self._lists.pop(fold(handle), None)
+        if lists is not None:
+            for name in WATCH_LISTS:
+                for member in lists.names.get(name, ()):
+                    self._watch(name, handle, member, False)
+
+    def add(self, handle: str, name: str, item: str) -> Message:
+        """Put ``item`` on ``handle``'s list ``name``; the confirmation.
+
+        :raises ListError: it is there already, or the list is full.
+        """
+        done = self.of(handle).add(name, item, size=self.size)
+        if name in self._watchers:
+            self._watch(name, handle, item, True)
+        return done
+
+    def remove(self, handle: str, name: str, item: str) -> Message:
+        """Take ``item`` off ``handle``'s list ``name``; the confirmation.
+
+        :raises ListError: it is not there.
+        """
+        done = self.of(handle).remove(name, item)
+        if name in self._watchers:
+            self._watch(name, handle, item, False)
+        return done
+
+    def _watch(self, name: str, owner: str, member: str, on: bool) -> None:
+        watchers = self._watchers[name]
+        key = fold(member)
+        if on:
+            watchers.setdefault(key, set()).add(fold(owner))
+            return
+        owners = watchers.get(key)
+        if owners is not None:
+            owners.discard(fold(owner))
+            if not owners:
+                del watchers[key]
+
+    def watching(self, name: str, handle: str) -> set[str]:
+        """The folded handles of the players logged in with ``handle`` on their list
+        ``name`` (one of :data:`WATCH_LISTS`): one dict access."""
+        return set(self._watchers[name].get(fold(handle), ()))
 
     def censors(self, receiver_key: str, sender: str) -> bool:
         """Whether ``receiver_key`` (a folded handle) censors ``sender``: one dict
@@ -159,22 +214,47 @@ class PersonalLists:
         if lists is None:
             return None
         if lists.has("censor", sender):
-            return msg("{handle} is censoring you.", handle=receiver)
+            return parsed(msg("{handle} is censoring you.", handle=receiver))
         if lists.has("noplay", sender):
-            return msg("You are on {handle}'s noplay list.", handle=receiver)
+            return parsed(msg("You are on {handle}'s noplay list.", handle=receiver))
         return None
 
 
-def showlist_text(lists: PlayerLists, name: str) -> str:
-    """FICS's listing of one list: the header clients read, then the names on one line."""
+def _registered_only(caller: IServerCaller, name: str) -> None:
+    """:raises ListError: a guest asks for a list only registered players keep."""
+    if name in WATCH_LISTS and not caller.registered:
+        raise ListError(msg("Only registered players can have {list} lists.", list=name))
+
+
+def _watch_refusal(caller: IServerCaller, name: str, handle: str) -> Message | None:
+    """Why ``handle`` cannot go on ``caller``'s notify or gnotify list, or ``None``.
+
+    ``handle`` is someone logged in or an account (:meth:`_ListCommand._player`).
+    """
+    if fold(handle) == fold(caller.handle):
+        return msg("You cannot {list} yourself.", list=name)
+    online = caller.players.session(handle)
+    if online is not None and not online.registered:
+        return msg("You cannot add an unregistered user to your {list} list.", list=name)
+    return None
+
+
+def showlist_text(lists: PlayerLists, name: str, lang: str = "en") -> str:
+    """FICS's listing of one list: the header clients read (in ``lang``, the reader's
+    language of parsed texts), then the names on one line."""
     members = lists.members(name)
-    header = f"-- {name} list: {len(members)} names --"
-    return header + ("\n" + " ".join(members) if members else "")
+    # FICS says "names" even for one (pychess matches the plural).
+    header = parsed(msgn("-- {list} list: {count} names --", "-- {list} list: {count} names --",
+                         len(members), list=name))
+    return header.render(lang) + ("\n" + " ".join(members) if members else "")
 
 
-def showlist_index() -> str:
-    """FICS's ``showlist`` without arguments: every list and whether it is personal."""
-    return "Lists:\n\n" + "\n".join(f"{name:<20} is PERSONAL" for name in LIST_NAMES)
+def showlist_index(lang: str = "en") -> str:
+    """FICS's ``showlist`` without arguments: every list and whether it is personal
+    (in ``lang``, the reader's language of parsed texts)."""
+    personal = parsed(msg("is PERSONAL")).render(lang)
+    return parsed(msg("Lists:")).render(lang) + "\n\n" + "\n".join(
+        f"{name:<20} {personal}" for name in LIST_NAMES)
 
 
 class _ListCommand(Command):
@@ -232,6 +312,7 @@ class AddlistCommand(_ListCommand):
         """A Deferred: the answer may wait for an account to be looked up."""
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
         except ListError as e:
             caller.send(e.message)
             return None
@@ -241,7 +322,12 @@ class AddlistCommand(_ListCommand):
         def add(handle: str) -> None:
             if caller.players.session(caller.handle) is not caller:
                 return  # left during the read
-            caller.send(self.lists.of(caller.handle).add(chosen, handle, size=self.lists.size))
+            if chosen in WATCH_LISTS:
+                refusal = _watch_refusal(caller, chosen, handle)
+                if refusal is not None:
+                    caller.send(refusal)
+                    return
+            caller.send(self.lists.add(caller.handle, chosen, handle))
             self.changed(caller.handle, chosen, handle, True)
             self._saved(caller)
 
@@ -262,11 +348,12 @@ class SublistCommand(_ListCommand):
             directory: IServerDirectory) -> None:
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
             mine = self.lists.of(caller.handle)
             # A name on the list is removed as written there, whoever is logged in.
             if not mine.has(chosen, word):
                 word = self._listed(mine.members(chosen), word)
-            caller.send(mine.remove(chosen, word))
+            caller.send(self.lists.remove(caller.handle, chosen, word))
         except ListError as e:
             caller.send(e.message)
             return
@@ -291,14 +378,15 @@ class ShowlistCommand(_ListCommand):
     def run(self, caller: IServerCaller, name: str | None, *,
             directory: IServerDirectory) -> None:
         if name is None:
-            caller.send(showlist_index())
+            caller.send(showlist_index(caller.parsed_lang))
             return
         try:
             chosen = list_name(name)
+            _registered_only(caller, chosen)
         except ListError as e:
             caller.send(e.message)
             return
-        caller.send(showlist_text(self.lists.of(caller.handle), chosen))
+        caller.send(showlist_text(self.lists.of(caller.handle), chosen, caller.parsed_lang))
 
 
 def commands(lists: PersonalLists, *, registered: Callable[[str], Deferred[bool]],

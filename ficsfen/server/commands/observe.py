@@ -12,6 +12,7 @@ from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.i18n import msg, msgn
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.boards import game_info_line, game_line_header
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 
 __all__ = ["COMMANDS"]
@@ -30,16 +31,21 @@ class ObserveCommand(Command):
             return
         me = fold(caller.handle)
         if any(fold(h) == me for h in game.players()):
-            caller.send(msg("You cannot observe a game you are playing or examining."))
+            caller.send(parsed(msg("You cannot observe a game you are playing or examining.")))
+            return
+        if getattr(game, "private", False):
+            caller.send(msg("Sorry, game {number} is a private game.", number=game.number))
             return
         if not directory.observe(caller.handle, game):
-            caller.send(msg("You are already observing game {number}.", number=game.number))
+            caller.send(parsed(msg("You are already observing game {number}.", number=game.number)))
             return
-        caller.send(msg("You are now observing game {number}.", number=game.number))
-        # FICS's header, in English: clients read the players and time control from it.
-        # A blank line follows, as on FICS: pychess's observe pattern is these four
-        # lines ("You are now observing...", "Game N: ...", "", "<12> ...").
-        caller.send(f"Game {game.number}: {game_line_header(game)}\n")
+        caller.send(parsed(msg("You are now observing game {number}.", number=game.number)))
+        # FICS's header: clients read the players and time control from it (the
+        # header's own fields stay FICS's).  A blank line follows, as on FICS:
+        # pychess's observe pattern is these four lines ("You are now observing...",
+        # "Game N: ...", "", "<12> ...").
+        caller.send(caller.render(parsed(msg("Game {number}: {header}", number=game.number,
+                                             header=game_line_header(game, caller.parsed_lang)))) + "\n")
         caller.boards.send_board(caller, game)
         if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
             white, black = (caller.players.session(h) for h in (game.white, game.black))
@@ -58,7 +64,7 @@ class UnobserveCommand(Command):
         if target is None:
             games = directory.observed_games(caller.handle)
             if not games:
-                caller.send(msg("You are not observing any games."))
+                caller.send(parsed(msg("You are not observing any games.")))
                 return
         else:
             # A number is checked against the caller's list first: FICS says "You are
@@ -66,7 +72,7 @@ class UnobserveCommand(Command):
             # sends "unobserve N" when its board of an ended game is closed).
             if target.isascii() and target.isdigit() and not any(
                     g.number == int(target) for g in directory.observed_games(caller.handle)):
-                caller.send(msg("You are not observing game {number}.", number=int(target)))
+                caller.send(parsed(msg("You are not observing game {number}.", number=int(target))))
                 return
             try:
                 game = FenCommand.find(caller, target, directory)
@@ -74,12 +80,12 @@ class UnobserveCommand(Command):
                 caller.send(e.message)
                 return
             if game not in directory.observed_games(caller.handle):
-                caller.send(msg("You are not observing game {number}.", number=game.number))
+                caller.send(parsed(msg("You are not observing game {number}.", number=game.number)))
                 return
             games = [game]
         for game in games:
             directory.unobserve(caller.handle, game)
-            caller.send(msg("Removing game {number} from observation list.", number=game.number))
+            caller.send(parsed(msg("Removing game {number} from observation list.", number=game.number)))
 
 
 class AllobserversCommand(Command):
@@ -103,14 +109,14 @@ class AllobserversCommand(Command):
             observers = directory.observers(game)
             if not observers:
                 continue
-            lines.append(caller.render(msgn(
+            lines.append(caller.render(parsed(msgn(
                 "Observing {number} [{white} vs. {black}]: {names} ({count} user)",
                 "Observing {number} [{white} vs. {black}]: {names} ({count} users)",
                 len(observers), number=game.number, white=game.white, black=game.black,
-                names=" ".join(observers))))
+                names=" ".join(observers)))))
         if not lines:
-            caller.send(msg("No games are being observed.") if target is None
-                        else msg("Nobody is observing game {number}.", number=games[0].number))
+            caller.send(parsed(msg("No games are being observed.")) if target is None
+                        else parsed(msg("Nobody is observing game {number}.", number=games[0].number)))
             return
         caller.send("\n".join(lines))
 

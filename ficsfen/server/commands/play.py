@@ -21,7 +21,8 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import LocalizedError, msg
+from ficsfen.i18n import LocalizedError, Message, msg
+from ficsfen.server.parsed import heading, parsed
 from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMatchError, fold,
                            resolve, resolve_handle)
 from ficsfen.server.boards import category, material
@@ -97,6 +98,15 @@ class MatchCommand(Command):
         if IExaminedGame.providedBy(current):
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
             return
+        receiver = caller.players.session(found)
+        if receiver is not None and found != caller.handle and not receiver.variables.get(
+                "open", True):
+            caller.send(msg("{handle} is not open to match requests.", handle=found))
+            return
+        if not caller.variables.get("open", True):  # FICS opens whoever asks for a match
+            caller.variables["open"] = True
+            caller.players.listing_changed()
+            caller.send(msg("You are now open to receive match requests."))
         adjourned = games.adjourned.between(caller.handle, found)
         if adjourned is not None and found != caller.handle:
             if args.split()[1:]:  # the adjourned game's terms are fixed
@@ -222,7 +232,7 @@ class PendingCommand(Command):
         game = played_game(caller, directory, tell=False)
         if game is not None:
             for offer in game.offers:
-                lines.append(msg("  Game {number}: {offer}.", number=game.number, offer=offer.describe()))
+                lines.append(parsed(msg("  Game {number}: {offer}.", number=game.number, offer=offer.describe())))
         caller.send("\n".join(caller.render(line) for line in lines))
 
 
@@ -392,6 +402,13 @@ class ResumeCommand(Command):
                            directory)
 
 
+#: ``stored``'s heading: labels and the widths of their columns (FICS's, in English).
+_STORED_HEADINGS: tuple[tuple[Message | str, int], ...] = (
+    ("", 4), (parsed(msg("C")), 2), (parsed(msg("Opponent")), 15), (parsed(msg("On")), 3),
+    (parsed(msg("Type")), 14), (parsed(msg("Str")), 5), (parsed(msg("M")), 5),
+    (parsed(msg("ECO")), 4), (parsed(msg("Date")), 0))
+
+
 class StoredCommand(Command):
     """``stored [HANDLE]``: the adjourned games of a player, in FICS's layout.
 
@@ -416,12 +433,12 @@ class StoredCommand(Command):
                 return
         games = sorted(caller.games.adjourned.of(handle), key=lambda g: g.adjourned_at)
         if not games:
-            caller.send(msg("{handle} has no adjourned games.", handle=handle))
+            caller.send(parsed(msg("{handle} has no adjourned games.", handle=handle)))
             return
         key = fold(handle)
         spelled = games[0].white if fold(games[0].white) == key else games[0].black
-        lines = [caller.render(msg("Stored games for {handle}:", handle=spelled)),
-                 "    C Opponent       On Type          Str  M    ECO Date"]
+        lines = [caller.render(parsed(msg("Stored games for {handle}:", handle=spelled))),
+                 heading(_STORED_HEADINGS, caller.parsed_lang)]
         players = caller.players
         for number, game in enumerate(games, 1):
             white = fold(game.white) == key
@@ -435,7 +452,7 @@ class StoredCommand(Command):
                 f"[{category_letter(category(game)) + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
                 f"{material(board, True):2d}-{material(board, False):<2d} "
                 f"{turn + str(board.fullmove_number):<4} {live_eco(game) or NO_ECO:<3} "
-                f"{fics_date(game.adjourned_at)}")
+                f"{fics_date(game.adjourned_at, lang=caller.parsed_lang)}")
         caller.send("\n".join(lines))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, msg, msgn
+from ficsfen.server.parsed import parsed
 from ficsfen.names import NameResolutionError, resolve_handle
 from ficsfen.server.challenges import Challenge, MatchRequest
 from ficsfen.server.commands.play import _run
@@ -70,15 +71,15 @@ class SeekCommand(_SeekCommand):
             except SeekError:
                 partner = None
         if partner is not None:
-            caller.send(msg("Your seek matches one posted by {handle}.", handle=partner.owner))
+            caller.send(parsed(msg("Your seek matches one posted by {handle}.", handle=partner.owner)))
             self.board.seeks.remove(seek.id)  # never announced: no <sr> for it
             other = caller.players.session(partner.owner)
             if other is not None:
-                other.notify(msg("Your seek matches one posted by {handle}.", handle=caller.handle))
+                other.notify(parsed(msg("Your seek matches one posted by {handle}.", handle=caller.handle)))
             start_from_seek(caller, partner, caller.handle)
             return
         count = self.board.announce(seek)
-        caller.send(msg("Your seek has been posted with index {number}.", number=seek.id))
+        caller.send(parsed(msg("Your seek has been posted with index {number}.", number=seek.id)))
         caller.send(msgn("({count} player saw the seek.)", "({count} players saw the seek.)", count))
 
 
@@ -96,13 +97,13 @@ class UnseekCommand(_SeekCommand):
                 caller.send(msg("You have no seek {number}.", number=number))
                 return
             self.board.remove(chosen)
-            caller.send(msg("Your seek {number} has been removed.", number=number))
+            caller.send(parsed(msg("Your seek {number} has been removed.", number=number)))
             return
         if not mine:
             caller.send(msg("You have no active seeks."))
             return
         self.board.remove(mine)
-        caller.send("Your seeks have been removed.")  # FICS's words: pychess reads them
+        caller.send(parsed(msg("Your seeks have been removed.")))  # FICS's words: pychess reads them
 
 
 class SoughtCommand(_SeekCommand):
@@ -137,14 +138,14 @@ class PlayCommand(_SeekCommand):
             caller.send(e.message)
             return
         if seek.request.manual:
-            caller.send(msg("Issuing match request since the seek was set to manual."))
+            caller.send(parsed(msg("Issuing match request since the seek was set to manual.")))
             request = MatchRequest(seek.owner, seek.request.time_control,
                                    opposite(seek.request.colour), seek.request.variant)
             _run(caller, lambda: caller.games.challenges.offer(caller.handle, request)[1])
             return
         owner = caller.players.session(seek.owner)
         if owner is not None:
-            owner.notify(msg("{handle} accepts your seek.", handle=caller.handle))
+            owner.notify(parsed(msg("{handle} accepts your seek.", handle=caller.handle)))
         try:
             start_from_seek(caller, seek, caller.handle)
         except LocalizedError as e:  # pragma: no cover - checked above

@@ -2,16 +2,18 @@
 
 ``who`` and ``games`` take FICS's option letters (:mod:`ficsfen.server.wholist`);
 the lines ICS clients parse (the ``I`` layout, ``games`` lines and both
-trailers) stay in FICS's English whatever the session's language.
+trailers) keep FICS's layout; the trailers are in FICS's English for an
+interface and in the player's language for a person (:mod:`ficsfen.server.parsed`).
 """
 
 from __future__ import annotations
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import msg
+from ficsfen.i18n import msg, msgn
 from ficsfen.interfaces import IGame
 from ficsfen.names import fold
 from ficsfen.server.boards import category, played_listing
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 from ficsfen.server.variant_games import category_letter
@@ -61,18 +63,23 @@ class WhoCommand(Command):
             caller.send(msg("The v and n layouts are not available here: who lists players "
                             "tersely (t, the default) or one line each for interfaces (I)."))
             return
-        def listing(request: WhoOptions) -> str | None:
-            return _listing(caller.players.sessions_sorted(), request, directory)
+        lang = caller.parsed_lang
 
-        text = listing(request) if self.cache is None else self.cache.answer(request, listing)
+        def listing(key: tuple[WhoOptions, str]) -> str | None:
+            return _listing(caller.players.sessions_sorted(), key[0], directory, key[1])
+
+        key = (request, lang)
+        text = listing(key) if self.cache is None else self.cache.answer(key, listing)
         if text is None:
             caller.send(msg("No logged in players match the flags in your who request."))
             return
         caller.send(text)
 
 
-def _listing(everyone: list, request: WhoOptions, directory: IServerDirectory) -> str | None:
-    """``who``'s answer to ``request`` (None: nobody matches), the same for every caller."""
+def _listing(everyone: list, request: WhoOptions, directory: IServerDirectory,
+             lang: str) -> str | None:
+    """``who``'s answer to ``request`` (None: nobody matches), the same for every caller
+    reading clients' texts in ``lang``."""
     games = {fold(s.handle): directory.game_of(s.handle) for s in everyone}
     shown = [s for s in everyone
              if all(_KEEPS[f](s, games[fold(s.handle)]) for f in request.filters)]
@@ -84,9 +91,12 @@ def _listing(everyone: list, request: WhoOptions, directory: IServerDirectory) -
     if not shown:
         return None
     lines = [_who_line(s, games[fold(s.handle)], request) for s in shown]
-    # FICS's trailer, in English (clients read it), always "players".
-    lines += ["", f" {len(shown)} players displayed (of {len(everyone)}). "
-                  "(*) indicates system administrator."]
+    # FICS's trailer (clients read it): always "players", even for one.
+    # (English has one form; a language with a singular gives it.)
+    lines += ["", parsed(msgn(" {count} players displayed (of {total}). (*) indicates system "
+                              "administrator.",
+                              " {count} players displayed (of {total}). (*) indicates system "
+                              "administrator.", len(shown), total=len(everyone))).render(lang)]
     return "\n".join(lines)
 
 
@@ -182,21 +192,27 @@ class GamesCommand(Command):
                             total=len(games)))
             return
         shown.sort(key=lambda g: not IExaminedGame.providedBy(g))
-        # FICS's layout and trailer, in English: clients parse both.  The
-        # blank first line matters: in block mode pychess reads the frame's
-        # first line unstripped, and "  1 ..." would not match its pattern.
+        # FICS's layout and trailer: clients parse both.  The blank first line
+        # matters: in block mode pychess reads the frame's first line unstripped,
+        # and "  1 ..." would not match its pattern.  The trailer says "games"
+        # even for one (see above).
         text = "\n" + "\n".join(games_line(g) for g in shown) + "\n\n"
         if len(shown) < len(games):
-            text += f"  {len(shown)} games displayed (of {len(games)} in progress)."
+            trailer = parsed(msgn("  {count} games displayed (of {total} in progress).",
+                                  "  {count} games displayed (of {total} in progress).",
+                                  len(shown), total=len(games)))
         else:
-            text += f"  {len(games)} games displayed."
-        caller.send(text)
+            trailer = parsed(msgn("  {count} games displayed.", "  {count} games displayed.",
+                                  len(games)))
+        caller.send(text + caller.render(trailer))
 
 
 class QuitCommand(Command):
     name = "quit"
     aliases = ("exit", "bye")
     spec = ""
+    #: Never run by a prefix: ``q`` must not log a player out (FICS).
+    whole_name = True
     usage = msg("quit")
 
     def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:

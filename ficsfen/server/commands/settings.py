@@ -25,6 +25,9 @@ from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, language_name, msg
 from ficsfen.names import (VARIABLE, NameKind, NameResolutionError,
                            resolve_language, resolve_value)
+from ficsfen.server import zones
+from ficsfen.server.commands import notes
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
 __all__ = ["SetCommand", "StyleCommand", "VARIABLES", "Variable", "VariablesCommand",
@@ -111,16 +114,20 @@ class Variable:
     show: Callable[[Any], str]
     toggle: Callable[[Any], Any] | None = None
     listed: bool = True
+    #: The help page, when not the variable's name (``notes`` for ``set 1``..``set 10``).
+    help_topic: str = ""
 
     @property
     def topic(self) -> str:
-        return self.name
+        return self.help_topic or self.name
 
 
-def _flag(name: str, default: bool, *, listed_by_who: bool = False) -> Variable:
+def _flag(name: str, default: bool, *, listed_by_who: bool = False,
+          said: tuple[Message, Message] | None = None) -> Variable:
     """A FICS on/off variable clients set (``set open 1``); ``set NAME`` alone toggles it.
 
-    ``listed_by_who``: ``who`` shows it, so a change makes its listing stale.
+    ``listed_by_who``: ``who`` shows it, so a change makes its listing stale;
+    ``said``: FICS's confirmations (on, off) instead of ``NAME set to 1.``.
     """
     values = _values_of(msg(name), _BOOLEAN)
 
@@ -134,6 +141,8 @@ def _flag(name: str, default: bool, *, listed_by_who: bool = False) -> Variable:
         session.variables[name] = value
         if listed_by_who:
             session.players.listing_changed()
+        if said is not None:
+            return said[0] if value else said[1]
         return msg("{name} set to {value}.", name=name, value=int(value))
 
     return Variable(name, "0|1|on|off", read, apply, lambda s: str(int(current(s))),
@@ -178,6 +187,36 @@ def _set_prompt(session: IServerCaller, value: str | None) -> Message:
     return msg("prompt set to \"{value}\".", value=session.chosen_prompt)
 
 
+def _zone(word: str) -> str:
+    """The time zone ``word`` names (``""``: the server's own)."""
+    try:
+        return zones.zone_name(word)
+    except zones.UnknownZoneError as e:
+        raise BadValueError(e.message) from None
+
+
+def _set_zone(session: IServerCaller, value: str) -> Message:
+    session.tzone = value
+    if not value:
+        return msg("Time zone set to the server's own ({zone}).", zone=zones.server_zone_name())
+    return msg("Time zone set to {zone}.", zone=value)
+
+
+def _note(number: int) -> Variable:
+    """``set N TEXT``: finger note ``N`` (an empty text, or none, clears it)."""
+
+    def read(word: str) -> str:
+        try:
+            return notes.note_text(word)
+        except notes.NoteTooLongError as e:
+            raise BadValueError(e.message) from None
+
+    return Variable(str(number), "TEXT", read,
+                    lambda session, text: notes.set_note(session, number, text),
+                    lambda s: s.notes[number - 1] if number <= len(s.notes) else "",
+                    toggle=lambda s: "", listed=False, help_topic="notes")
+
+
 VARIABLES: dict[str, Variable] = {v.name: v for v in (
     Variable("charset", "utf8|latin1|ascii", _charset, _set_charset, lambda s: s.charset),
     Variable("language", "English|Français|en|fr", resolve_language, _set_language,
@@ -189,7 +228,11 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _number("width", 32, 240, 79),
     _number("height", 5, 240, 24),
     _flag("bell", True),
-    _flag("open", True, listed_by_who=True),
+    _flag("open", True, listed_by_who=True,
+          said=(msg("You are now open to receive match requests."),
+                msg("You are no longer open to receive match requests."))),
+    _flag("private", False, said=(msg("Your games will be private."),
+                                  msg("Your games may not be private."))),
     _flag("seek", True),
     _flag("shout", True),
     _flag("cshout", True),
@@ -198,6 +241,8 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _flag("pin", False),
     _flag("gin", False),
     _flag("availinfo", False),
+    # Hear of a player who has you on their notify list when you do not list them.
+    _flag("notifiedby", True),
     _number("level1", 0, 9, 0),
     # pychess sets these two.  The server always calls the flag when a clock
     # runs out, and starting a game never stops your observing others: the
@@ -205,6 +250,9 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
     _flag("autoflag", True),
     _number("unobserve", 0, 3, 3),
     Variable("interface", "TEXT", _text, _set_interface, lambda s: s.interface, listed=False),
+    Variable("tzone", "ZONE", _zone, _set_zone, lambda s: s.tzone, toggle=lambda s: "",
+             listed=False),
+    *(_note(number) for number in range(1, notes.MAX_NOTES + 1)),
     Variable("prompt", "TEXT", _text, _set_prompt, lambda s: s.chosen_prompt,
              toggle=lambda s: None, listed=False),
 )}
@@ -282,11 +330,13 @@ class VariablesCommand(Command):
                 caller.send(e.message)
                 return
         values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values() if v.listed)
-        caller.send(msg("Variable settings of {handle}:", handle=target.handle))
+        # FICS's layout; the name=value cells are the variables' own names.
+        caller.send(parsed(msg("Variable settings of {handle}:", handle=target.handle)))
         caller.send("\n" + _wrapped(values, 79))
-        caller.send(f"\nPrompt: \"{target.prompt_text}\"")
+        caller.send("\n" + caller.render(parsed(msg("Prompt: \"{prompt}\"",
+                                                    prompt=target.prompt_text))))
         if target.interface:
-            caller.send(f"Interface: \"{target.interface}\"")
+            caller.send(parsed(msg("Interface: \"{interface}\"", interface=target.interface)))
 
 
 def _wrapped(text: str, width: int) -> str:
@@ -301,14 +351,16 @@ def _wrapped(text: str, width: int) -> str:
 
 
 #: Settings kept across logins, as ``set`` names them (``variables`` are the rest).
-_KEPT = ("language", "style", "showfen", "charset")
+_KEPT = ("language", "style", "showfen", "charset", "tzone")
 
 
 def saved(session: IServerCaller) -> dict[str, Any]:
     """What a registered player's next login restores: JSON values by ``set`` name."""
     data: dict[str, Any] = {"language": session.lang, "style": session.style,
                             "showfen": session.showfen, "charset": session.charset,
-                            "variables": dict(session.variables)}
+                            "tzone": session.tzone, "variables": dict(session.variables)}
+    if any(session.notes):
+        data["notes"] = list(session.notes)
     if session.chosen_prompt != session.default_prompt:
         data["prompt"] = session.chosen_prompt
     if session.journal:
@@ -341,6 +393,11 @@ def apply_saved(session: IServerCaller, data: dict[str, Any]) -> None:
             if (isinstance(key, str) and key.isascii() and key.isdigit() and 1 <= int(key) <= 26
                     and isinstance(game, int) and not isinstance(game, bool)):
                 session.journal[int(key)] = game
+    kept_notes = data.get("notes")
+    if isinstance(kept_notes, list):
+        for number, text in enumerate(kept_notes[:notes.MAX_NOTES], 1):
+            if isinstance(text, str) and text:
+                _restore(session, VARIABLES[str(number)], text)
 
 
 def _restore(session: IServerCaller, variable: Variable, value: Any) -> None:

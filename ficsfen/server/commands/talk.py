@@ -1,5 +1,5 @@
 """Talking, FICS-style: ``tell`` (``t``, ``.``, ``,``), ``xtell``, ``reply``, ``say``,
-``kibitz``, ``whisper``, ``shout``, ``cshout`` and ``inchannel``.
+``kibitz``, ``whisper``, ``shout``, ``cshout``, ``it`` and ``inchannel``.
 
 Every message goes out through :meth:`ficsfen.server.talk.Talk.fanout`:
 the frame is FICS's English line ("alice tells you: hi"), translated for
@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 from ficsfen.server.talk import Talk, TalkError, channel_number, rating_text
@@ -90,13 +91,13 @@ class TellCommand(_TalkCommand):
         if sent is None:
             return
         count = talk.fanout(caller.handle, list(talk.channels.members(channel)),
-                            msg("{handle}({channel}): {text}", handle=caller.display_name(),
-                                channel=channel, text=sent),
+                            parsed(msg("{handle}({channel}): {text}", handle=caller.display_name(),
+                                channel=channel, text=sent)),
                             needs=("chanoff", False))
         if self.remember:
             talk.last_channel[fold(caller.handle)] = channel
-        caller.send(msgn("(told {count} player in channel {channel})",
-                         "(told {count} players in channel {channel})", count, channel=channel))
+        caller.send(parsed(msgn("(told {count} player in channel {channel})",
+                         "(told {count} players in channel {channel})", count, channel=channel)))
 
     def tell_player(self, caller: IServerCaller, word: str, text: str,
                     directory: IServerDirectory) -> None:
@@ -107,7 +108,7 @@ class TellCommand(_TalkCommand):
             caller.send(e.message)
             return
         if talk.censors(fold(target.handle), caller.handle):
-            caller.send(msg("{handle} is censoring you.", handle=target.handle))
+            caller.send(parsed(msg("{handle} is censoring you.", handle=target.handle)))
             return
         if not caller.registered and not target.variables.get("tell", True):
             caller.send(msg("Player \"{handle}\" isn't listening to unregistered users' tells.",
@@ -117,7 +118,7 @@ class TellCommand(_TalkCommand):
         if sent is None:
             return
         talk.fanout(caller.handle, [fold(target.handle)],
-                    msg("{handle} tells you: {text}", handle=caller.display_name(), text=sent))
+                    parsed(msg("{handle} tells you: {text}", handle=caller.display_name(), text=sent)))
         talk.last_teller[fold(target.handle)] = caller.handle
         if self.remember:
             talk.last_told[fold(caller.handle)] = target.handle
@@ -190,16 +191,16 @@ class SayCommand(_TalkCommand):
             caller.send(msg("{handle} is no longer online.", handle=other))
             return
         if talk.censors(fold(target.handle), caller.handle):
-            caller.send(msg("{handle} is censoring you.", handle=target.handle))
+            caller.send(parsed(msg("{handle} is censoring you.", handle=target.handle)))
             return
         sent = self._text(caller, text)
         if sent is None:
             return
         if played is not None:
-            frame = msg("{handle}[{number}] says: {text}", handle=caller.display_name(),
-                        number=played.number, text=sent)
+            frame = parsed(msg("{handle}[{number}] says: {text}", handle=caller.display_name(),
+                        number=played.number, text=sent))
         else:
-            frame = msg("{handle} says: {text}", handle=caller.display_name(), text=sent)
+            frame = parsed(msg("{handle} says: {text}", handle=caller.display_name(), text=sent))
         talk.fanout(caller.handle, [fold(target.handle)], frame)
         target_game = directory.game_of(target.handle)
         caller.send(talk.told(target, IPlayedGame.providedBy(target_game),
@@ -230,11 +231,11 @@ class KibitzCommand(_TalkCommand):
         caller.send(self.sent(count))
 
     def frame(self, caller: IServerCaller, number: int, text: str) -> Message:
-        return msg("{handle}({rating})[{number}] kibitzes: {text}", handle=caller.display_name(),
-                   rating=rating_text(caller), number=number, text=text)
+        return parsed(msg("{handle}({rating})[{number}] kibitzes: {text}", handle=caller.display_name(),
+                   rating=rating_text(caller), number=number, text=text))
 
     def sent(self, count: int) -> Message:
-        return msgn("(kibitzed to {count} player)", "(kibitzed to {count} players)", count)
+        return parsed(msgn("(kibitzed to {count} player)", "(kibitzed to {count} players)", count))
 
 
 class WhisperCommand(KibitzCommand):
@@ -244,11 +245,11 @@ class WhisperCommand(KibitzCommand):
     observers_only = True
 
     def frame(self, caller: IServerCaller, number: int, text: str) -> Message:
-        return msg("{handle}({rating})[{number}] whispers: {text}", handle=caller.display_name(),
-                   rating=rating_text(caller), number=number, text=text)
+        return parsed(msg("{handle}({rating})[{number}] whispers: {text}", handle=caller.display_name(),
+                   rating=rating_text(caller), number=number, text=text))
 
     def sent(self, count: int) -> Message:
-        return msgn("(whispered to {count} player)", "(whispered to {count} players)", count)
+        return parsed(msgn("(whispered to {count} player)", "(whispered to {count} players)", count))
 
 
 class ShoutCommand(_TalkCommand):
@@ -279,10 +280,10 @@ class ShoutCommand(_TalkCommand):
         caller.send(self.sent(count))
 
     def frame(self, caller: IServerCaller, text: str) -> Message:
-        return msg("{handle} shouts: {text}", handle=caller.display_name(), text=text)
+        return parsed(msg("{handle} shouts: {text}", handle=caller.display_name(), text=text))
 
     def sent(self, count: int) -> Message:
-        return msgn("(shouted to {count} player)", "(shouted to {count} players)", count)
+        return parsed(msgn("(shouted to {count} player)", "(shouted to {count} players)", count))
 
 
 class CshoutCommand(ShoutCommand):
@@ -294,16 +295,32 @@ class CshoutCommand(ShoutCommand):
     variable = "cshout"
 
     def frame(self, caller: IServerCaller, text: str) -> Message:
-        return msg("{handle} c-shouts: {text}", handle=caller.display_name(), text=text)
+        return parsed(msg("{handle} c-shouts: {text}", handle=caller.display_name(), text=text))
 
     def sent(self, count: int) -> Message:
-        return msgn("(c-shouted to {count} player)", "(c-shouted to {count} players)", count)
+        return parsed(msgn("(c-shouted to {count} player)", "(c-shouted to {count} players)", count))
+
+
+class ItCommand(ShoutCommand):
+    """``it TEXT``: a shout that starts with the sender's handle, ``--> alice is happy``."""
+
+    name = "it"
+    topic = "it"
+    usage = msg("it TEXT")
+    variable = "shout"
+
+    def frame(self, caller: IServerCaller, text: str) -> Message:
+        return msg("--> {handle} {text}", handle=caller.display_name(), text=text)
+
+    def sent(self, count: int) -> Message:
+        return msgn("(it-shouted to {count} player)", "(it-shouted to {count} players)", count)
 
 
 class InchannelCommand(_TalkCommand):
     """``inchannel [N|HANDLE]``: who is in a channel, or a player's channels.
 
-    FICS's lines, which pychess reads, so in English.
+    FICS's lines, which pychess reads: FICS's English for an interface, the
+    player's language for a person.
     """
 
     name = "inchannel"
@@ -321,10 +338,13 @@ class InchannelCommand(_TalkCommand):
             names = [s.display_name() for s in map(caller.players.session, channels.members(channel))
                      if s is not None]
             if not names:
-                caller.send(f"Channel {channel} is empty.")
+                caller.send(parsed(msg("Channel {channel} is empty.", channel=channel)))
                 return
-            count = (f"{len(names)} player is" if len(names) == 1 else f"{len(names)} players are")
-            caller.send(f"Channel {channel}: {' '.join(names)}\n{count} in channel {channel}.")
+            caller.send(parsed(msgn("Channel {channel}: {names}\n{count} player is in channel "
+                                    "{channel}.",
+                                    "Channel {channel}: {names}\n{count} players are in channel "
+                                    "{channel}.", len(names), channel=channel,
+                                    names=" ".join(names))))
             return
         target = caller
         if word is not None:
@@ -335,10 +355,10 @@ class InchannelCommand(_TalkCommand):
                 return
         numbers = channels.of(target.handle)
         if not numbers:
-            caller.send(f"{target.handle} is in no channels.")
+            caller.send(parsed(msg("{handle} is in no channels.", handle=target.handle)))
             return
-        caller.send(f"{target.handle} is in the following channels:\n"
-                    + " ".join(str(n) for n in numbers))
+        caller.send(parsed(msg("{handle} is in the following channels:\n{channels}",
+                               handle=target.handle, channels=" ".join(str(n) for n in numbers))))
 
 
 def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]:
@@ -346,8 +366,10 @@ def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]
     tell = TellCommand(talk)
     return [tell, XtellCommand(talk), DotCommand(talk, tell), CommaCommand(talk, tell),
             ReplyCommand(talk, tell), SayCommand(talk), KibitzCommand(talk), WhisperCommand(talk),
-            ShoutCommand(talk, everyone), CshoutCommand(talk, everyone), InchannelCommand(talk)]
+            ShoutCommand(talk, everyone), CshoutCommand(talk, everyone), ItCommand(talk, everyone),
+            InchannelCommand(talk)]
 
 
 COMMANDS = (TellCommand, XtellCommand, DotCommand, CommaCommand, ReplyCommand, SayCommand,
-            KibitzCommand, WhisperCommand, ShoutCommand, CshoutCommand, InchannelCommand)
+            KibitzCommand, WhisperCommand, ShoutCommand, CshoutCommand, ItCommand,
+            InchannelCommand)

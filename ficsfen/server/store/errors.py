@@ -17,6 +17,7 @@ from ficsfen.i18n import LocalizedError, Message, msg
 
 __all__ = [
     "AccountExistsError",
+    "MailboxFullError",
     "NoSuchAccountError",
     "NoSuchGameError",
     "StoreClosedError",
@@ -182,6 +183,16 @@ class NoSuchAccountError(StoreError):
     def __init__(self, name: str) -> None:
         super().__init__(msg("There is no account named {name}.", name=name))
         self.name = name
+
+
+class MailboxFullError(StoreError):
+    """A stored message to a player who has as many as allowed already."""
+
+    def __init__(self, name: str, limit: int) -> None:
+        super().__init__(msg("{name} has {limit} messages already, the most allowed.",
+                             name=name, limit=limit))
+        self.name = name
+        self.limit = limit
 
 
 class NoSuchGameError(StoreError):

@@ -36,7 +36,7 @@ __all__ = ["IStore"]
 
 
 class IStore(Interface):
-    """Accounts, settings and played games, kept across restarts."""
+    """Accounts, settings, played games and stored messages, kept across restarts."""
 
     path = Attribute("pathlib.Path of the data file (for messages).")
 
@@ -178,6 +178,51 @@ class IStore(Interface):
     def finished_games(name=None):
         """Every finished game (of ``name`` only, if given) with its moves, in the order they
         ended, as an iterator (for a PGN export; aborted games excluded).  Read."""
+
+    # -- stored messages -------------------------------------------------------
+
+    def send_message(sender, recipient, text, *, limit, sent=None):
+        """Store ``text`` from ``sender`` for the registered ``recipient`` (any case).
+
+        ``limit``: the most messages a player may have; ``sent``: Unix time,
+        default now.  Deferred(the new :class:`StoredMessage`, numbered among
+        the recipient's), fired once committed; fails with
+        ``NoSuchAccountError`` (no such account) or ``MailboxFullError``
+        (``limit`` reached), storing nothing.
+        """
+
+    def messages(recipient):
+        """The messages of ``recipient``, oldest first, numbered from 1.  Read."""
+
+    def message_counts(recipient):
+        """``(messages, unread)`` of ``recipient``.  Read."""
+
+    def mark_read(recipient, ids):
+        """Mark the messages of ``recipient`` with these row ids read.  Deferred(None)."""
+
+    def clear_messages(recipient, ids):
+        """Delete the messages of ``recipient`` with these row ids (the others keep their
+        order, renumbered).  Deferred(how many were deleted)."""
+
+    # -- logons and players (see logon_rows.py, player_reads.py) -----------------
+
+    def record_logon(name, event, at, host=""):
+        """Record that ``name`` (a guest's too) logged in (``event`` ``"on"``) or out
+        (``"off"``) at ``at`` (Unix time) from ``host``.  The table keeps the newest
+        ``LOGONS_KEPT`` rows (older ones are pruned as it grows).  Deferred(None);
+        raises ``ValueError`` at once for another ``event``."""
+
+    def logons(name=None, limit=10):
+        """The last ``limit`` logins and logouts (of ``name`` only, any case, if given) as
+        ``LogonRecord`` values, oldest first.  Read."""
+
+    def handles(prefix, limit=100):
+        """The names of the accounts whose handle starts with ``prefix`` (any case), in
+        handle order, at most ``limit``.  Read."""
+
+    def pair_record(player, opponent):
+        """``player``'s wins, losses and draws against ``opponent``, rated and unrated, from
+        their finished games (a ``PairRecord``; aborted games left out).  Read."""
 
     # -- life ------------------------------------------------------------------
 

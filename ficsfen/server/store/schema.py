@@ -206,6 +206,34 @@ _V4 = (
     "ALTER TABLE accounts ADD COLUMN muzzled INTEGER NOT NULL DEFAULT 0",
 )
 
+# Version 5: Glicko ratings (ficsfen/server/glicko.py).  ``ratings``: one row
+# per registered player and category once they have played a rated game in
+# it (no row: the initial rating).  A game keeps both players' ratings as it
+# started (``history``, exported PGN's ``WhiteElo``/``BlackElo``) and, once
+# ended rated, each side's change, written in the same transaction as the
+# end and the ``ratings`` rows.
+_V5 = (
+    """CREATE TABLE ratings (
+        key         TEXT NOT NULL REFERENCES accounts (key) ON DELETE CASCADE,
+        category    TEXT NOT NULL
+                    CHECK (category IN ('lightning', 'blitz', 'standard', 'wild', 'crazyhouse')),
+        rating      REAL NOT NULL,
+        rd          REAL NOT NULL,
+        wins        INTEGER NOT NULL DEFAULT 0,
+        losses      INTEGER NOT NULL DEFAULT 0,
+        draws       INTEGER NOT NULL DEFAULT 0,
+        best        REAL,
+        best_at     REAL,
+        last_played REAL,
+        PRIMARY KEY (key, category)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX ratings_by_category ON ratings (category, rating DESC)",
+    "ALTER TABLE games ADD COLUMN white_rating INTEGER",
+    "ALTER TABLE games ADD COLUMN black_rating INTEGER",
+    "ALTER TABLE games ADD COLUMN white_change REAL",
+    "ALTER TABLE games ADD COLUMN black_change REAL",
+)
+
 #: Every migration, in order; ``MIGRATIONS[i].version == i + 1``.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "accounts, settings, games, moves and history", _V1),
@@ -213,6 +241,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "moves of games in play appended to a log, copied by game at their end",
               _V3),
     Migration(4, "news, stored messages, logons, bans, and the admin and muzzled flags", _V4),
+    Migration(5, "Glicko ratings per category; each game's ratings and rating changes", _V5),
 )
 #: The version of a file this code has migrated.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -30,8 +30,11 @@ that change accounts while the server runs.
 
 The store's queries are its collaborators': :class:`~.account_rows.AccountRows`
 (accounts and settings), :class:`~.admin_rows.AdminRows` (account flags, bans
-and news), :class:`~.game_writes.GameWrites` (game writes and
-the move log) and :class:`~.game_reads.GameReads` (game reads).
+and news), :class:`~.message_rows.MessageRows` (stored messages),
+:class:`~.game_writes.GameWrites` (game writes and the move log),
+:class:`~.game_reads.GameReads` (game reads), :class:`~.logon_rows.LogonRows`
+(logins and logouts) and :class:`~.player_reads.PlayerReads` (handles by
+prefix, head-to-head records).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +60,10 @@ from ficsfen.server.store.errors import (
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites, fold_log
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.message_rows import MessageRows, StoredMessage
+from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
+from ficsfen.server.store.player_reads import PairRecord, PlayerReads
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -115,6 +121,9 @@ class SQLiteStore:
         self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
                                        exclusive=self.exclusive)
         self._game_reads = GameReads(self._reader)
+        self._messages = MessageRows(self._writer, self._reader)
+        self._logons = LogonRows(self._writer, self._reader)
+        self._players = PlayerReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -362,3 +371,35 @@ class SQLiteStore:
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
         return self._game_reads.finished_games(name)
+
+    # -- stored messages -----------------------------------------------------------------
+
+    def send_message(self, sender: str, recipient: str, text: str, *, limit: int,
+                     sent: float | None = None) -> Deferred[StoredMessage]:
+        return self._messages.send_message(sender, recipient, text, limit=limit, sent=sent)
+
+    def messages(self, recipient: str) -> list[StoredMessage]:
+        return self._messages.messages(recipient)
+
+    def message_counts(self, recipient: str) -> tuple[int, int]:
+        return self._messages.message_counts(recipient)
+
+    def mark_read(self, recipient: str, ids: Iterable[int]) -> Deferred[None]:
+        return self._messages.mark_read(recipient, ids)
+
+    def clear_messages(self, recipient: str, ids: Iterable[int]) -> Deferred[int]:
+        return self._messages.clear_messages(recipient, ids)
+
+    # -- logons and players (see logon_rows.py, player_reads.py) -------------------
+
+    def record_logon(self, name: str, event: str, at: float, host: str = "") -> Deferred[None]:
+        return self._logons.record_logon(name, event, at, host)
+
+    def logons(self, name: str | None = None, limit: int = 10) -> list[LogonRecord]:
+        return self._logons.logons(name, limit)
+
+    def handles(self, prefix: str, limit: int = 100) -> list[str]:
+        return self._players.handles(prefix, limit)
+
+    def pair_record(self, player: str, opponent: str) -> PairRecord:
+        return self._players.pair_record(player, opponent)

@@ -1,0 +1,76 @@
+"""The ratings of the players online, and how FICS writes a rating.
+
+:class:`Ratings` keeps each online registered player's :class:`~ficsfen.server.glicko.Rating`
+per category, put there as they log in (read with their saved settings) and
+replaced once a rated game's end is committed.  Everything that shows a
+rating (``who``, ``games``, seeks, game lines, ``finger``) asks it; nothing
+else holds ratings.  A guest has none: FICS writes ``++++``; a registered
+player with no rated game in a category ``----``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ficsfen.names import fold
+from ficsfen.server.glicko import Category, GlickoConstants, Rating
+
+__all__ = ["GUEST_TEXT", "NO_GAMES_TEXT", "Ratings", "rating_text"]
+
+#: A guest's rating, as FICS writes it.
+GUEST_TEXT = "++++"
+#: A registered player's rating in a category they have not played rated.
+NO_GAMES_TEXT = "----"
+
+
+def rating_text(rating: Rating | None, *, registered: bool) -> str:
+    """FICS's four characters for a rating: the rounded value, ``----`` for a registered
+    player with no rated game in the category, ``++++`` for a guest."""
+    if not registered:
+        return GUEST_TEXT
+    if rating is None or rating.total == 0:
+        return NO_GAMES_TEXT
+    return f"{round(rating.rating):4d}"
+
+
+class Ratings:
+    """The online players' ratings, by folded handle and category.
+
+    ``registered(handle)`` says whether a handle is a registered player
+    online (guests have no rating); ``constants`` are the system's
+    (``[ratings]``).
+    """
+
+    def __init__(self, constants: GlickoConstants, registered: Callable[[str], bool]) -> None:
+        self.constants = constants
+        self._registered = registered
+        self._online: dict[str, dict[Category, Rating]] = {}
+
+    def arrived(self, handle: str, ratings: Mapping[Category, Rating]) -> None:
+        """``handle`` logged in with these stored ratings (categories never played left out)."""
+        self._online[fold(handle)] = dict(ratings)
+
+    def departed(self, handle: str) -> None:
+        """``handle`` left: their ratings are the store's alone again."""
+        self._online.pop(fold(handle), None)
+
+    def changed(self, handle: str, category: Category, rating: Rating) -> None:
+        """A rated game's end was committed: ``handle``'s new rating in ``category``."""
+        ratings = self._online.get(fold(handle))
+        if ratings is not None:
+            ratings[category] = rating
+
+    def rating(self, handle: str, category: Category) -> Rating | None:
+        """``handle``'s rating in ``category``: the initial one if they never played it,
+        ``None`` for a guest or a player not online."""
+        ratings = self._online.get(fold(handle))
+        if ratings is None:
+            return None
+        return ratings.get(category) or Rating.initial(self.constants)
+
+    def text(self, handle: str, category: Category) -> str:
+        """FICS's four characters for ``handle``'s rating in ``category`` (:func:`rating_text`)."""
+        ratings = self._online.get(fold(handle))
+        if ratings is None:
+            return rating_text(None, registered=self._registered(handle))
+        return rating_text(ratings.get(category), registered=True)
