@@ -291,6 +291,10 @@ class Broadcaster:
         notices, and tell the ``allresults`` sessions who did not watch.  ``players``:
         the line each player reads under the result (their rating adjustment).
 
+        A player with a line of the result's preface (who accepted the request
+        that ended the game) reads it just above the announcement, in the same
+        message.
+
         As FICS, observers also read that the game left their list, under the
         result and before one prompt (pychess frees its state for the game on
         that line).
@@ -298,17 +302,27 @@ class Broadcaster:
         announcement = result.announcement(game)
         removed = parsed(msg("Removing game {number} from observation list.", number=game.number))
         observing = {fold(h) for h in observers}
+        prefaces: dict[str, list[Message]] = {}
+        for notice in result.preface:
+            prefaces.setdefault(fold(notice.handle), []).append(notice.message)
         under = {fold(h): line for h, line in (players or {}).items()}
         for handle in audience:
-            line = under.pop(fold(handle), None)
-            extra: list[Message] = [removed] if fold(handle) in observing else []
-            if line is not None:
-                extra.append(line)
-            session = self._session(fold(handle)) if extra else None
+            key = fold(handle)
+            before = prefaces.pop(key, None)
+            line = under.pop(key, None)
+            session = (self._session(key) if key in observing or before or line is not None
+                       else None)
             if session is None:
                 self.tell(handle, announcement)
-            else:
-                self.tell(handle, "\n".join(session.render(m) for m in (announcement, *extra)))
+                continue
+            lines = [session.render(m) for m in before or ()]
+            lines.append(session.render(announcement))
+            if key in observing:
+                lines.append(session.render(removed))
+            if line is not None:
+                lines.append(session.render(line))
+            self.tell(handle, "\n".join(lines))
+        self.deliver(n for n in result.preface if fold(n.handle) in prefaces)
         for handle, line in under.items():  # a player who no longer watches (gone)
             self.tell(handle, line)
         self.deliver(result.notices)
