@@ -59,10 +59,10 @@ def test_accepting_a_draw_answers_above_the_end(table, command):
     table.bob.output()
     assert table.bob.command(command) == (
         "You accept the draw request from alice.\n"
-        f"{START} Game drawn by mutual agreement}} 1/2-1/2\n")
+        f"{START} Game drawn by mutual agreement}} 1/2-1/2\nNo ratings adjustment done.\n")
     assert table.alice.output() == (
         "\nbob accepts the draw request.\n"
-        f"{START} Game drawn by mutual agreement}} 1/2-1/2\nfics% ")
+        f"{START} Game drawn by mutual agreement}} 1/2-1/2\nNo ratings adjustment done.\nfics% ")
 
 
 @pytest.mark.parametrize("kind, end", [
@@ -73,9 +73,12 @@ def test_accepting_an_abort_or_adjourn_request(table, kind, end):
     table.carol.command("observe 1")
     table.alice.command(kind)
     table.bob.output()
+    # the players of an aborted game read FICS's "No ratings adjustment done."; of an adjourned one nothing
+    under = "No ratings adjustment done.\n" if kind == "abort" else ""
     assert table.bob.command("accept") == (
-        f"You accept the {kind} request from alice.\n{START} {end}\n")
-    assert table.alice.output() == f"\nbob accepts the {kind} request.\n{START} {end}\nfics% "
+        f"You accept the {kind} request from alice.\n{START} {end}\n{under}")
+    assert table.alice.output() == (
+        f"\nbob accepts the {kind} request.\n{START} {end}\n{under}fics% ")
     assert table.carol.output() == (
         f"\n{START} {end}\nRemoving game 1 from observation list.\nfics% ")
 
@@ -96,7 +99,8 @@ def test_accept_in_block_mode_is_one_frame_with_the_end(table):
     table.bob.send("7 accept")
     assert table.bob.raw_output() == (
         b"\x157\x1611\x16You accept the draw request from alice.\r\n"
-        b"{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\r\n\x17\r\n")
+        b"{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\r\n"
+        b"No ratings adjustment done.\r\n\x17\r\n")
 
 
 @pytest.mark.slow
@@ -132,7 +136,8 @@ def test_on_a_real_server_with_a_data_file_the_answer_waits_for_the_stored_end(t
         bob.send("5 accept")
         assert bob.read_bytes_until(b"\x17") == (
             b"\x155\x1611\x16You accept the draw request from alice.\r\n"
-            b"{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\r\n\x17")
+            b"{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\r\n"
+            b"No ratings adjustment done.\r\n\x17")
         assert alice.read_until(alice.prompt) == (
             "\nbob accepts the draw request.\n"
-            "{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\nfics% ")
+            "{Game 1 (alice vs. bob) Game drawn by mutual agreement} 1/2-1/2\nNo ratings adjustment done.\nfics% ")
