@@ -45,10 +45,13 @@ class Ratings:
         self.constants = constants
         self._registered = registered
         self._online: dict[str, dict[Category, Rating]] = {}
+        #: Counts the changes to the ratings online (``who``'s cached answers depend on it).
+        self.changes = 0
 
     def arrived(self, handle: str, ratings: Mapping[Category, Rating]) -> None:
         """``handle`` logged in with these stored ratings (categories never played left out)."""
         self._online[fold(handle)] = dict(ratings)
+        self.changes += 1
 
     def departed(self, handle: str) -> None:
         """``handle`` left: their ratings are the store's alone again."""
@@ -59,6 +62,7 @@ class Ratings:
         ratings = self._online.get(fold(handle))
         if ratings is not None:
             ratings[category] = rating
+            self.changes += 1
 
     def rating(self, handle: str, category: Category) -> Rating | None:
         """``handle``'s rating in ``category``: the initial one if they never played it,

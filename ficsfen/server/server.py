@@ -66,6 +66,7 @@ from ficsfen.server.logon_log import LogonLog
 from ficsfen.server.notify import Notifier
 from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
+from ficsfen.server.rating_view import RatingView
 from ficsfen.server.ratings import Ratings
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
@@ -177,10 +178,16 @@ class FicsServer:
         self.directory = directory = GameDirectory(sessions.handles)
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = directory.listeners
+        #: The online players' ratings (what shows a rating asks it).
+        self.ratings = Ratings(GlickoConstants(), registered=self._registered_online)
+        #: Those ratings as every line shows them, by FICS type (``who``, ``games``, seeks...).
+        self.rating_view = rating_view = RatingView(self.ratings)
+        sessions.rating_columns = lambda handle: [
+            rating_view.shown(handle, kind).marked for kind in wholist.RATING_CATEGORIES.values()]
         #: The one way out to sessions: game events, boards, results, notices and talk.
         self.broadcaster = broadcaster = Broadcaster(
             session=sessions.by_key, directory=directory,
-            allresults=lambda: sessions.listening("allresults"))
+            allresults=lambda: sessions.listening("allresults"), ratings=rating_view)
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``),
         #: and per address (``address_offers_per_minute``).
         self.offer_limiter = OfferLimiter(
@@ -196,11 +203,13 @@ class FicsServer:
         self.adjourned = games.adjourned
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
-            lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
+            lambda: (sessions.listing_changes, directory.changes, self.ratings.changes),
+            clock=clock.seconds)
         #: The personal lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
         #: Arrival, departure and game notices of the notify and gnotify lists.
-        self.notifier = Notifier(self.lists, sessions.by_key)
+        self.notifier = Notifier(self.lists, sessions.by_key,
+                                 ratings=broadcaster.game_rating_texts)
         directory.listeners.append(self.notifier)
         #: Stored messages between registered players (``messages``, ``clearmessages``).
         self.mailbox = messages.Mailbox(
@@ -209,12 +218,13 @@ class FicsServer:
             censors=self.lists.censors)
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
-                                     refusal=self.lists.refusal, limiter=self.offer_limiter)
+                                     refusal=self.lists.refusal, limiter=self.offer_limiter,
+                                     rating=rating_view.text)
         #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
         self.seeks = SeekBoard(sessions=sessions.all, is_busy=games.busy,
                                refuses=lambda receiver, sender:
                                self.lists.refusal(receiver, sender) is not None,
-                               tell=broadcaster.tell,
+                               tell=broadcaster.tell, rating=rating_view.shown,
                                limiter=AddressRate(clock, per_minute=config.address_seeks_per_minute,
                                                    burst=config.address_seek_burst,
                                                    exempt=config.exempt))
@@ -245,8 +255,6 @@ class FicsServer:
         directory.listeners.extend([self.following, self.stats])
         #: Every login and logout, written to the store (``llogons``, ``logons``).
         self.logon_log = LogonLog(lambda: self.store, wall=lambda: self.wall())
-        #: The online players' ratings (what shows a rating asks it).
-        self.ratings = Ratings(GlickoConstants(), registered=self._registered_online)
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
