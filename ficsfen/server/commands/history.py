@@ -10,15 +10,16 @@ the server's password pool, and the check is throttled like a password login.
 
 ``history`` keeps FICS's layout, which clients parse (pychess reads the
 ``History for NAME:`` block, ``smoves HANDLE N`` and ``examine HANDLE N``):
-number, result (``+ - =``), both ratings (``0``: nobody is rated here), the
-player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
+number, result (``+ - =``), both ratings as the game left them (FICS's
+"revised" ratings: the rating a game started with plus its change; ``0``
+when none was kept, a guest's), the player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
 rated, time control), the ECO code (``---``: none is computed), the end
 code (``Mat``, ``Res``, ``Fla``...) and the date.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
@@ -36,6 +37,7 @@ from ficsfen.server.parsed import heading, parsed
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.rating_reads import GameRatings
 from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
@@ -93,8 +95,10 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry, lang: str = "en") -> str:
-    """One line of ``history``, FICS's columns (the date's names in ``lang``)."""
+def history_line(entry: HistoryEntry, lang: str = "en",
+                 ratings: GameRatings | None = None) -> str:
+    """One line of ``history``, FICS's columns (the date's names in ``lang``), the game's
+    ``ratings`` as the store keeps them."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
@@ -102,7 +106,10 @@ def history_line(entry: HistoryEntry, lang: str = "en") -> str:
     end = game.end
     code = str(end.code) if end is not None else "???"
     date = fics_date(end.ended if end is not None else start.started, lang=lang)
-    return (f"{entry.number:>2}: {entry.outcome} {0:>4} {'W' if entry.white else 'B'} {0:>4} "
+    mine = theirs = 0
+    if ratings is not None:
+        mine, theirs = ratings.after(entry.white) or 0, ratings.after(not entry.white) or 0
+    return (f"{entry.number:>2}: {entry.outcome} {mine:>4} {'W' if entry.white else 'B'} {theirs:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
             f"--- {code:>3} {date}")
@@ -112,13 +119,25 @@ def _no_history(handle: str) -> Message:
     return parsed(msg("{handle} has no history games.", handle=handle))
 
 
-def history_text(handle: str, entries: list[HistoryEntry], lang: str = "en") -> str:
+def history_text(handle: str, entries: list[HistoryEntry], lang: str = "en",
+                 ratings: Mapping[int, GameRatings] | None = None) -> str:
     """The whole ``history`` answer for ``handle``, which clients parse: in ``lang``, the
-    reader's language of parsed texts (FICS's English by default)."""
+    reader's language of parsed texts (FICS's English by default); ``ratings`` those
+    kept with each game, by game id."""
     if not entries:
         return _no_history(handle).render(lang)
+    kept = ratings or {}
     return "\n".join([parsed(msg("History for {handle}:", handle=handle)).render(lang),
-                      history_heading(lang), *(history_line(e, lang) for e in entries)])
+                      history_heading(lang),
+                      *(history_line(e, lang, kept.get(e.game.id)) for e in entries)])
+
+
+def history_with_ratings(store: IStore, handle: str
+                         ) -> tuple[list[HistoryEntry], dict[int, GameRatings]]:
+    """``handle``'s history and the ratings kept with its games: two reads, made together
+    in the read thread."""
+    entries = store.history(handle)
+    return entries, store.game_ratings(e.game.id for e in entries) if entries else {}
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -132,6 +151,11 @@ def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, Stored
     else:
         entry = next((e for e in entries if e.number == number), None)
     return True, store.get_game(entry.game.id) if entry is not None else None
+
+
+def _game_ratings(store: IStore, game_id: int) -> GameRatings:
+    """The ratings kept with game ``game_id`` (none kept: ``GameRatings()``)."""
+    return store.game_ratings([game_id]).get(game_id, GameRatings())
 
 
 def find_history_game(caller: IServerCaller, store: IStore, handle: str, number: int,
@@ -195,9 +219,10 @@ class HistoryCommand(Command):
         def listed(handle: str | None) -> Any:
             if handle is None:
                 return None
-            entries = self.read(store.history, handle) if store is not None else succeed([])
+            entries = (self.read(history_with_ratings, store, handle) if store is not None
+                       else succeed(([], {})))
             return entries.addCallback(lambda found: caller.send(
-                history_text(handle, found, caller.parsed_lang)))
+                history_text(handle, found[0], caller.parsed_lang, found[1])))
 
         return whose(caller, who, store, self.read).addCallback(listed)
 
@@ -215,13 +240,22 @@ class SmovesCommand(Command):
 
     def run(self, caller: IServerCaller, who: str, number: int, *,
             directory: IServerDirectory) -> Deferred[None]:
-        return replayed_history_game(caller, self.store(), who, number, self.read).addCallback(
-            self.show, caller)
+        store = self.store()
 
-    def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> None:
+        def rated(found: tuple[StoredGame, Tracker] | None) -> Any:
+            if found is None:
+                return None
+            return self.read(_game_ratings, store, found[0].id).addCallback(
+                lambda ratings: self.show(found, caller, ratings))
+
+        return replayed_history_game(caller, store, who, number, self.read).addCallback(rated)
+
+    def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller,
+             ratings: GameRatings | None = None) -> None:
         if found is None:
             return
         game, tracker = found
+        kept = ratings if ratings is not None else GameRatings()
         start, end = game.start, game.end
         lang = caller.parsed_lang  # clients parse the move list
         ending = (("{" + end.reason + "} " + end.result) if end is not None
@@ -231,7 +265,7 @@ class SmovesCommand(Command):
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=lang)]))
+            lang=lang, ratings=(kept.white, kept.black))]))
 
 
 def _new_hash(old: str, new: str, stored: str) -> str | None:

@@ -224,6 +224,28 @@ class IStore(Interface):
         """``player``'s wins, losses and draws against ``opponent``, rated and unrated, from
         their finished games (a ``PairRecord``; aborted games left out).  Read."""
 
+    # -- ratings (see rating_reads.py) -------------------------------------------
+
+    def player_ratings(name):
+        """``name``'s stored ratings (any case) as ``RatingRow`` values, one per category
+        played rated.  Read."""
+
+    def top_ratings(category, *, offset=0, limit=20, now, c, rd_limit):
+        """The active players of ``category`` (RD grown by ``c`` since their last game
+        under ``rd_limit`` at ``now``), highest first, ``limit`` from place ``offset + 1``
+        (``RatingRow`` values).  Read."""
+
+    def top_best(category, *, limit=20):
+        """The ``limit`` highest ratings ever reached in ``category`` (``RatingRow``
+        values, by ``best``).  Read."""
+
+    def rank(name, category, *, now, c, rd_limit):
+        """``(place, RatingRow)`` of ``name`` among the active players of ``category``
+        (as ``top_ratings`` counts them), or ``None`` without a rating there.  Read."""
+
+    def game_ratings(ids):
+        """The ratings kept with the games of ``ids``: ``{id: GameRatings}``.  Read."""
+
     # -- life ------------------------------------------------------------------
 
     def close():

@@ -64,6 +64,7 @@ from ficsfen.server.store.message_rows import MessageRows, StoredMessage
 from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.player_reads import PairRecord, PlayerReads
+from ficsfen.server.store.rating_reads import GameRatings, RatingReads, RatingRow
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -124,6 +125,7 @@ class SQLiteStore:
         self._messages = MessageRows(self._writer, self._reader)
         self._logons = LogonRows(self._writer, self._reader)
         self._players = PlayerReads(self._reader)
+        self._ratings = RatingReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -403,3 +405,23 @@ class SQLiteStore:
 
     def pair_record(self, player: str, opponent: str) -> PairRecord:
         return self._players.pair_record(player, opponent)
+
+    # -- ratings (see rating_reads.py) -------------------------------------------------
+
+    def player_ratings(self, name: str) -> list[RatingRow]:
+        return self._ratings.player_ratings(name)
+
+    def top_ratings(self, category: str, *, offset: int = 0, limit: int = 20, now: float,
+                    c: float, rd_limit: float) -> list[RatingRow]:
+        return self._ratings.top_ratings(category, offset=offset, limit=limit, now=now, c=c,
+                                         rd_limit=rd_limit)
+
+    def top_best(self, category: str, *, limit: int = 20) -> list[RatingRow]:
+        return self._ratings.top_best(category, limit=limit)
+
+    def rank(self, name: str, category: str, *, now: float, c: float,
+             rd_limit: float) -> tuple[int, RatingRow] | None:
+        return self._ratings.rank(name, category, now=now, c=c, rd_limit=rd_limit)
+
+    def game_ratings(self, ids: Iterable[int]) -> dict[int, GameRatings]:
+        return self._ratings.game_ratings(ids)
