@@ -51,7 +51,7 @@ from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, examine, follow, info, interface, lists,
                                      messages, moretime, news, notify_cmds, observe,
-                                     operator_cmds, play, players, seek, server_info,
+                                     operator_cmds, play, players, seek, server_info, statistics,
                                      session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.config import Config
@@ -116,6 +116,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
         server_info.PingCommand(),
         *players.commands(lambda: server.store, configured=lambda: server.config.accounts,
                           read=read),
+        *statistics.commands(lambda: server.store, constants=lambda: server.ratings.constants,
+                             read=read, now=lambda: server.wall()),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
