@@ -213,7 +213,7 @@ def test_a_crash_brings_games_back_adjourned_at_the_last_stored_move(tmp_path, r
     stored_out = alice.command("stored")
     assert "Stored games for alice:" in stored_out
     assert "    C Opponent       On Type          Str  M    ECO Date" in stored_out
-    assert " 1: W bob             Y [ bu  3   2] 39-39 W3   --- " in stored_out
+    assert " 1: W bob             Y [ bu  3   2] 39-39 W3   B50 " in stored_out
     assert "bob has no adjourned games." not in bob.command("stored")
     assert "carol has no adjourned games." in bob.command("stored carol")
     assert "(adjourned)." in alice.command("resume")

@@ -142,7 +142,7 @@ def test_a_move_withdraws_the_movers_draw_offer():
     play(game, "e4")
     game.draw("bob")
     notices = play(game, "e5")
-    assert texts(notices, "alice") == ["bob withdraws the draw offer."]
+    assert texts(notices, "alice") == ["bob withdraws the draw request."]
     game.draw("alice")  # a fresh offer, not an acceptance
     assert game.result is None
     assert [o.by for o in game.offers] == ["alice"]
@@ -153,7 +153,7 @@ def test_decline_and_accept_commands():
     play(game, "e4", "e5")
     game.draw("alice")
     notices = game.decline("bob")
-    assert texts(notices, "alice") == ["bob declines the draw offer."]
+    assert texts(notices, "alice") == ["bob declines the draw request."]
     with pytest.raises(NoOfferError):
         game.accept("bob")
     game.draw("alice")

@@ -97,7 +97,7 @@ def login(server, name=None, password=None):
 # -- history --------------------------------------------------------------------------------
 
 _LINE = re.compile(r"^(?P<num>[ \d]\d): (?P<res>[-+=]) +0 (?P<col>[WB]) +0 (?P<opp>\S+) +"
-                   r"\[ (?P<type>[blsu][ru])(?P<min>[ \d]{3})(?P<inc>[ \d]{4})\] --- "
+                   r"\[ (?P<type>[blsu][ru])(?P<min>[ \d]{3})(?P<inc>[ \d]{4})\] (?P<eco>---|[A-E]\d\d) "
                    r"(?P<end>[ \w]{3}) (?P<date>.+)$")
 
 
@@ -116,11 +116,11 @@ def test_history_lists_the_games_in_the_fics_layout(games):
     rows = [_LINE.match(line) for line in lines[2:]]
     assert all(rows), lines
     got = [(r["num"].strip(), r["res"], r["col"], r["opp"], r["type"], r["min"].strip(),
-            r["inc"].strip(), r["end"].strip(), r["date"]) for r in rows]
-    assert got == [
-        ("0", "+", "W", "bob", "bu", "5", "0", "Mat", fics_date(T0 + 600)),
-        ("1", "-", "B", "bob", "lu", "1", "0", "Res", fics_date(T0 + 1200)),
-        ("2", "=", "W", "bob", "su", "15", "0", "Agr", fics_date(T0 + 1800)),
+            r["inc"].strip(), r["eco"], r["end"].strip(), r["date"]) for r in rows]
+    assert got == [  # ECO: the last position of each game that the opening table knows
+        ("0", "+", "W", "bob", "bu", "5", "0", "C23", "Mat", fics_date(T0 + 600)),
+        ("1", "-", "B", "bob", "lu", "1", "0", "C20", "Res", fics_date(T0 + 1200)),
+        ("2", "=", "W", "bob", "su", "15", "0", "A40", "Agr", fics_date(T0 + 1800)),
     ]
     # bob's own history, without an argument: the same games from his side
     mine = bob.command("history").strip("\n").split("\n")
@@ -181,7 +181,7 @@ def test_smoves_shows_the_stored_game_as_moves_does(games):
     ]
     assert lines[8:11] == ["  3.  Qh5     (0:05)          Nf6     (0:06)",
                            "  4.  Qxf7#   (0:07)",
-                           "      {bob checkmated} 1-0"]
+                           "      {Black checkmated} 1-0"]
     assert guest.command("smoves alice -1").split("\n") == lines  # -1: the last game
 
 
@@ -201,8 +201,10 @@ def test_smoves_of_a_game_begun_from_a_set_up_position(games):
     ("fr", "alice 7", "Il n’y a pas de partie 7 dans l’historique de alice."),
     ("en", "alice -5", "There is no history game -5 for alice."),
     ("en", "carol 0", "carol has no history games."),
-    ("en", "alice x", "Usage: smoves HANDLE NUMBER"),
-    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO"),
+    ("en", "alice x", "alice has no adjourned game with x."),
+    ("fr", "alice x", "alice n’a pas de partie ajournée avec x."),
+    ("en", "alice", "Usage: smoves HANDLE NUMBER|%SLOT|OPPONENT"),
+    ("fr", "alice", "Usage : smoves PSEUDO NUMÉRO|%CASE|ADVERSAIRE"),
 ])
 def test_smoves_errors(games, lang, args, expected):
     games.record("alice", "bob", FOOLS_MATE, result="0-1", reason="alice checkmated",
@@ -282,8 +284,8 @@ def test_examine_a_set_up_game_and_its_usage(games):
     assert fen_of(guest) == fens_after(["exd6"], fen)[0] == \
         "rnbqkbnr/ppp1pppp/3P4/8/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3"
     guest.command("unexamine")
-    assert guest.command("examine bob").strip() == "Usage: examine [HANDLE NUMBER]"
-    assert guest.command("examine bob x").strip() == "Usage: examine [HANDLE NUMBER]"
+    assert guest.command("examine bob").strip() == "Usage: examine [HANDLE NUMBER|%SLOT]"
+    assert guest.command("examine bob x").strip() == "Usage: examine [HANDLE NUMBER|%SLOT]"
     assert guest.command("examine bob 5").strip() == "There is no history game 5 for bob."
     assert "Starting a game in examine (scratch) mode." in guest.command("examine")
 

@@ -73,10 +73,15 @@ def test_a_game_to_mate_then_history_smoves_examine_password_and_export(tmp_path
             client.read_until(client.prompt)
         history = alice.command("history").strip().split("\n")
         assert history[0] == "History for alice:"
-        assert history[2].startswith(" 0: +    0 W    0 bob ") and " Mat " in history[2]
+        assert history[2].startswith(" 0: +    0 W    0 bob ") and "] C23 Mat " in history[2]
         smoves = bob.command("smoves alice 0")
-        assert smoves.rstrip().endswith("{bob checkmated} 1-0")
+        assert smoves.rstrip().endswith("      {Black checkmated} 1-0")
         assert "  4.  Qxf7#" in smoves
+        assert alice.command("jsave a alice 0") == (
+            "Game alice vs. bob saved in your journal as %01.\n")
+        assert bob.command("journal alice").split("\n")[2] == (
+            "%01: alice            0    bob              0    [ bu  3   0] C23 Mat 1-0")
+        assert bob.command("smoves alice %01") == smoves
         bob.command("examine alice -1")
         assert fen(bob) == shown[0]
         bob.command("forward 6")
@@ -103,6 +108,7 @@ def test_a_game_to_mate_then_history_smoves_examine_password_and_export(tmp_path
         replayed.append(board.fen(en_passant="fen"))
     assert replayed == shown
     assert game.headers["Result"] == "1-0" and game.headers["TimeControl"] == "180+0"
+    assert game.headers["ECO"] == "C23"  # Bishop's Opening: 1. e4 e5 2. Bc4
     assert all(node.clock() is not None for node in game.mainline())
 
     # the new password survives a restart; the old one is refused

@@ -187,7 +187,7 @@ def test_resign_and_draw_by_agreement(table):
     assert "alice offers you a draw." in table.bob.output()
     assert "alice offers to draw" in table.bob.command("pending")
     table.alice.command("Nf3")  # a move withdraws the mover's offer
-    assert "alice withdraws the draw offer." in table.bob.output()
+    assert "alice withdraws the draw request." in table.bob.output()
     table.alice.output()
     table.bob.command("draw")
     out = table.alice.command("accept")
@@ -222,7 +222,7 @@ def test_takeback_by_agreement(table):
     assert "would like to take back 2 half moves" in table.bob.output()
     table.carol.output()
     out = table.bob.command("takeback 2")
-    assert "2 half moves taken back" in out
+    assert "You accept the takeback request from alice." in out
     assert "Move # : 1 (Black)" in table.carol.output()
     assert game.tracker.fen == AFTER_E4
     assert table.fen() == AFTER_E4
@@ -444,7 +444,7 @@ def test_stored_lists_adjourned_games_in_the_fics_layout():
     lines = out.splitlines()
     assert lines[0] == "Stored games for alice:"
     assert lines[1] == "    C Opponent       On Type          Str  M    ECO Date"
-    assert lines[2].startswith(" 1: W bob             Y [ bu  3   0] 39-39 B2   --- ")
+    assert lines[2].startswith(" 1: W bob             Y [ bu  3   0] 39-39 B2   C20 ")
     assert table.bob.command("stored").splitlines()[2].startswith(" 1: B alice           Y ")
     assert "carol has no adjourned games." in table.carol.command("stored")
     assert "dave has no adjourned games." in table.carol.command("stored dave")

@@ -114,6 +114,7 @@ HELP_VERBATIM: dict[str, tuple[str, ...]] = {
     "observe": ("Game 12: alice",),
     "history": ("History for alice:", " 0: + 0"),
     "smoves": ("Initial position:",),
+    "journal": ("Journal for alice:", "%01:"),
     "news": ("Index of the last few news items:",),
     "announce": ("**ANNOUNCEMENT** from alice:",),
     # What is typed at the prompt "login:", quoted as the server writes it.

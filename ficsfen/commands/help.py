@@ -20,7 +20,12 @@ from ficsfen.helpcatalog import HelpCatalog, HelpError, HelpPage, columns, defau
 from ficsfen.i18n import msg
 from ficsfen.interfaces import ICaller, ICommand, IGameDirectory
 
-__all__ = ["HelpCommand", "NextCommand", "Pager"]
+__all__ = ["PARSED_TOPICS", "HelpCommand", "NextCommand", "Pager"]
+
+#: Pages that ICS clients read at login and parse (pychess: ``channel_list``):
+#: a caller whose ``parsed_lang`` is English (an interface) gets the English
+#: page whatever their language.
+PARSED_TOPICS = frozenset({"channel_list"})
 
 
 class Pager:
@@ -109,6 +114,10 @@ class HelpCommand(Command):
             return
         try:
             page = self.catalog.lookup(topic, lang)
+            if page.topic in PARSED_TOPICS:  # an interface reads FICS's English page
+                parsed = getattr(caller, "parsed_lang", lang)
+                if parsed != lang:
+                    page = self.catalog.lookup(page.topic, parsed)
         except HelpError as e:
             alias = self._alias_page(topic, lang)
             if alias is None:

@@ -318,6 +318,10 @@ class Broadcaster:
         """Announce ``result`` to ``audience`` (players and observers), deliver its
         notices, and tell the ``allresults`` sessions who did not watch.
 
+        A player with a line of the result's preface (who accepted the request
+        that ended the game) reads it just above the announcement, in the same
+        message.
+
         As FICS, observers also read that the game left their list, under the
         result and before one prompt (pychess frees its state for the game on
         that line).
@@ -325,12 +329,22 @@ class Broadcaster:
         announcement = result.announcement(game)
         removed = parsed(msg("Removing game {number} from observation list.", number=game.number))
         observing = {fold(h) for h in observers}
+        prefaces: dict[str, list[Message]] = {}
+        for notice in result.preface:
+            prefaces.setdefault(fold(notice.handle), []).append(notice.message)
         for handle in audience:
-            session = self._session(fold(handle)) if fold(handle) in observing else None
+            key = fold(handle)
+            before = prefaces.pop(key, None)
+            session = self._session(key) if key in observing or before else None
             if session is None:
                 self.tell(handle, announcement)
-            else:
-                self.tell(handle, session.render(announcement) + "\n" + session.render(removed))
+                continue
+            lines = [session.render(m) for m in before or ()]
+            lines.append(session.render(announcement))
+            if key in observing:
+                lines.append(session.render(removed))
+            self.tell(handle, "\n".join(lines))
+        self.deliver(n for n in result.preface if fold(n.handle) in prefaces)
         self.deliver(result.notices)
         listeners = self._allresults()
         if listeners:

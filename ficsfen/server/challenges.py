@@ -379,7 +379,8 @@ class Challenges:
 
     ``handles()`` lists the logged-in handles, among which typed names are
     resolved (:func:`ficsfen.names.resolve_handle`); without it, names are
-    taken as typed.  ``is_busy(handle)`` says whether they are playing.
+    taken as typed.  ``is_busy(handle)`` says whether they are playing (or
+    examining: ``is_examining(handle)`` tells which, as FICS's refusals do).
     """
 
     def __init__(
@@ -387,6 +388,7 @@ class Challenges:
         *,
         handles: Callable[[], Iterable[str]] | None = None,
         is_busy: Callable[[str], bool] = lambda handle: False,
+        is_examining: Callable[[str], bool] = lambda handle: False,
         rng: random.Random | None = None,
         refusal: Callable[[str, str], Message | None] = lambda receiver, sender: None,
         limiter: OfferLimiter | None = None,
@@ -396,6 +398,7 @@ class Challenges:
         #: ``rating(handle, type)``: a player's four rating characters for a game's type.
         self.rating = rating if rating is not None else no_rating
         self._is_busy = is_busy
+        self._is_examining = is_examining
         #: Why a receiver refuses a sender (their noplay or censor list), or ``None``.
         self._refusal = refusal
         #: Offers per sender and minute (shared with the games' in-game offers).
@@ -423,6 +426,12 @@ class Challenges:
         except NameResolutionError as e:
             raise UnknownPlayerError(e.message) from None
 
+    def _busy(self, handle: str) -> Message:
+        """Why ``handle`` (busy) cannot be challenged, in FICS's words."""
+        if self._is_examining(handle):
+            return msg("{handle} is examining a game.", handle=handle)
+        return msg("{handle} is playing a game.", handle=handle)
+
     # -- actions -----------------------------------------------------------
 
     def offer(self, challenger: str, request: MatchRequest, *,
@@ -440,7 +449,7 @@ class Challenges:
         if self._is_busy(challenger):
             raise PlayerBusyError(msg("You are already playing a game."))
         if self._is_busy(receiver):
-            raise PlayerBusyError(msg("{handle} is playing a game.", handle=receiver))
+            raise PlayerBusyError(self._busy(receiver))
         challenge = Challenge(challenger, receiver, request.time_control, request.colour,
                               adjourned=adjourned, variant=request.variant)
         key = (challenger, receiver)
@@ -500,7 +509,7 @@ class Challenges:
         challenge = self._pick(self.to(receiver), name,
                                none=msg("You have no match offers to accept."), role=_challenger)
         if self._is_busy(challenge.challenger):
-            raise PlayerBusyError(msg("{handle} is playing a game.", handle=challenge.challenger))
+            raise PlayerBusyError(self._busy(challenge.challenger))
         del self._offers[(challenge.challenger, challenge.receiver)]
         notices = [Notice(receiver, parsed(msg("You accept the match offer from {handle}.",
                                         handle=challenge.challenger))),

@@ -3,7 +3,8 @@
 One game is the Seven Tag Roster (Event and Site FICS-like, Date in UTC,
 Round ``-``), then ``TimeControl`` (``300+0``, ``-`` untimed), ``UTCDate``
 and ``UTCTime`` (when it started), ``SetUp "1"`` and ``FEN`` for a game
-begun from a set-up position, and ``Termination``.  Each move is followed
+begun from a set-up position, ``ECO`` for a game of standard chess that
+reached a known opening (:mod:`ficsfen.server.openings`), and ``Termination``.  Each move is followed
 by ``{[%clk h:mm:ss]}``, the mover's clock after it as the store recorded
 it, and the movetext ends with FICS's reason (``{alice resigns}``) and the
 result.  Replaying the PGN gives back, ply by ply, the FENs the store
@@ -19,6 +20,7 @@ from typing import TextIO
 
 from ficsfen.fen import STARTING_FEN
 from ficsfen.server.game_values import EndCode
+from ficsfen.server.openings import stored_eco
 from ficsfen.server.store import StoredGame
 from ficsfen.server.store.rating_reads import GameRatings
 from ficsfen.server.variant_games import stored_category
@@ -94,6 +96,9 @@ def _tags(game: StoredGame, site: str, ratings: GameRatings | None = None
         tags += [("SetUp", "1"), ("FEN", start.fen)]
     if start.variant != "chess":
         tags.append(("Variant", start.variant))
+    eco = stored_eco(game)
+    if eco is not None:
+        tags.append(("ECO", eco))
     tags.append(("Termination", termination(game)))
     return tags
 

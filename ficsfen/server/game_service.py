@@ -103,6 +103,10 @@ class GameService:
         """Whether ``handle`` plays or examines a game, or one is being started for them."""
         return self.directory.game_of(handle) is not None or fold(handle) in self._starting
 
+    def examining(self, handle: str) -> bool:
+        """Whether ``handle`` examines a game."""
+        return IExaminedGame.providedBy(self.directory.game_of(handle))
+
     # -- moves -----------------------------------------------------------
 
     def move(self, session: Session, text: str, reply: Reply | None = None) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "GameResult",
     "GameStatus",
     "draw_result",
+    "movelist_reason",
     "win_score",
 ]
 
@@ -78,6 +79,10 @@ class GameResult:
     #: pendinfo removals of the offers it cleared
     #: (:class:`ficsfen.server.challenges.Notice` values; the host delivers them).
     notices: tuple[Any, ...] = field(default=(), compare=False)
+    #: What players read just before the announcement, in the same message: who
+    #: accepted the request that ended the game (``You accept the draw request
+    #: from alice.``), as :class:`ficsfen.server.challenges.Notice` values.
+    preface: tuple[Any, ...] = field(default=(), compare=False)
 
     def announcement(self, game: Any) -> Message:
         """``{Game 12 (alice vs. bob) bob checkmated} 1-0`` (``game``: number and players)."""
@@ -135,3 +140,40 @@ def draw_result(termination: Termination) -> GameResult:
 
 #: Why a game stops when the store cannot keep it (see PlayedGame.write_failed).
 NOT_SAVED = msg("Game adjourned because the server could not save it")
+
+
+#: The ends that name a player, and how a movelist names them instead: FICS
+#: writes the colour there (``{White resigns} 0-1``), which clients look for.
+#: Keys are the English templates of :class:`GameResult` reasons; values the
+#: forms with White, then Black, as the player named first.
+_COLOUR_FORMS: dict[str, tuple[Message, Message]] = {
+    "{handle} checkmated": (msg("White checkmated"), msg("Black checkmated")),
+    "{handle} resigns": (msg("White resigns"), msg("Black resigns")),
+    "{handle} forfeits on time": (msg("White forfeits on time"), msg("Black forfeits on time")),
+    "{handle} forfeits by disconnection": (msg("White forfeits by disconnection"),
+                                           msg("Black forfeits by disconnection")),
+    "{handle} lost connection; game adjourned": (
+        msg("White lost connection; game adjourned"),
+        msg("Black lost connection; game adjourned")),
+    "{loser} ran out of time and {winner} has no material to mate": (
+        msg("White ran out of time and Black has no material to mate"),
+        msg("Black ran out of time and White has no material to mate")),
+}
+
+
+def movelist_reason(reason: str, white: str, black: str) -> Message:
+    """The ``{...}`` text closing a movelist of a game that ended for ``reason``.
+
+    ``reason`` is the English text of the end as players were told it
+    (``carol resigns``: a :class:`GameResult` reason rendered in English, or
+    a stored :class:`~ficsfen.server.store.GameEnd` reason); ``white`` and
+    ``black`` are the players' handles as the game spells them.  An end that
+    names a player names their colour instead (``White resigns``), as
+    FICS's movelists do; any other end is its own text, translated when the
+    catalogs know it.  Never raises.
+    """
+    for template, forms in _COLOUR_FORMS.items():
+        for form, (loser, winner) in zip(forms, ((white, black), (black, white))):
+            if template.format(handle=loser, loser=loser, winner=winner) == reason:
+                return form
+    return Message(reason)

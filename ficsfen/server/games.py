@@ -266,7 +266,8 @@ class PlayedGame(DurableGame, OfferActions):
             self._end(draw_result(claim.termination))
             return []
         if self._offers.find("draw", self.opponent_of(handle)) is not None:
-            self._end(GameResult(DRAW, msg("Game drawn by mutual agreement"), code=EndCode.AGREED))
+            self._end(GameResult(DRAW, msg("Game drawn by mutual agreement"), code=EndCode.AGREED,
+                                 preface=self._accepted("draw", handle)))
             return []
         return self._offer(handle, "draw")
 
@@ -280,7 +281,7 @@ class PlayedGame(DurableGame, OfferActions):
             return []
         if self._offers.find("abort", self.opponent_of(handle)) is not None:
             self._end(GameResult(UNFINISHED, msg("Game aborted by mutual agreement"),
-                                 code=EndCode.ABORTED))
+                                 code=EndCode.ABORTED, preface=self._accepted("abort", handle)))
             return []
         return self._offer(handle, "abort")
 
@@ -290,7 +291,8 @@ class PlayedGame(DurableGame, OfferActions):
         if not self.adjournable:
             raise NotAdjournableError(self.not_adjournable)
         if self._offers.find("adjourn", self.opponent_of(handle)) is not None:
-            self._adjourn(msg("Game adjourned by mutual agreement"))
+            self._adjourn(msg("Game adjourned by mutual agreement"),
+                          preface=self._accepted("adjourn", handle))
             return []
         return self._offer(handle, "adjourn")
 
@@ -316,11 +318,7 @@ class PlayedGame(DurableGame, OfferActions):
             self.listener.board_changed(self)
         else:
             self.after_write(self.journal.took_back(self), lambda: self.listener.board_changed(self))
-        return [Notice(opponent, parsed(msg("{handle} accepts the takeback request.", handle=handle))),
-                Notice(handle, parsed(msgn("You accept the takeback request: {count} half move taken back.",
-                                    "You accept the takeback request: {count} half moves taken back.",
-                                    plies))),
-                *removed]
+        return [*self._accepted("takeback", handle), *removed]
 
     def flag(self, handle: str) -> list[Notice]:
         """Claim a win because the opponent's time is out."""
@@ -390,10 +388,11 @@ class PlayedGame(DurableGame, OfferActions):
         self._after(lambda journal: journal.ended(self, result),
                     lambda: self.listener.game_ended(self, result))
 
-    def _adjourn(self, reason: Message, *, charge: bool = True) -> None:
+    def _adjourn(self, reason: Message, *, charge: bool = True,
+                 preface: tuple[Notice, ...] = ()) -> None:
         self.clock.pause(charge=charge)
         result = self.result = GameResult(UNFINISHED, reason, adjourned=True,
-                                          notices=tuple(self._drop_offers()))
+                                          notices=tuple(self._drop_offers()), preface=preface)
         self._changed()
         self._after(lambda journal: journal.adjourned(self, result),
                     lambda: self.listener.game_ended(self, result))

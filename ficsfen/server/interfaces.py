@@ -286,6 +286,7 @@ class IServerCaller(ICaller):
     timeseal = Attribute("bool: the client speaks timeseal.")
     lag_ms = Attribute("int: the last lag measured through timeseal, in milliseconds.")
     interface = Attribute("str: what the client said it is (set interface).")
+    journal = Attribute("dict[int, int]: a registered player's journal (jsave), slot -> game id.")
     parsed_lang = Attribute("str: the language of texts ICS clients parse: 'en' while the caller "
                             "is an interface (timeseal, set interface, iset), else its language.")
     tzone = Attribute("str: the time zone dates are shown in (set tzone), '' for the server's.")

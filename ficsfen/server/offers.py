@@ -3,7 +3,8 @@
 :class:`GameOffers` keeps one game's pending offers and says, as
 :class:`~ficsfen.server.challenges.Notice` values, what each change tells
 each player (FICS's words, and the ``pendinfo`` lines clients track offers
-by).  Accepting an offer is the game's business
+by): FICS calls the in-game ones requests (``bob declines the draw
+request.``), and clients match those words.  Accepting an offer is the game's business
 (:meth:`ficsfen.server.games.PlayedGame.accept`): it ends, adjourns or
 takes back.
 """
@@ -100,11 +101,11 @@ class GameOffers:
         for offer in self.pending:
             what = OFFER_NAMES[offer.kind]
             if offer.by == mover:
-                notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} offer.",
-                                                    handle=mover, what=what))))
+                notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} request.",
+                                                            handle=mover, what=what))))
             else:
-                notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} offer.",
-                                                    handle=mover, what=what))))
+                notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} request.",
+                                                           handle=mover, what=what))))
         return notices + self.drop(white, black)
 
     def make(self, handle: str, opponent: str, kind: str, plies: int = 0, *,
@@ -144,10 +145,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, offer.by, handle)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} offer.",
-                                                handle=handle, what=what))))
-            notices.append(Notice(handle, parsed(msg("You decline the {what} offer from {handle}.",
-                                              what=what, handle=offer.by))))
+            notices.append(Notice(offer.by, parsed(msg("{handle} declines the {what} request.",
+                                                       handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You decline the {what} request from {handle}.",
+                                                     what=what, handle=offer.by))))
         return notices
 
     def withdraw(self, handle: str, opponent: str, offer_id: int | None = None) -> list[Notice]:
@@ -163,9 +164,10 @@ class GameOffers:
             self.pending.remove(offer)
             notices += removal_notices(offer.id, handle, opponent)
             what = OFFER_NAMES[offer.kind]
-            notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} offer.",
-                                                handle=handle, what=what))))
-            notices.append(Notice(handle, parsed(msg("You withdraw the {what} offer.", what=what))))
+            notices.append(Notice(opponent, parsed(msg("{handle} withdraws the {what} request.",
+                                                       handle=handle, what=what))))
+            notices.append(Notice(handle, parsed(msg("You withdraw the {what} request to {handle}.",
+                                                     what=what, handle=opponent))))
         return notices
 
 
@@ -205,6 +207,17 @@ class OfferActions:
 
     def _drop_offers(self) -> list[Notice]:
         return self._offers.drop(self.white, self.black)
+
+    def _accepted(self, kind: str, handle: str) -> tuple[Notice, ...]:
+        """What both players read when ``handle`` accepts the opponent's ``kind`` request:
+        FICS's ``You accept the draw request from alice.`` and ``bob accepts the draw
+        request.``"""
+        offerer = self.opponent_of(handle)
+        what = OFFER_NAMES[kind]
+        return (Notice(handle, parsed(msg("You accept the {what} request from {handle}.",
+                                          what=what, handle=offerer))),
+                Notice(offerer, parsed(msg("{handle} accepts the {what} request.", handle=handle,
+                                           what=what))))
 
     def accept(self, handle: str, offer_id: int | None = None) -> list[Notice]:
         """Accept the single pending offer made to ``handle`` (FICS ``accept``), or offer ``offer_id``."""

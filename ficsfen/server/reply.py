@@ -49,8 +49,8 @@ class Reply:
     and the prompt follows.
     """
 
-    __slots__ = ("session", "frame", "answer", "_prompt", "_open", "_waiting", "_queued",
-                 "dropped")
+    __slots__ = ("session", "frame", "answer", "_prompt", "_open", "_waiting", "_gathering",
+                 "_queued", "dropped")
 
     def __init__(self, session: Session, frame: BlockReply | None = None) -> None:
         """Open: from now on ``session``'s command output goes into this reply.
@@ -69,6 +69,7 @@ class Reply:
         self._prompt = frame is None
         self._open = True
         self._waiting = False
+        self._gathering = False
         self._queued: deque[str] | None = None  # made by the first line kept
         #: Lines dropped meanwhile, beyond :data:`MAX_WAITING_LINES`.
         self.dropped = 0
@@ -89,8 +90,17 @@ class Reply:
     @property
     def answering(self) -> bool:
         """Whether what happens to the session now is part of this answer: open, and not
-        waiting (:meth:`wait`) unless inside what it waited for (:meth:`resumed`)."""
-        return self._open and not self._waiting
+        waiting (:meth:`wait`) unless inside what it waited for (:meth:`resumed`) or
+        gathering (:meth:`gather`)."""
+        return self._open and (not self._waiting or self._gathering)
+
+    def gather(self) -> None:
+        """While the answer waits (:meth:`wait`), what happens to the session is part of
+        it, not a notification: the command waits for a game's change to be stored
+        and announced (the end of the game its ``accept`` or ``resign`` ended), and that
+        announcement belongs to its answer, as on FICS.  Lines typed meanwhile are
+        still kept for later (:attr:`waiting` is unchanged)."""
+        self._gathering = True
 
     @property
     def waiting(self) -> bool:
@@ -209,7 +219,7 @@ class Reply:
         is false, as when the session is closing).  Later calls do nothing."""
         if not self._open:
             return
-        self._open = self._waiting = False
+        self._open = self._waiting = self._gathering = False
         session = self.session
         if session.reply is self:
             session.reply = None

@@ -49,11 +49,12 @@ from ficsfen.server.accounts import Accounts
 from ficsfen.server.broadcaster import Broadcaster
 from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
-from ficsfen.server.commands import (board_cmds, examine, follow, info, interface, lists,
-                                     messages, moretime, news, notify_cmds, observe,
+from ficsfen.server.commands import (board_cmds, client_hooks, examine, follow, info, interface,
+                                     lists, messages, moretime, news, notify_cmds, observe,
                                      operator_cmds, play, players, seek, server_info, statistics,
                                      session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
+from ficsfen.server.commands import journal_cmds
 from ficsfen.server.config import Config
 from ficsfen.server.directory import GameDirectory
 from ficsfen.server.dispatcher import Dispatcher, check_command_names
@@ -128,6 +129,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
                         changed=server.list_changed, save=server.save_settings),
         *seek.commands(server.seeks),
         *talk.commands(server.talk, sessions.keys),
+        *client_hooks.COMMANDS,
+        *journal_cmds.commands(lambda: server.store, save=server.save_settings, read=read),
         *operator_cmds.commands(server.operators),
         *news.commands(server.operators, now=server.wall),
         notify_cmds.ZnotifyCommand(server.notifier),
@@ -219,7 +222,8 @@ class FicsServer:
             max_length=config.message_max_length, now=lambda: self.wall(),
             censors=self.lists.censors)
         #: Pending match offers (``match``, ``accept``, ...).
-        self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy, rng=self.rng,
+        self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy,
+                                     is_examining=games.examining, rng=self.rng,
                                      refusal=self.lists.refusal, limiter=self.offer_limiter,
                                      rating=rating_view.text)
         #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.

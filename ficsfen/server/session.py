@@ -169,6 +169,8 @@ class Session:
         #: Values of the ``set`` variables clients set that change nothing here
         #: (width, open, seek...), by name; ``variables`` lists them.
         self.variables: dict[str, int | bool] = {}
+        #: A registered player's journal (``jsave``): slot (1-26) -> stored game id.
+        self.journal: dict[int, int] = {}
         self._write = write
         self._close = close
         self._held: list[bytes] | None = None

@@ -17,11 +17,23 @@ from ficsfen.server.boards import (RELATION_STARTING_POSITION, Style12Frame, cat
                                    style1)
 from ficsfen.server.clock import format_move_time
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.game_values import movelist_reason
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 from ficsfen.server.parsed import parsed
 from ficsfen.tracker import Tracker
 
-__all__ = ["STILL_IN_PROGRESS", "MovesCommand", "RefreshCommand", "move_list", "move_list_lines"]
+__all__ = ["STILL_IN_PROGRESS", "MovesCommand", "RefreshCommand", "game_move_lines", "move_list",
+           "move_list_lines", "movelist_ending"]
+
+
+def movelist_ending(reason: str, score: str, white: str, black: str, lang: str) -> str:
+    """``{White resigns} 0-1``: the closing line of a finished or adjourned game's movelist.
+
+    ``reason`` is the English text of the end (it names players by handle);
+    the line names them by colour, as FICS's movelists do, in ``lang`` (the
+    reader's language of parsed texts: FICS's English for an interface).
+    """
+    return "{" + parsed(movelist_reason(reason, white, black)).render(lang) + "} " + score
 
 
 def _game_or_tell(caller: ICaller, target: str | None, directory: IServerDirectory) -> IGame | None:
@@ -55,24 +67,36 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
     """The ``moves`` text of ``game``, FICS's layout, in ``lang``.
 
     xboard, eboard and pychess parse it all (the header lines, the ``Move``
-    heading, the closing ``{...} *``): ``lang`` is the reader's language of
-    parsed texts (``parsed_lang``: FICS's English for an interface).
+    heading, the closing ``{...} *``, which names the loser by colour:
+    :func:`movelist_ending`): ``lang`` is the reader's language of parsed
+    texts (``parsed_lang``: FICS's English for an interface).
     ``started`` (epoch seconds) dates the game; ``start_board`` (ivar
     startpos) is the board of a starting position other than the usual
     one, shown before the moves; ``ratings`` both players' (0: ``UNR``).
     """
+    return "\n".join([parsed(msg("Movelist for game {number}:", number=game.number)).render(lang),
+                      "", *game_move_lines(game, lang, started=started, start_board=start_board,
+                                           ratings=ratings)])
+
+
+def game_move_lines(game: IGame, lang: str, *, started: float,
+                    start_board: str | None = None,
+                    ratings: tuple[int, int] = (0, 0)) -> list[str]:
+    """The move list of ``game`` (played, adjourned or examined) from its header line to
+    its closing ``{...}`` line (:func:`move_list_lines`); ``ratings`` both players'
+    (0: ``UNR``)."""
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
     result = game.result if IPlayedGame.providedBy(game) else None
-    ending = ("{" + result.reason.render(lang) + "} " + result.score if result is not None
-              else STILL_IN_PROGRESS.render(lang))
-    return "\n".join([parsed(msg("Movelist for game {number}:", number=game.number)).render(lang),
-                      "", *move_list_lines(
+    ending = (movelist_ending(result.reason.render("en"), result.score, game.white, game.black,
+                              lang)
+              if result is not None else STILL_IN_PROGRESS.render(lang))
+    return move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
-        ending=ending, lang=lang, start_board=start_board, ratings=ratings)])
+        ending=ending, lang=lang, start_board=start_board, ratings=ratings)
 
 
 _MOVE_HEADING = parsed(msg("Move"))

@@ -9,6 +9,8 @@ each one the board in their style.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +28,8 @@ from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirec
 from ficsfen.server.reply import resumed
 from ficsfen.server.variant_games import FICS_TYPES, stored_variant, variant_word
 from ficsfen.variants import Variant
+
+_INTEGER = re.compile(r"-?[0-9]+")
 
 __all__ = ["BackwardCommand", "BsetupCommand", "ExamineCommand", "ForwardCommand",
            "RevertCommand", "UnexamineCommand", "examined_game"]
@@ -50,8 +54,8 @@ class ExamineCommand(Command):
     """
 
     name = "examine"
-    spec = "op"
-    usage = msg("examine [HANDLE NUMBER]")
+    spec = "oo"
+    usage = msg("examine [HANDLE NUMBER|%SLOT]")
 
     def __init__(self, store: StoreGetter = lambda: None, listener: Any = None,
                  read: Reader = maybeDeferred) -> None:
@@ -60,18 +64,26 @@ class ExamineCommand(Command):
         #: Runs a store read off the reactor thread (``FicsServer.read``).
         self.read = read
 
-    def run(self, caller: IServerCaller, who: str | None, number: int | None, *,
+    def run(self, caller: IServerCaller, who: str | None, game: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
         """A Deferred for a stored game (it is read off the reactor thread)."""
-        if who is not None and number is None:
-            self.send_usage(caller)  # FICS's adjourned and journal games are not examined here
+        journal = game is not None and game.startswith("%")
+        number = int(game) if game is not None and _INTEGER.fullmatch(game) else None
+        if who is not None and number is None and not journal:
+            self.send_usage(caller)  # FICS's adjourned games are not examined here
             return None
         if self._busy(caller, directory):
             return None
-        if who is None or number is None:
+        if who is None or game is None:
             caller.send(parsed(msg("Starting a game in examine (scratch) mode.")))
             caller.games.examine(caller.handle)
             return None
+        if journal:
+            from ficsfen.server.commands.journal_cmds import replayed_journal_game
+            return resumed(caller, replayed_journal_game(caller, self.store(), who, game,
+                                                         self.read)).addCallback(
+                self._open, caller, directory)
+        assert number is not None
         return self.examine_stored(caller, who, number, directory)
 
     @staticmethod

@@ -13,12 +13,14 @@ the server's password pool, and the check is throttled like a password login.
 number, result (``+ - =``), both ratings as the game left them (FICS's
 "revised" ratings: the rating a game started with plus its change; ``0``
 when none was kept, a guest's), the player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
-rated, time control), the ECO code (``---``: none is computed), the end
+rated, time control), the ECO code (``---`` for a game without one, see
+:mod:`ficsfen.server.openings`), the end
 code (``Mat``, ``Res``, ``Fla``...) and the date.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
@@ -28,11 +30,13 @@ from twisted.python.failure import Failure
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.commands.board_cmds import STILL_IN_PROGRESS, move_list_lines
+from ficsfen.server.commands.board_cmds import (STILL_IN_PROGRESS, game_move_lines, move_list_lines,
+                                               movelist_ending)
 from ficsfen.server.commands.info import fics_date
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, duration, seconds_left
+from ficsfen.server.openings import NO_ECO, history_with_ecos
 from ficsfen.server.parsed import heading, parsed
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
@@ -52,9 +56,11 @@ Reader = Callable[..., Deferred]
 
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
+_INTEGER = re.compile(r"-?[0-9]+")
 #: The heading's labels, each with the width of its column (FICS's, in English).
-_HEADINGS: tuple[tuple[Message | str, int], ...] = (("", 18), (parsed(msg("Opponent")), 14), (parsed(msg("Type")), 13),
-             (parsed(msg("ECO")), 4), (parsed(msg("End")), 4), (parsed(msg("Date")), 0))
+_HEADINGS: tuple[tuple[Message | str, int], ...] = (
+    ("", 18), (parsed(msg("Opponent")), 14), (parsed(msg("Type")), 13),
+    (parsed(msg("ECO")), 4), (parsed(msg("End")), 4), (parsed(msg("Date")), 0))
 
 
 def history_heading(lang: str) -> str:
@@ -95,10 +101,10 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry, lang: str = "en",
+def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en",
                  ratings: GameRatings | None = None) -> str:
-    """One line of ``history``, FICS's columns (the date's names in ``lang``), the game's
-    ``ratings`` as the store keeps them."""
+    """One line of ``history``, FICS's columns; ``eco`` the game's ECO code (the date's
+    names in ``lang``), ``ratings`` those the store keeps with the game."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
@@ -109,35 +115,43 @@ def history_line(entry: HistoryEntry, lang: str = "en",
     mine = theirs = 0
     if ratings is not None:
         mine, theirs = ratings.after(entry.white) or 0, ratings.after(not entry.white) or 0
-    return (f"{entry.number:>2}: {entry.outcome} {mine:>4} {'W' if entry.white else 'B'} {theirs:>4} "
+    return (f"{entry.number:>2}: {entry.outcome} {mine:>4} {'W' if entry.white else 'B'} "
+            f"{theirs:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
-            f"--- {code:>3} {date}")
+            f"{eco:<3} {code:>3} {date}")
 
 
 def _no_history(handle: str) -> Message:
     return parsed(msg("{handle} has no history games.", handle=handle))
 
 
-def history_text(handle: str, entries: list[HistoryEntry], lang: str = "en",
+def history_text(handle: str, entries: list[tuple[HistoryEntry, str]], lang: str = "en",
                  ratings: Mapping[int, GameRatings] | None = None) -> str:
-    """The whole ``history`` answer for ``handle``, which clients parse: in ``lang``, the
-    reader's language of parsed texts (FICS's English by default); ``ratings`` those
+    """The whole ``history`` answer for ``handle`` from its entries and their ECO codes
+    (:func:`ficsfen.server.openings.history_with_ecos`), which clients parse: in ``lang``,
+    the reader's language of parsed texts (FICS's English by default); ``ratings`` those
     kept with each game, by game id."""
     if not entries:
         return _no_history(handle).render(lang)
     kept = ratings or {}
     return "\n".join([parsed(msg("History for {handle}:", handle=handle)).render(lang),
                       history_heading(lang),
-                      *(history_line(e, lang, kept.get(e.game.id)) for e in entries)])
+                      *(history_line(entry, eco, lang, kept.get(entry.game.id))
+                        for entry, eco in entries)])
 
 
 def history_with_ratings(store: IStore, handle: str
-                         ) -> tuple[list[HistoryEntry], dict[int, GameRatings]]:
-    """``handle``'s history and the ratings kept with its games: two reads, made together
-    in the read thread."""
-    entries = store.history(handle)
-    return entries, store.game_ratings(e.game.id for e in entries) if entries else {}
+                         ) -> tuple[list[tuple[HistoryEntry, str]], dict[int, GameRatings]]:
+    """``handle``'s history with ECO codes (:func:`history_with_ecos`) and the ratings kept
+    with its games: reads made together in the read thread."""
+    entries = history_with_ecos(store, handle)
+    return entries, (store.game_ratings(e.game.id for e, _ in entries) if entries else {})
+
+
+def _game_ratings(store: IStore, game_id: int) -> GameRatings:
+    """The ratings kept with game ``game_id`` (none kept: ``GameRatings()``)."""
+    return store.game_ratings([game_id]).get(game_id, GameRatings())
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -151,11 +165,6 @@ def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, Stored
     else:
         entry = next((e for e in entries if e.number == number), None)
     return True, store.get_game(entry.game.id) if entry is not None else None
-
-
-def _game_ratings(store: IStore, game_id: int) -> GameRatings:
-    """The ratings kept with game ``game_id`` (none kept: ``GameRatings()``)."""
-    return store.game_ratings([game_id]).get(game_id, GameRatings())
 
 
 def find_history_game(caller: IServerCaller, store: IStore, handle: str, number: int,
@@ -228,27 +237,40 @@ class HistoryCommand(Command):
 
 
 class SmovesCommand(Command):
-    """``smoves HANDLE N``: the moves of game N of a player's history, as ``moves`` shows them."""
+    """``smoves HANDLE GAME``: the moves of one of a player's games, as ``moves`` shows them.
+
+    ``GAME`` is a number of the player's ``history`` (``-1`` the last one),
+    an entry of their journal (``%01``, ``%a``), or the handle of the
+    opponent of one of the player's adjourned games (``stored``), as
+    pychess asks for them.
+    """
 
     name = "smoves"
-    spec = "wi"
-    usage = msg("smoves HANDLE NUMBER")
+    spec = "ww"
+    usage = msg("smoves HANDLE NUMBER|%SLOT|OPPONENT")
 
     def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
         self.store = store
         self.read = read
 
-    def run(self, caller: IServerCaller, who: str, number: int, *,
-            directory: IServerDirectory) -> Deferred[None]:
-        store = self.store()
+    def run(self, caller: IServerCaller, who: str, game: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
+        if _INTEGER.fullmatch(game):
+            return replayed_history_game(caller, self.store(), who, int(game),
+                                         self.read).addCallback(self._rated, caller)
+        if game.startswith("%"):  # a journal entry, as pychess asks for them
+            from ficsfen.server.commands.journal_cmds import replayed_journal_game
+            return replayed_journal_game(caller, self.store(), who, game,
+                                         self.read).addCallback(self._rated, caller)
+        return whose(caller, who, self.store(), self.read).addCallback(
+            self.show_adjourned, caller, game)
 
-        def rated(found: tuple[StoredGame, Tracker] | None) -> Any:
-            if found is None:
-                return None
-            return self.read(_game_ratings, store, found[0].id).addCallback(
-                lambda ratings: self.show(found, caller, ratings))
-
-        return replayed_history_game(caller, store, who, number, self.read).addCallback(rated)
+    def _rated(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> Any:
+        """Read the ratings kept with the game found, then show it."""
+        if found is None:
+            return None
+        return self.read(_game_ratings, self.store(), found[0].id).addCallback(
+            lambda ratings: self.show(found, caller, ratings))
 
     def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller,
              ratings: GameRatings | None = None) -> None:
@@ -258,14 +280,26 @@ class SmovesCommand(Command):
         kept = ratings if ratings is not None else GameRatings()
         start, end = game.start, game.end
         lang = caller.parsed_lang  # clients parse the move list
-        ending = (("{" + end.reason + "} " + end.result) if end is not None
-                  else STILL_IN_PROGRESS.render(lang))
+        ending = (movelist_ending(end.reason, end.result, start.white, start.black, lang)
+                  if end is not None else STILL_IN_PROGRESS.render(lang))
         caller.send("\n".join(["", *move_list_lines(
             white=start.white, black=start.black, started=start.started,
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
             lang=lang, ratings=(kept.white, kept.black))]))
+
+    def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
+        """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""
+        if handle is None:
+            return
+        game = caller.games.adjourned.between(handle, opponent)
+        if game is None:
+            caller.send(msg("{handle} has no adjourned game with {opponent}.", handle=handle,
+                            opponent=opponent))
+            return
+        caller.send("\n".join(["", *game_move_lines(game, caller.parsed_lang,
+                                                     started=game.started_at)]))
 
 
 def _new_hash(old: str, new: str, stored: str) -> str | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+from twisted.internet.defer import Deferred
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.server.parsed import heading, parsed
@@ -26,6 +28,7 @@ from ficsfen.names import (HANDLE, AmbiguousNameError, NameResolutionError, NoMa
 from ficsfen.server.boards import category, material
 from ficsfen.server.challenges import ChallengeError, Challenges, MatchRequest, parse_match
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.openings import NO_ECO, live_eco
 from ficsfen.server.seeks import check_playable
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
@@ -45,23 +48,36 @@ def played_game(caller: IServerCaller, directory: IServerDirectory, *,
     return game
 
 
-def _run(caller: IServerCaller, action: Callable[[], Any], game: IPlayedGame | None = None) -> None:
+def _run(caller: IServerCaller, action: Callable[[], Any],
+         game: IPlayedGame | None = None) -> Deferred[None] | None:
     """Run an engine action; deliver its notices, or show the caller why it was refused.
 
     Notices about ``game`` are delivered once what it changed before is
-    stored (an offer never overtakes the move it follows).
+    stored (an offer never overtakes the move it follows).  What the action
+    changed in ``game`` (an end, an adjournment) is announced once stored:
+    the answer waits for it, and holds what the caller reads of it (as on
+    FICS, ``accept`` answers ``You accept the draw request from alice.`` and
+    the end of the game in one reply); the Deferred returned fires then.
     """
     try:
         notices = action()
     except LocalizedError as e:  # a refusal (GameError, ChallengeError...): its reason
         caller.send(e.render(caller.lang))
-        return
-    if not notices:
-        return
+        return None
     if game is None:
-        caller.boards.deliver(notices)
-    else:
+        if notices:
+            caller.boards.deliver(notices)
+        return None
+    if notices:
         game.after_write(None, lambda: caller.boards.deliver(notices))
+    announced: Deferred[None] = Deferred()
+    game.after_write(None, lambda: announced.callback(None))
+    if announced.called:  # nothing was waiting: all is in the answer already
+        return None
+    reply = caller.reply
+    if reply is not None:
+        reply.gather()
+    return announced
 
 
 class MatchCommand(Command):
@@ -124,23 +140,24 @@ class AcceptCommand(Command):
     spec = "o"
     usage = msg("accept [HANDLE]")
 
-    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, name: str | None, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         game = played_game(caller, directory, tell=False)
         number = _offer_number(name)
         if game is not None:
-            _run(caller, lambda: game.accept(caller.handle, number), game)
-            return
+            return _run(caller, lambda: game.accept(caller.handle, number), game)
         if directory.game_of(caller.handle) is not None:
             caller.send(msg("You are examining a game; type \"unexamine\" first."))
-            return
+            return None
         games = caller.games
         try:
             challenge, notices = games.challenges.accept(caller.handle, _offer_name(name, directory))
         except ChallengeError as e:
             caller.send(e.message)
-            return
+            return None
         caller.boards.deliver(notices)
         games.start_game(challenge)
+        return None
 
 
 class _OfferAnswer(Command):
@@ -153,16 +170,16 @@ class _OfferAnswer(Command):
 
     spec = "o"
 
-    def run(self, caller: IServerCaller, name: str | None, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, name: str | None, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         game = played_game(caller, directory, tell=False)
         number = _offer_number(name)
         if (game is not None and (name is None or number is not None)
                 and self.game_offers(game, caller.handle, number)):
-            _run(caller, lambda: self.answer_game(game, caller.handle, number), game)
-            return
+            return _run(caller, lambda: self.answer_game(game, caller.handle, number), game)
         challenges = caller.games.challenges
-        _run(caller, lambda: self.answer_match(challenges, caller.handle,
-                                               _offer_name(name, directory)))
+        return _run(caller, lambda: self.answer_match(challenges, caller.handle,
+                                                      _offer_name(name, directory)))
 
     def game_offers(self, game: IPlayedGame, handle: str,
                     number: int | None) -> list:  # pragma: no cover
@@ -224,10 +241,12 @@ class _GameAction(Command):
 
     spec = ""
 
-    def run(self, caller: IServerCaller, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         game = played_game(caller, directory)
-        if game is not None:
-            _run(caller, lambda: self.act(game, caller.handle), game)
+        if game is None:
+            return None
+        return _run(caller, lambda: self.act(game, caller.handle), game)
 
     def act(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
         raise NotImplementedError
@@ -278,10 +297,13 @@ class TakebackCommand(Command):
     spec = "p"
     usage = msg("takeback [N]")
 
-    def run(self, caller: IServerCaller, count: int | None, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, count: int | None, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         game = played_game(caller, directory)
-        if game is not None:
-            _run(caller, lambda: game.takeback(caller.handle, 1 if count is None else count), game)
+        if game is None:
+            return None
+        return _run(caller, lambda: game.takeback(caller.handle, 1 if count is None else count),
+                    game)
 
 
 #: Opponents of the caller's adjourned games (``resume NAME``).
@@ -312,8 +334,11 @@ def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
     if directory.game_of(caller.handle) is not None:
         caller.send(msg("You are already playing or examining a game."))
         return
-    if directory.game_of(other.handle) is not None:
-        caller.send(msg("{handle} is playing a game.", handle=other.handle))
+    theirs_now = directory.game_of(other.handle)
+    if theirs_now is not None:
+        caller.send(msg("{handle} is examining a game.", handle=other.handle)
+                    if IExaminedGame.providedBy(theirs_now)
+                    else msg("{handle} is playing a game.", handle=other.handle))
         return
     theirs = [c for c in games.challenges.to(caller.handle)
               if c.adjourned and c.challenger == other.handle]
@@ -389,7 +414,7 @@ class StoredCommand(Command):
 
     One line per game: number, the player's colour, the opponent, whether
     they are logged in, type and time control, material (White-Black), the
-    next move, ECO (not known here: ``---``) and when it was adjourned.
+    next move, ECO code (``---`` for none) and when it was adjourned.
     """
 
     name = "stored"
@@ -426,7 +451,7 @@ class StoredCommand(Command):
                 f"{number:2d}: {'W' if white else 'B'} {opponent[:15]:<15} {online} "
                 f"[{category_letter(category(game)) + 'u':>3}{tc.minutes:3d} {tc.increment:3d}] "
                 f"{material(board, True):2d}-{material(board, False):<2d} "
-                f"{turn + str(board.fullmove_number):<4} --- "
+                f"{turn + str(board.fullmove_number):<4} {live_eco(game) or NO_ECO:<3} "
                 f"{fics_date(game.adjourned_at, lang=caller.parsed_lang)}")
         caller.send("\n".join(lines))
 

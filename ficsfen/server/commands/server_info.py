@@ -58,7 +58,7 @@ class UptimeCommand(Command):
         lines = [
             render(msg("Server version : ficsfen {version}", version=__version__)),
             render(msg("The server has been up since {date}.",
-                       date=fics_date(stats.started_at, caller.tzone))),
+                       date=fics_date(stats.started_at, caller.tzone, lang=caller.lang))),
             render(msg("Up for {duration}.", duration=duration)),
             "",
             render(msg("Player limit: {limit}", limit=self.limit)),

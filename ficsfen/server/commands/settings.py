@@ -363,6 +363,8 @@ def saved(session: IServerCaller) -> dict[str, Any]:
         data["notes"] = list(session.notes)
     if session.chosen_prompt != session.default_prompt:
         data["prompt"] = session.chosen_prompt
+    if session.journal:
+        data["journal"] = {str(slot): game for slot, game in sorted(session.journal.items())}
     return data
 
 
@@ -385,6 +387,12 @@ def apply_saved(session: IServerCaller, data: dict[str, Any]) -> None:
     prompt = data.get("prompt")
     if isinstance(prompt, str) and prompt.endswith(" "):
         _restore(session, VARIABLES["prompt"], prompt[:-1])
+    journal = data.get("journal")
+    if isinstance(journal, dict):
+        for key, game in journal.items():
+            if (isinstance(key, str) and key.isascii() and key.isdigit() and 1 <= int(key) <= 26
+                    and isinstance(game, int) and not isinstance(game, bool)):
+                session.journal[int(key)] = game
     kept_notes = data.get("notes")
     if isinstance(kept_notes, list):
         for number, text in enumerate(kept_notes[:notes.MAX_NOTES], 1):
