@@ -234,8 +234,9 @@ def test_gameinfo_line_when_a_game_starts_for_those_who_asked(room):
     out = room.bob.command("accept")
     m = G1.search(out)
     assert m is not None, out
-    assert m.groups() == ("1", "0", "blitz", "0", "0", "0", "180", "2", "180", "2", "0", "0",
-                          "0", "0", "1")
+    # Guests have no rating: FICS's 0 and the provisional mark.
+    assert m.groups() == ("1", "0", "blitz", "0", "0", "0", "180", "2", "180", "2", "0", "0P",
+                          "0P", "0", "1")
     assert out.index("<g1>") > out.index("Creating:")
     assert "<g1>" not in room.alice.output()
 
@@ -275,7 +276,7 @@ def test_pendinfo_match_offer_accepted_by_its_number(room):
     out = room.alice.command("match bob 1 0 white")
     [(kind, number, who, what, params)] = pend(out)
     assert (kind, who, what, params) == ("pt", "bob", "match",
-                                         "alice (----) [white] bob (----) unrated lightning 1 0")
+                                         "alice (++++) [white] bob (++++) unrated lightning 1 0")
     assert out.index("<pt>") > out.index("Issuing:")
     told = room.bob.output()
     assert pend(told) == [("pf", number, "alice", "match", params)]
@@ -363,7 +364,7 @@ def test_creating_and_moves_headers_name_the_category(tc, category):
     room.alice.command(f"match bob {tc} white")
     out = room.bob.command("accept")
     minutes, increment = tc.split()
-    assert f"Creating: alice (----) bob (----) unrated {category} {minutes} {increment}" in out
+    assert f"Creating: alice (++++) bob (++++) unrated {category} {minutes} {increment}" in out
     moves = room.carol.command("moves alice")
     assert (f"Unrated {category} match, initial time: {minutes} minutes, "
             f"increment: {increment} seconds.") in moves
@@ -397,7 +398,7 @@ def test_observe_header_then_the_board(room):
     header = re.fullmatch(r"Game (\d+): (\w+) \((\S+)\) (\w+) \((\S+)\) (\w+) (\w+) (\d+) (\d+)",
                           lines[at + 1])
     assert header is not None
-    assert header.groups() == ("1", "alice", "----", "bob", "----", "unrated", "blitz", "5", "3")
+    assert header.groups() == ("1", "alice", "++++", "bob", "++++", "unrated", "blitz", "5", "3")
     # FICS's blank line before the board: pychess 1.0.3 expects exactly these four lines.
     assert lines[at + 2] == "" and lines[at + 3].startswith("<12> ")
     names, ratings = r"(\w+)", r"\(\s*([0-9\ \-\+]{1,4}[P E]?|UNR)\)"
@@ -407,11 +408,11 @@ def test_observe_header_then_the_board(room):
     assert all(re.match(rx, line, re.I) for rx, line in zip(pychess_observe, lines[at:at + 4]))
     room.carol.command("set lang fr")
     room.carol.command("unobserve")
-    assert "\nPartie 1\u202f: alice (----) bob (----) non classée blitz 5 3\n" in (
+    assert "\nPartie 1\u202f: alice (++++) bob (++++) non classée blitz 5 3\n" in (
         room.carol.command("observe 1"))  # a person reads French
     room.carol.command("set interface eboard")
     room.carol.command("unobserve")
-    assert "\nGame 1: alice (----) bob (----) unrated blitz 5 3\n" in room.carol.command("observe 1")
+    assert "\nGame 1: alice (++++) bob (++++) unrated blitz 5 3\n" in room.carol.command("observe 1")
 
 
 # -- date and finger ------------------------------------------------------------------------

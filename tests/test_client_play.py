@@ -76,7 +76,7 @@ def test_both_players_get_fics_four_line_game_start():
         matches = game_start(client_lines(text))
         assert matches is not None, text
         creating, header, _, board = matches
-        assert creating.groups() == ("alice", "----", "bob", "----", "unrated", "blitz", "5", "0")
+        assert creating.groups() == ("alice", "++++", "bob", "++++", "unrated", "blitz", "5", "0")
         assert header.groups() == ("1", "alice", "bob", "unrated", "blitz")
         assert board.group(1).split()[18] == relation
         assert "You play" not in text

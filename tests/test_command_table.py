@@ -38,9 +38,9 @@ def test_ambiguous_prefix_lists_the_matches(table):
     with pytest.raises(AmbiguousNameError) as info:
         table.resolve("b")
     assert info.value.kind is COMMAND
-    assert info.value.matches == ("backward", "bsetup")
-    assert info.value.render("en") == 'Ambiguous command "b". Matches: backward bsetup'
-    assert "Correspondances\u202f: backward bsetup" in info.value.render("fr")
+    assert info.value.matches == ("backward", "best", "bsetup")
+    assert info.value.render("en") == 'Ambiguous command "b". Matches: backward best bsetup'
+    assert "Correspondances\u202f: backward best bsetup" in info.value.render("fr")
 
 
 def test_unknown_word_is_localized(table):

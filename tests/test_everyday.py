@@ -117,7 +117,7 @@ def test_private_games_are_marked_and_cannot_be_observed_or_followed(server):
     assert carol.raw_output() == b""
     assert carol.command("observe 1") == "Sorry, game 1 is a private game.\n"
     assert carol.command("games").startswith(
-        "\n  1 ++++ alice       ++++ bob        [pbu  5   0]   5:00 -  5:00 (39-39) W:  1\n")
+        "\n  1 ---- alice       ---- bob        [pbu  5   0]   5:00 -  5:00 (39-39) W:  1\n")
     assert alice.command("set private 0") == "Your games may not be private.\n"
 
 
@@ -129,7 +129,8 @@ def test_gameinfo_line_says_p_1_for_a_private_game(server):
     game = server.directory.by_number(1)
     assert game.private
     from ficsfen.server.boards import game_info_line
-    assert game_info_line(game, registered=(True, True), timeseal=(False, False)).startswith(
+    assert game_info_line(game, registered=(True, True), timeseal=(False, False),
+                          ratings=("0P", "0P")).startswith(
         "<g1> 1 p=1 t=blitz r=0 ")
 
 

@@ -233,9 +233,9 @@ def test_a_game_start_is_french_for_a_person_and_fics_for_an_interface(lobby):
     dave.command("accept")
     lobby.games.wait(lobby.games.store.import_accounts({}))  # the game's start is stored
     french, english = carol.output(), dave.output()
-    assert f"Création{N}: zoe (----) dave (----) non classée blitz 3 0\n" in french
+    assert f"Création{N}: zoe (++++) dave (++++) non classée blitz 3 0\n" in french
     assert "{Partie 2 (zoe contre dave) Début d’une partie blitz non classée.}" in french
-    assert "Creating: zoe (----) dave (----) unrated blitz 3 0\n" in english
+    assert "Creating: zoe (++++) dave (++++) unrated blitz 3 0\n" in english
     assert "{Game 2 (zoe vs. dave) Creating unrated blitz match.}" in english
     carol.command("resign")
     lobby.games.wait(lobby.games.store.import_accounts({}))  # the game's end is stored

@@ -73,12 +73,12 @@ def table() -> Table:
 
 def test_match_accept_tells_both_number_colours_and_time_control(table):
     out = table.alice.command("match bob 5 3 white")
-    assert "Issuing: alice (----) [white] bob (----) unrated blitz 5 3." in out
+    assert "Issuing: alice (++++) [white] bob (++++) unrated blitz 5 3." in out
     told = table.bob.output()
-    assert "Challenge: alice (----) [white] bob (----) unrated blitz 5 3." in told
+    assert "Challenge: alice (++++) [white] bob (++++) unrated blitz 5 3." in told
     pending = table.bob.command("pending")
     assert "There are no offers pending to other players." in pending
-    assert "Offers from other players:\n  alice (----) [white] bob (----) unrated blitz 5 3." in pending
+    assert "Offers from other players:\n  alice (++++) [white] bob (++++) unrated blitz 5 3." in pending
     out = table.bob.command("accept")
     assert "{Game 1 (alice vs. bob) Creating unrated blitz match.}" in out
     # FICS's start: "Creating:", "{Game ...}", a blank line, the board (no "You play" line).

@@ -12,6 +12,7 @@ from ficsfen.server.clock import TimeControl
 from ficsfen.server.config import hash_password
 from ficsfen.server.glicko import FICS_CONSTANTS, Category, Rating, update
 from ficsfen.server.rated_games import RatedRefusedError, rate_end, rated_offer
+from ficsfen.server.rating_view import RatingView
 from ficsfen.server.ratings import Ratings, category_of
 from ficsfen.server.store import SQLiteStore
 from ficsfen.server.store.testing import private_reactor, wait_for
@@ -76,9 +77,10 @@ def test_marks_and_texts():
     ratings = Ratings(FICS_CONSTANTS, registered=lambda handle: handle == "carol")
     ratings.arrived("alice", {Category.BLITZ: Rating(1834.4, 60.0, wins=40)})
     assert ratings.text("alice", Category.BLITZ) == "1834"
-    assert ratings.mark("alice", Category.BLITZ) == " "  # RD 60: established
+    view = RatingView(ratings)
+    assert view.shown("alice", "blitz").marked == "1834 "  # RD 60: established
     assert ratings.text("alice", Category.STANDARD) == "----"
-    assert ratings.mark("alice", Category.STANDARD) == "P"
+    assert view.shown("alice", "standard").marked == "0P"
     assert ratings.text("carol", Category.BLITZ) == "----"  # registered, not online
     assert ratings.text("Guest", Category.BLITZ) == "++++"
 
@@ -211,7 +213,7 @@ def test_guests_play_unrated_only(room):
         "Unregistered players cannot play rated games.")
     assert "Unregistered players cannot play rated games." in guest.command("seek 5 0 r")
     alice.command(f"match {name} 5 0 rated")  # to a guest: an unrated offer
-    assert f"alice (----) {name} (----) unrated blitz 5 0" in guest.output()
+    assert f"alice (----) {name} (++++) unrated blitz 5 0" in guest.output()
     alice.command(f"withdraw {name}")
     alice.command("seek 5 0 rated")
     said = guest.output()

@@ -116,7 +116,7 @@ def test_seek_sought_play_starts_the_game(server):
                      listing, re.M), listing
     assert "1 ad displayed." in listing
     out = bob.command("play 1")
-    assert "Creating: alice (----) bobby (----) unrated blitz 5 0" in out
+    assert "Creating: alice (++++) bobby (++++) unrated blitz 5 0" in out
     assert "bobby accepts your seek." in alice.output()
     assert "There are no" not in carol.command("games")
     assert "0 ads displayed." in carol.command("sought all")
@@ -210,7 +210,7 @@ def test_manual_seek_becomes_a_match_request(server):
     alice.command("seek 5 0 white manual")
     out = bob.command("play alice")
     assert "Issuing match request since the seek was set to manual." in out
-    assert "Issuing: bobby (----) [black] alice (----) unrated blitz 5 0." in out
+    assert "Issuing: bobby (++++) [black] alice (++++) unrated blitz 5 0." in out
     assert "Challenge: bobby" in alice.output()
 
 

@@ -194,8 +194,8 @@ def _play_to_mate(table: Table, board: chess.Board, want, letter: str, other: st
 def test_match_zh_plays_crazyhouse_to_mate_with_holdings_for_observers():
     table = Table()
     issued, created, game = table.start("zh")
-    assert "Issuing: alice (----) [white] bob (----) unrated crazyhouse 3 0." in issued
-    assert "Creating: alice (----) bob (----) unrated crazyhouse 3 0" in created
+    assert "Issuing: alice (++++) [white] bob (++++) unrated crazyhouse 3 0." in issued
+    assert "Creating: alice (++++) bob (++++) unrated crazyhouse 3 0" in created
     assert "{Game 1 (alice vs. bob) Creating unrated crazyhouse match.}" in created
     assert "<b1> game 1 white [] black []" in created
     _play_to_mate(table, chess.variant.CrazyhouseBoard(), _drops, "z", "w")

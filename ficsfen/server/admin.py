@@ -350,14 +350,15 @@ def games_main(argv: list[str] | None = None, *, lang: str | None = None,
         store = _Store(path, must_exist=True, read_only=True)
         try:
             games = store.store.finished_games(args.player)
+            ratings = store.store.game_ratings
             if args.output is None:
-                write_games(games, out, site=args.site)
+                write_games(games, out, site=args.site, ratings=ratings)
                 out.flush()
                 return EXIT_OK
             target = Path(args.output)
             partial = target.with_name(target.name + ".part")
             with open(partial, "w", encoding="utf-8", newline="\n") as sink:
-                count = write_games(games, sink, site=args.site)
+                count = write_games(games, sink, site=args.site, ratings=ratings)
             os.replace(partial, target)  # a reader never sees half a file
             err.write(msgn("{count} game written to {file}.", "{count} games written to {file}.",
                            count, file=str(target)).render(lang) + "\n")

@@ -288,14 +288,15 @@ def style12(game: IGame, *, viewer: str, ms: bool = False, lag: int = 0) -> str:
     return style12_frame(game, ms).line(relation_for(game, viewer), flip_for(game, viewer), lag)
 
 
-def played_listing(game: Any) -> str:
-    """A played game's ``games`` line: number, players, private mark (``p``: ``set private``),
-    time control, clocks, material, move."""
+def played_listing(game: Any, ratings: tuple[str, str]) -> str:
+    """A played game's ``games`` line: number, players with ``ratings`` (FICS's four
+    characters each, White's first), private mark (``p``: ``set private``), time
+    control, clocks, material, move."""
     board = game.tracker.board
     tc = game.time_control
     kind = category_letter(category(game))
     private = "p" if getattr(game, "private", False) else " "
-    return (f"{game.number:>3} ++++ {game.white:<11} ++++ {game.black:<10} "
+    return (f"{game.number:>3} {ratings[0]:>4} {game.white:<11} {ratings[1]:>4} {game.black:<10} "
             f"[{private}{kind}u{tc.minutes:>3} {tc.increment:>3}] "
             f"{format_clock(game.clock.remaining(chess.WHITE)):>6} -"
             f"{format_clock(game.clock.remaining(chess.BLACK)):>6} "
@@ -313,34 +314,37 @@ def category(game: IGame) -> str:
     return clocked.time_control.category if clocked is not None else "untimed"
 
 
-def game_line_header(game: IGame, lang: str = "en") -> str:
-    """``alice (----) bob (----) unrated blitz 5 0``: a game as ``observe`` and ``Creating:`` name it.
+def game_line_header(game: IGame, ratings: tuple[str, str], lang: str = "en") -> str:
+    """``alice (1500) bob (----) unrated blitz 5 0``: a game as ``observe`` and ``Creating:``
+    name it, with both players' ``ratings`` (FICS's four characters, White's first).
 
     ICS clients parse it: ``lang`` is the reader's language of parsed texts
     (FICS's English by default).
     """
     minutes, increment = _time_control(game)
-    return msg("{white} (----) {black} (----) unrated {category} {minutes} {increment}",
-               white=game.white, black=game.black, category=category(game), minutes=minutes,
+    return msg("{white} ({white_rating}) {black} ({black_rating}) unrated {category} {minutes} "
+               "{increment}", white=game.white, white_rating=ratings[0], black=game.black,
+               black_rating=ratings[1], category=category(game), minutes=minutes,
                increment=increment).render(lang)
 
 
 def game_info_line(game: IGame, *, registered: tuple[bool, bool],
-                   timeseal: tuple[bool, bool]) -> str:
+                   timeseal: tuple[bool, bool], ratings: tuple[str, str]) -> str:
     """FICS's ``<g1>`` line (ivar ``gameinfo``) for ``game``.
 
     ``it=`` carries White's initial time in seconds and increment, ``i=``
     Black's (FICS sends them that way, whatever its help page says); ``p=``
     says whether the game is private (``set private``); the games here are
-    unrated, hence ``r=0`` and ``rt=0,0``.  ``u=`` says whether each player is registered,
-    ``ts=`` whether each uses timeseal.
+    unrated, hence ``r=0``.  ``rt=`` carries both ``ratings`` as FICS writes them there
+    (the value and its provshow mark, ``1500P``: :attr:`.rating_view.Shown.marked`).
+    ``u=`` says whether each player is registered, ``ts=`` whether each uses timeseal.
     """
     minutes, increment = _time_control(game)
     seconds = minutes * 60
     private = int(bool(getattr(game, "private", False)))
     return (f"<g1> {game.number} p={private} t={category(game)} r=0 "
             f"u={int(registered[0])},{int(registered[1])} it={seconds},{increment} "
-            f"i={seconds},{increment} pt=0 rt=0,0 ts={int(timeseal[0])},{int(timeseal[1])} "
+            f"i={seconds},{increment} pt=0 rt={ratings[0]},{ratings[1]} ts={int(timeseal[0])},{int(timeseal[1])} "
             "m=2 n=0")
 
 

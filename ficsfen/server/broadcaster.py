@@ -29,7 +29,10 @@ from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
 from ficsfen.server import boards
 from ficsfen.server.interfaces import IBoards, IPlayedGame, IServerGame
+from ficsfen.server.glicko import GlickoConstants
 from ficsfen.server.parsed import ParsedMessage, language_of, parsed
+from ficsfen.server.rating_view import RatingView, Shown
+from ficsfen.server.ratings import Ratings
 from ficsfen.server.renderer import BoardRenderer
 from ficsfen.server.session import Session
 from zope.interface import implementer
@@ -46,17 +49,37 @@ class Broadcaster:
 
     ``directory`` (the :class:`~ficsfen.server.directory.GameDirectory`)
     names each game's observers; ``allresults()`` the sessions with the
-    ``allresults`` ivar on (told of every game's end).
+    ``allresults`` ivar on (told of every game's end).  ``ratings`` is what
+    every line showing a rating asks (by default, ratings of nobody: ``----``
+    for the registered players online, ``++++`` for the others).
     """
 
     def __init__(self, *, session: Callable[[str], Session | None], directory: GameDirectory,
                  allresults: Callable[[], Iterable[Session]] = tuple,
-                 renderer: BoardRenderer | None = None) -> None:
+                 renderer: BoardRenderer | None = None,
+                 ratings: RatingView | None = None) -> None:
         self._session = session
         self.directory = directory
         self._allresults = allresults
+        #: The players' ratings as lines show them (also for commands: ``caller.boards``).
+        self.ratings = ratings if ratings is not None else RatingView(Ratings(
+            GlickoConstants(), registered=self._registered))
         #: Builds the boards, caching them per game version.
         self.renderer = renderer if renderer is not None else BoardRenderer()
+
+    def _registered(self, handle: str) -> bool:
+        session = self._session(fold(handle))
+        return session is not None and session.registered
+
+    def game_ratings(self, game: Any) -> tuple[Shown, Shown]:
+        """Both players' ratings (White's first) for ``game``'s type."""
+        kind = boards.category(game)
+        return (self.ratings.shown(game.white, kind), self.ratings.shown(game.black, kind))
+
+    def game_rating_texts(self, game: Any) -> tuple[str, str]:
+        """Both players' four characters (White's first) for ``game``'s type."""
+        white, black = self.game_ratings(game)
+        return white.text, black.text
 
     # -- messages to people ----------------------------------------------
 
@@ -232,10 +255,12 @@ class Broadcaster:
     def game_info(self, game: IServerGame) -> str:
         """The ``<g1>`` line of ``game`` (ivar gameinfo), its players' sessions as they are now."""
         white, black = self._session(fold(game.white)), self._session(fold(game.black))
+        white_rating, black_rating = self.game_ratings(game)
         return boards.game_info_line(
             game, registered=(white is not None and white.registered,
                               black is not None and black.registered),
-            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))
+            timeseal=(white is not None and white.timeseal, black is not None and black.timeseal),
+            ratings=(white_rating.marked, black_rating.marked))
 
     def game_created(self, game: IPlayedGame) -> None:
         """Both players of the new ``game`` get FICS's ``Creating:`` and ``{Game N ...}``
@@ -243,9 +268,12 @@ class Broadcaster:
         white, black, tc = game.white, game.black, game.time_control
         info_line = self.game_info(game)
         kind = boards.category(game)
-        creating = parsed(msg("Creating: {white} (----) {black} (----) unrated {category} {minutes} {increment}",
-                       white=white, black=black, category=kind, minutes=tc.minutes,
-                       increment=tc.increment))
+        white_rating, black_rating = self.game_rating_texts(game)
+        creating = parsed(msg("Creating: {white} ({white_rating}) {black} ({black_rating}) "
+                              "unrated {category} {minutes} {increment}",
+                              white=white, white_rating=white_rating, black=black,
+                              black_rating=black_rating, category=kind, minutes=tc.minutes,
+                              increment=tc.increment))
         header = parsed(msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
                      number=game.number, white=white, black=black, category=kind))
         # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one

@@ -235,6 +235,11 @@ class Notice:
 _offer_ids = itertools.count(1)
 
 
+def no_rating(handle: str, kind: str) -> str:
+    """The rating of a server without ratings: FICS's ``----``."""
+    return "----"
+
+
 def next_offer_id() -> int:
     """A fresh offer number (FICS's pendinfo index)."""
     return next(_offer_ids)
@@ -340,15 +345,20 @@ class Challenge:
         """FICS's one word for the game: the variant, else the speed category."""
         return self.variant or self.time_control.category
 
-    def describe(self) -> Message:
-        """FICS wording body: ``alice (----) [white] bob (----) unrated blitz 5 0``
-        (``rated``, ``unrated crazyhouse 3 0`` for a variant)."""
+    def describe(self, rating: Callable[[str, str], str] = no_rating) -> Message:
+        """FICS wording body: ``alice (1500) [white] bob (----) rated blitz 5 0``
+        (``unrated crazyhouse 3 0`` for a variant); ``rating(handle, type)`` gives
+        each player's four characters for the game's type."""
         colour = "" if self.colour is None else (" [white]" if self.colour else " [black]")
-        terms = parsed(msg("{challenger} (----){colour} {receiver} (----) {rated} {category} {minutes} {increment}",
-                    challenger=self.challenger, colour=colour, receiver=self.receiver,
-                    rated=msg("rated") if self.rated else msg("unrated"),
-                    category=self.type_name, minutes=self.time_control.minutes,
-                    increment=self.time_control.increment))
+        kind = self.type_name
+        terms = parsed(msg("{challenger} ({challenger_rating}){colour} {receiver} "
+                           "({receiver_rating}) {rated} {category} {minutes} {increment}",
+                           challenger=self.challenger,
+                           challenger_rating=rating(self.challenger, kind), colour=colour,
+                           receiver=self.receiver, receiver_rating=rating(self.receiver, kind),
+                           rated=msg("rated") if self.rated else msg("unrated"),
+                           category=kind, minutes=self.time_control.minutes,
+                           increment=self.time_control.increment))
         return parsed(msg("{terms} (adjourned)", terms=terms)) if self.adjourned else terms
 
     def same_terms(self, other: Challenge) -> bool:
@@ -390,8 +400,11 @@ class Challenges:
         rng: random.Random | None = None,
         refusal: Callable[[str, str], Message | None] = lambda receiver, sender: None,
         limiter: OfferLimiter | None = None,
+        rating: Callable[[str, str], str] | None = None,
     ) -> None:
         self._handles = handles
+        #: ``rating(handle, type)``: a player's four rating characters for a game's type.
+        self.rating = rating if rating is not None else no_rating
         self._is_busy = is_busy
         self._is_examining = is_examining
         #: Why a receiver refuses a sender (their noplay or censor list), or ``None``.
@@ -465,12 +478,12 @@ class Challenges:
                                                   handle=receiver))))
             notices.append(Notice(receiver, parsed(msg("{handle} updates the match offer.", handle=challenger))))
             notices += removal_notices(previous.id, challenger, receiver)
-        notices.append(Notice(challenger, parsed(msg("Issuing: {terms}.", terms=challenge.describe()))))
+        notices.append(Notice(challenger, parsed(msg("Issuing: {terms}.", terms=challenge.describe(self.rating)))))
         notices.append(Notice(receiver, parsed(msg(
             "Challenge: {terms}.\nYou can \"accept\" or \"decline\", or propose different parameters.",
-            terms=challenge.describe()))))
+            terms=challenge.describe(self.rating)))))
         notices += offer_notices(challenge.id, challenger, receiver, "match",
-                                 challenge.describe().render("en"))
+                                 challenge.describe(self.rating).render("en"))
         return challenge, notices
 
     def _pick(self, offers: list[Challenge], name: str | None, *, none: Message,
@@ -558,12 +571,12 @@ class Challenges:
         received = self.to(handle)
         if sent:
             lines.append(parsed(msg("Offers to other players:")))
-            lines += [parsed(msg("  {terms}.", terms=c.describe())) for c in sent]
+            lines += [parsed(msg("  {terms}.", terms=c.describe(self.rating))) for c in sent]
         else:
             lines.append(parsed(msg("There are no offers pending to other players.")))
         if received:
             lines.append(parsed(msg("Offers from other players:")))
-            lines += [parsed(msg("  {terms}.", terms=c.describe())) for c in received]
+            lines += [parsed(msg("  {terms}.", terms=c.describe(self.rating))) for c in received]
         else:
             lines.append(parsed(msg("There are no offers pending from other players.")))
         return lines

@@ -15,13 +15,14 @@ recorded, which are those the server showed (a test checks it with
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TextIO
 
 from ficsfen.fen import STARTING_FEN
 from ficsfen.server.game_values import EndCode
 from ficsfen.server.openings import stored_eco
 from ficsfen.server.store import StoredGame
+from ficsfen.server.store.rating_reads import GameRatings
 from ficsfen.server.variant_games import stored_category
 
 __all__ = ["LINE_WIDTH", "clock_comment", "game_pgn", "termination", "write_games"]
@@ -70,7 +71,8 @@ def _category(game: StoredGame) -> str:
     return stored_category(game.start)
 
 
-def _tags(game: StoredGame, site: str) -> list[tuple[str, str]]:
+def _tags(game: StoredGame, site: str, ratings: GameRatings | None = None
+          ) -> list[tuple[str, str]]:
     start = game.start
     when = time.gmtime(start.started)
     result = game.end.result if game.end is not None else "*"
@@ -84,6 +86,8 @@ def _tags(game: StoredGame, site: str) -> list[tuple[str, str]]:
         ("White", start.white),
         ("Black", start.black),
         ("Result", result),
+        *((("WhiteElo", str(ratings.white)),) if ratings is not None and ratings.white else ()),
+        *((("BlackElo", str(ratings.black)),) if ratings is not None and ratings.black else ()),
         ("TimeControl", "-" if untimed else f"{start.initial_seconds}+{start.increment_seconds}"),
         ("UTCDate", time.strftime("%Y.%m.%d", when)),
         ("UTCTime", time.strftime("%H:%M:%S", when)),
@@ -143,16 +147,21 @@ def _wrap(tokens: list[str], width: int = LINE_WIDTH) -> list[str]:
     return lines
 
 
-def game_pgn(game: StoredGame, *, site: str = "ficsfen") -> str:
-    """``game`` as one PGN game, ending with a blank line."""
-    head = [f'[{name} "{_escape(value)}"]' for name, value in _tags(game, site)]
+def game_pgn(game: StoredGame, *, site: str = "ficsfen", ratings: GameRatings | None = None) -> str:
+    """``game`` as one PGN game, ending with a blank line; ``WhiteElo``/``BlackElo`` from
+    ``ratings`` (each player's rating as the game started), left out when none was kept."""
+    head = [f'[{name} "{_escape(value)}"]' for name, value in _tags(game, site, ratings)]
     return "\n".join([*head, "", *_wrap(_tokens(game)), "", ""])
 
 
-def write_games(games: Iterable[StoredGame], out: TextIO, *, site: str = "ficsfen") -> int:
-    """Write every game of ``games`` to ``out`` as PGN; returns how many."""
+def write_games(games: Iterable[StoredGame], out: TextIO, *, site: str = "ficsfen",
+                ratings: Callable[[Iterable[int]], Mapping[int, GameRatings]] | None = None
+                ) -> int:
+    """Write every game of ``games`` to ``out`` as PGN; returns how many.  ``ratings(ids)``
+    (the store's ``game_ratings``) gives the ratings kept with games."""
     count = 0
     for game in games:
-        out.write(game_pgn(game, site=site))
+        kept = ratings([game.id]).get(game.id) if ratings is not None else None
+        out.write(game_pgn(game, site=site, ratings=kept))
         count += 1
     return count

@@ -10,7 +10,7 @@ clients read to open a board::
 
     alice, whom you are following, has started a game with bob.
     You are now observing game 3.
-    Game 3: alice (----) bob (----) unrated blitz 5 0
+    Game 3: alice (1500) bob (----) unrated blitz 5 0
 
     <12> ...
 
@@ -124,7 +124,8 @@ def observing_head(caller: IServerCaller, game: Any) -> list[str]:
     ``observe`` answers before the board (clients parse it)."""
     return [msg("You are now observing game {number}.", number=game.number).render(
                 caller.parsed_lang),
-            f"Game {game.number}: {game_line_header(game)}", ""]
+            f"Game {game.number}: {game_line_header(game, caller.boards.game_rating_texts(game))}",
+            ""]
 
 
 def observing_tail(caller: IServerCaller, game: Any) -> list[str]:
@@ -133,7 +134,9 @@ def observing_tail(caller: IServerCaller, game: Any) -> list[str]:
     if not (caller.ivars["gameinfo"] and IPlayedGame.providedBy(game)):
         return []
     white, black = (caller.players.session(h) for h in (game.white, game.black))
+    white_rating, black_rating = caller.boards.game_ratings(game)
     return [game_info_line(
         game, registered=(white is not None and white.registered,
                           black is not None and black.registered),
-        timeseal=(white is not None and white.timeseal, black is not None and black.timeseal))]
+        timeseal=(white is not None and white.timeseal, black is not None and black.timeseal),
+        ratings=(white_rating.marked, black_rating.marked))]

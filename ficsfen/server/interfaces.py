@@ -224,6 +224,16 @@ class IBoards(Interface):
     """What reaches people other than a command's answer: boards of games, each in their
     own style and language, and notices (:class:`ficsfen.server.broadcaster.Broadcaster`)."""
 
+    ratings = Attribute("ficsfen.server.rating_view.RatingView: the players' ratings as "
+                        "lines show them.")
+
+    def game_ratings(game):
+        """Both players' :class:`~ficsfen.server.rating_view.Shown` ratings (White's first)
+        for ``game``'s type."""
+
+    def game_rating_texts(game):
+        """Both players' four rating characters (White's first) for ``game``'s type."""
+
     def deliver(notices):
         """Send notices (``handle``, ``message``), one message per person."""
 

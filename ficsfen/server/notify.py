@@ -13,8 +13,8 @@ sends FICS's lines:
   ``notifiedby`` set, ``Notification: alice has arrived and isn't on your
   notify list.`` (the same at departure);
 - when a game starts, to each player with either player on their gnotify
-  list, ``Game notification: alice (----) vs. bob (----) unrated blitz 5 0:
-  Game 12``.
+  list, ``Game notification: alice (1500) vs. bob (----) unrated blitz 5 0:
+  Game 12`` (each player's rating for the game's type).
 
 These are lines ICS clients read: each is rendered in the receiver's
 :attr:`~ficsfen.server.session.Session.parsed_lang` (FICS's English for an
@@ -38,13 +38,15 @@ from ficsfen.server.session import Session
 __all__ = ["Notifier", "game_notification"]
 
 
-def game_notification(game: IGame) -> Message:
-    """FICS's ``Game notification:`` line for ``game`` (its players unrated here)."""
+def game_notification(game: IGame, ratings: tuple[str, str]) -> Message:
+    """FICS's ``Game notification:`` line for ``game``, its players' ``ratings`` (four
+    characters each, White's first)."""
     clocked = IClockedGame(game, None)
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
-    return msg("Game notification: {white} (----) vs. {black} (----) unrated {category} "
-               "{minutes} {increment}: Game {number}", white=game.white, black=game.black,
+    return msg("Game notification: {white} ({white_rating}) vs. {black} ({black_rating}) "
+               "unrated {category} {minutes} {increment}: Game {number}", white=game.white,
+               white_rating=ratings[0], black=game.black, black_rating=ratings[1],
                category=category(game), minutes=minutes, increment=increment,
                number=game.number)
 
@@ -64,9 +66,13 @@ class Notifier:
     the notifier to the game directory's listeners (:meth:`game_started`).
     """
 
-    def __init__(self, lists: PersonalLists, session: Callable[[str], Session | None]) -> None:
+    def __init__(self, lists: PersonalLists, session: Callable[[str], Session | None],
+                 ratings: Callable[[IGame], tuple[str, str]] = lambda game: ("----", "----"),
+                 ) -> None:
         self._lists = lists
         self._session = session
+        #: Both players' four rating characters for a game's type (the broadcaster's).
+        self._ratings = ratings
 
     def _online(self, keys: Iterable[str]) -> list[Session]:
         found = (self._session(key) for key in keys)
@@ -134,7 +140,7 @@ class Notifier:
                 | self._lists.watching("gnotify", game.black)) - players
         if not keys:
             return
-        line = game_notification(game)
+        line = game_notification(game, self._ratings(game))
         for watcher in self._online(keys):
             _tell(watcher, line)
 

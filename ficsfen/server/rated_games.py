@@ -24,7 +24,7 @@ from ficsfen.server.clock import TimeControl
 from ficsfen.server.glicko import Category, GlickoConstants, Rating, update
 from ficsfen.server.parsed import parsed
 from ficsfen.server.ratings import CATEGORY_TITLES, Ratings, category_of
-from ficsfen.server.store.rating_rows import RatingRow
+from ficsfen.server.store.rating_rows import RatingWrite
 
 __all__ = ["GameRating", "RatedEnd", "RatedRefusedError", "RatingChange", "adjustment_line",
            "no_adjustment_line", "rate_end", "rated_offer", "rated_terms", "score_of"]
@@ -52,8 +52,8 @@ class RatingChange:
         return self.after.rating - self.before.rating
 
     @property
-    def row(self) -> RatingRow:
-        return RatingRow(self.handle, self.category, self.after)
+    def row(self) -> RatingWrite:
+        return RatingWrite(self.handle, self.category, self.after)
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class RatedEnd:
     black: RatingChange
 
     @property
-    def rows(self) -> tuple[RatingRow, RatingRow]:
+    def rows(self) -> tuple[RatingWrite, RatingWrite]:
         return self.white.row, self.black.row
 
 

@@ -25,22 +25,25 @@ from ficsfen.names import fold
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.glicko import Category, GlickoConstants, Rating
 
-__all__ = ["CATEGORY_TITLES", "ESTABLISHED_MARK", "GUEST_TEXT", "NO_GAMES_TEXT",
-           "PROVISIONAL_MARK", "Ratings", "category_of", "rating_mark", "rating_text"]
+__all__ = ["CATEGORY_OF_TYPE", "CATEGORY_TITLES", "GUEST_TEXT", "NO_GAMES_TEXT", "Ratings",
+           "category_of", "rating_text"]
 
 #: A guest's rating, as FICS writes it.
 GUEST_TEXT = "++++"
 #: A registered player's rating in a category they have not played rated.
 NO_GAMES_TEXT = "----"
 #: The marks of ``who I`` and ``<wa>`` after a rating.
-PROVISIONAL_MARK = "P"
-ESTABLISHED_MARK = " "
 
 #: FICS's name of each category in ``finger`` and the rating adjustment lines.
 CATEGORY_TITLES: dict[Category, str] = {
     Category.BLITZ: "Blitz", Category.STANDARD: "Standard", Category.LIGHTNING: "Lightning",
     Category.WILD: "Wild", Category.CRAZYHOUSE: "Crazyhouse"}
 
+#: FICS's type words that have a rating category here (``untimed`` has none).
+CATEGORY_OF_TYPE: dict[str, Category] = {
+    "lightning": Category.LIGHTNING, "blitz": Category.BLITZ, "standard": Category.STANDARD,
+    "crazyhouse": Category.CRAZYHOUSE, "wild/fr": Category.WILD, "wild": Category.WILD,
+}
 _VARIANT_CATEGORIES = {"wild/fr": Category.WILD, "crazyhouse": Category.CRAZYHOUSE}
 
 
@@ -65,13 +68,6 @@ def rating_text(rating: Rating | None, *, registered: bool) -> str:
     return f"{round(rating.rating):4d}"
 
 
-def rating_mark(rating: Rating | None, constants: GlickoConstants) -> str:
-    """``P`` for a provisional rating (none, never played, RD above ``active_rd``),
-    else a space."""
-    if rating is None or not constants.established(rating):
-        return PROVISIONAL_MARK
-    return ESTABLISHED_MARK
-
 
 class Ratings:
     """The online players' ratings, by folded handle and category.
@@ -85,10 +81,13 @@ class Ratings:
         self.constants = constants
         self._registered = registered
         self._online: dict[str, dict[Category, Rating]] = {}
+        #: Counts the changes to the ratings online (``who``'s cached answers depend on it).
+        self.changes = 0
 
     def arrived(self, handle: str, ratings: Mapping[Category, Rating]) -> None:
         """``handle`` logged in with these stored ratings (categories never played left out)."""
         self._online[fold(handle)] = dict(ratings)
+        self.changes += 1
 
     def departed(self, handle: str) -> None:
         """``handle`` left: their ratings are the store's alone again."""
@@ -99,6 +98,7 @@ class Ratings:
         ratings = self._online.get(fold(handle))
         if ratings is not None:
             ratings[category] = rating
+            self.changes += 1
 
     def rating(self, handle: str, category: Category) -> Rating | None:
         """``handle``'s rating in ``category``: the initial one if they never played it,
@@ -113,10 +113,6 @@ class Ratings:
         ratings = self._online.get(fold(handle))
         return None if ratings is None else dict(ratings)
 
-    def mark(self, handle: str, category: Category) -> str:
-        """The mark after ``handle``'s rating in ``who I``/``<wa>`` (:func:`rating_mark`)."""
-        ratings = self._online.get(fold(handle))
-        return rating_mark(None if ratings is None else ratings.get(category), self.constants)
 
     def text(self, handle: str, category: Category) -> str:
         """FICS's four characters for ``handle``'s rating in ``category`` (:func:`rating_text`)."""

@@ -8,9 +8,11 @@ the players: announcements for those with ``set seek 1``, the ``<s>``,
 ``<sr>`` and ``<sc>`` lines for those with the ``seekinfo`` ivar.
 
 The lines clients parse (``<s>``, the announcement, the ``sought`` table)
-are FICS's, in English; the rest is localized.  This server has no ratings:
-every player counts as rated 0 in a seek's range, which shows as ``----``
-(registered) or ``++++`` (guest), as FICS shows players with no rating.
+are FICS's, in English; the rest is localized.  Each seek keeps its owner's
+rating for its type (:class:`~ficsfen.server.rating_view.Shown`); ranges
+check the rating of whoever would answer, for the seek's type.  A player
+with no rated game in that category, and a guest, count as 0 (FICS's rule):
+outside ``1400-1800``, inside the default ``0-9999``.
 
 Which variants can be played is decided in one place,
 :func:`check_playable`: a variant word is accepted and kept in the seek,
@@ -33,6 +35,7 @@ from ficsfen.server.clock import TimeControl
 from ficsfen.server.limits import seconds_left
 from ficsfen.server.rates import AddressRate
 from ficsfen.server.rated_games import RatedRefusedError, rated_offer
+from ficsfen.server.rating_view import Shown
 from ficsfen.server.variant_games import FICS_TYPES, variant_word
 
 __all__ = [
@@ -210,15 +213,26 @@ class Seek:
     owner: str
     registered: bool
     request: SeekRequest
-    #: The owner's rating in the seek's category (0 here: no ratings yet).
-    rating: int = 0
+    #: The owner's rating for the seek's type as it was posted (``None``: no rating).
+    shown: Shown | None = None
+
+    @property
+    def rating(self) -> int:
+        """The owner's rating as ranges count it (0: none)."""
+        return self.shown.value if self.shown is not None else 0
 
     @property
     def rating_text(self) -> str:
-        """As FICS prints a rating: ``----`` none (registered), ``++++`` guest."""
-        if self.rating:
-            return str(self.rating)
+        """As FICS prints the owner's rating: ``1500``, ``----`` none (registered), ``++++``
+        guest."""
+        if self.shown is not None:
+            return self.shown.text
         return "----" if self.registered else "++++"
+
+    @property
+    def rating_marked(self) -> str:
+        """The ``<s>`` line's ``rt=`` field: the rating and its provshow mark (``1500P``)."""
+        return self.shown.marked if self.shown is not None else "0P"
 
     def matches(self, other: Seek) -> bool:
         """Whether ``self`` and ``other`` pair at once (same terms, colours that fit)."""
@@ -255,7 +269,7 @@ class Seek:
         r, tc = self.request, self.request.time_control
         colour = "?" if r.colour is None else ("W" if r.colour == chess.WHITE else "B")
         titles = 0 if self.registered else 1
-        return (f"<s> {self.id} w={self.owner} ti={titles:02x} rt={self.rating}P t={tc.minutes} "
+        return (f"<s> {self.id} w={self.owner} ti={titles:02x} rt={self.rating_marked} t={tc.minutes} "
                 f"i={tc.increment} r={'r' if r.rated else 'u'} tp={r.type_name} c={colour} rr={r.low}-{r.high} "
                 f"a={'f' if r.manual else 't'} f={'t' if r.formula else 'f'}")
 
@@ -304,8 +318,10 @@ class Seeks:
             raise SeekLimitError(msg("You can only have {count} active seeks.",
                                      count=self.max_per_player))
 
-    def add(self, owner: str, request: SeekRequest, *, registered: bool, rating: int = 0) -> Seek:
-        """Post a seek (:class:`SeekLimitError` beyond the limit or for the same terms again)."""
+    def add(self, owner: str, request: SeekRequest, *, registered: bool,
+            rating: Shown | None = None) -> Seek:
+        """Post a seek, ``rating`` its owner's for its type (:class:`SeekLimitError` beyond
+        the limit or for the same terms again)."""
         self.check(owner, request)
         seek = Seek(self._free_id(), owner, registered, request, rating)
         self._by_id[seek.id] = seek
@@ -338,7 +354,7 @@ class SeekBoard:
 
     def __init__(self, *, sessions: Callable[[], Iterable[Any]], is_busy: Callable[[str], bool],
                  refuses: Callable[[str, str], bool], tell: Callable[[str, Message | str], None],
-                 rating: Callable[[str], int] = lambda handle: 0,
+                 rating: Callable[[str, str], Shown] | None = None,
                  max_per_player: int = MAX_SEEKS, limiter: AddressRate | None = None) -> None:
         self.seeks = Seeks(max_per_player)
         self.limiter = limiter
@@ -346,11 +362,16 @@ class SeekBoard:
         self._is_busy = is_busy
         self._refuses = refuses
         self._tell = tell
-        self.rating = rating
+        #: ``rating(handle, type)``: a player's rating for a seek's type (none by default).
+        self.rating: Callable[[str, str], Shown] = rating if rating is not None else _no_rating
+
+    def _fits(self, seek: Seek, handle: str) -> bool:
+        """Whether ``handle``'s rating for the seek's type is in its range."""
+        return seek.request.fits(self.rating(handle, seek.request.type_name).value)
 
     def visible_to(self, seek: Seek, handle: str) -> bool:
         """Whether ``handle`` may answer ``seek``: in its range, not refused either way."""
-        return (fold(handle) != fold(seek.owner) and seek.request.fits(self.rating(handle))
+        return (fold(handle) != fold(seek.owner) and self._fits(seek, handle)
                 and not self._refuses(seek.owner, handle) and not self._refuses(handle, seek.owner))
 
     def post(self, owner: Any, request: SeekRequest) -> tuple[Seek, Seek | None]:
@@ -385,7 +406,7 @@ class SeekBoard:
                     "Too many seeks are being posted from your address. Wait {count} seconds "
                     "before posting another.", wait))
         seek = self.seeks.add(owner.handle, request, registered=owner.registered,
-                              rating=self.rating(owner.handle))
+                              rating=self.rating(owner.handle, request.type_name))
         partner = self.seeks.matching(seek, self._refuses)
         return seek, partner
 
@@ -454,10 +475,15 @@ class SeekBoard:
             seek = theirs[0]
         if fold(seek.owner) == fold(caller):
             raise NoSuchSeekError(msg("You cannot respond to your own seek."))
-        if not seek.request.fits(self.rating(caller)):
+        if not self._fits(seek, caller):
             raise OutOfRangeError(msg("You do not fit the rating range of that seek ({low}-{high}).",
                                       low=seek.request.low, high=seek.request.high))
         return seek
+
+
+def _no_rating(handle: str, kind: str) -> Shown:
+    """A server without ratings: nobody has one (``----``, counted as 0)."""
+    return Shown("----")
 
 
 def opposite(colour: chess.Color | None) -> chess.Color | None:

@@ -51,7 +51,7 @@ from ficsfen.server.challenges import Challenges, OfferLimiter
 from ficsfen.server.command_table import CommandTable
 from ficsfen.server.commands import (board_cmds, client_hooks, examine, follow, info, interface,
                                      lists, messages, moretime, news, notify_cmds, observe,
-                                     operator_cmds, play, players, seek, server_info,
+                                     operator_cmds, play, players, seek, server_info, statistics,
                                      session_cmds, settings, talk)
 from ficsfen.server.commands import history as history_cmds
 from ficsfen.server.commands import journal_cmds
@@ -66,6 +66,7 @@ from ficsfen.server.logon_log import LogonLog
 from ficsfen.server.notify import Notifier
 from ficsfen.server.operators import Operators
 from ficsfen.server.rates import AddressRate
+from ficsfen.server.rating_view import RatingView
 from ficsfen.server.ratings import Ratings
 from ficsfen.server.reads import StoreReads
 from ficsfen.server.seeks import SeekBoard
@@ -116,6 +117,8 @@ def build_command_table(server: FicsServer) -> CommandTable:
         server_info.PingCommand(),
         *players.commands(lambda: server.store, configured=lambda: server.config.accounts,
                           read=read),
+        *statistics.commands(lambda: server.store, constants=lambda: server.ratings.constants,
+                             read=read, now=lambda: server.wall()),
         *play.COMMANDS,
         *observe.COMMANDS,
         *interface.COMMANDS,
@@ -180,18 +183,22 @@ class FicsServer:
         self.directory = directory = GameDirectory(sessions.handles)
         #: Game event listeners (the ``--feed``): see :attr:`GameDirectory.listeners`.
         self.game_hooks = directory.listeners
+        #: The online players' ratings (what shows a rating asks it), ``[ratings]``'s constants.
+        self.ratings = Ratings(config.ratings, registered=self._registered_online)
+        #: Those ratings as every line shows them, by FICS type (``who``, ``games``, seeks...).
+        self.rating_view = rating_view = RatingView(self.ratings)
+        sessions.rating_columns = lambda handle: [
+            rating_view.shown(handle, kind).marked for kind in wholist.RATING_CATEGORIES.values()]
         #: The one way out to sessions: game events, boards, results, notices and talk.
         self.broadcaster = broadcaster = Broadcaster(
             session=sessions.by_key, directory=directory,
-            allresults=lambda: sessions.listening("allresults"))
+            allresults=lambda: sessions.listening("allresults"), ratings=rating_view)
         #: Offers per sender and minute, match and in-game (``[limits] offers_per_minute``),
         #: and per address (``address_offers_per_minute``).
         self.offer_limiter = OfferLimiter(
             clock.seconds, per_minute=config.offers_per_minute, address=sessions.host_of,
             per_address=AddressRate(clock, per_minute=config.address_offers_per_minute,
                                     burst=config.address_offer_burst, exempt=config.exempt))
-        #: The online players' ratings (what shows a rating asks it), ``[ratings]``'s constants.
-        self.ratings = Ratings(config.ratings, registered=self._registered_online)
         #: The games hosted: start, move, end, adjourn, resume, expiry, restore.
         self.games = games = GameService(
             directory=directory, broadcaster=broadcaster, clock=clock, session=sessions.get,
@@ -201,11 +208,13 @@ class FicsServer:
         self.adjourned = games.adjourned
         #: ``who`` answers, rendered once per change of what they list.
         self.who_cache = wholist.WhoCache(
-            lambda: (sessions.listing_changes, directory.changes), clock=clock.seconds)
+            lambda: (sessions.listing_changes, directory.changes, self.ratings.changes),
+            clock=clock.seconds)
         #: The personal lists of everyone logged in (``[limits] list_size``).
         self.lists = lists.PersonalLists(size=config.list_size)
         #: Arrival, departure and game notices of the notify and gnotify lists.
-        self.notifier = Notifier(self.lists, sessions.by_key)
+        self.notifier = Notifier(self.lists, sessions.by_key,
+                                 ratings=broadcaster.game_rating_texts)
         directory.listeners.append(self.notifier)
         #: Stored messages between registered players (``messages``, ``clearmessages``).
         self.mailbox = messages.Mailbox(
@@ -215,12 +224,13 @@ class FicsServer:
         #: Pending match offers (``match``, ``accept``, ...).
         self.challenges = Challenges(handles=sessions.handles, is_busy=games.busy,
                                      is_examining=games.examining, rng=self.rng,
-                                     refusal=self.lists.refusal, limiter=self.offer_limiter)
+                                     refusal=self.lists.refusal, limiter=self.offer_limiter,
+                                     rating=rating_view.text)
         #: Seeks (``seek``, ``sought``, ``play``) and who hears of them.
         self.seeks = SeekBoard(sessions=sessions.all, is_busy=games.busy,
                                refuses=lambda receiver, sender:
                                self.lists.refusal(receiver, sender) is not None,
-                               tell=broadcaster.tell,
+                               tell=broadcaster.tell, rating=rating_view.shown,
                                limiter=AddressRate(clock, per_minute=config.address_seeks_per_minute,
                                                    burst=config.address_seek_burst,
                                                    exempt=config.exempt))

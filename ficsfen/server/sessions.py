@@ -87,6 +87,10 @@ class Sessions:
         #: Told ``session`` as it leaves, once unlisted and before it closes (its
         #: games, offers, seeks, talk).
         self.departures: list[Callable[[Session], None]] = []
+        #: A player's ratings as ``who I`` writes them (``1500P``), one per category of
+        #: :data:`.wholist.RATING_CATEGORIES`: the server's ratings (``0P`` each by default).
+        self.rating_columns: Callable[[str], list[str]] = (
+            lambda handle: ["0P"] * len(wholist.RATING_CATEGORIES))
 
     def bind(self, services: Services, *, game_of: Callable[[str], object | None],
              announce: Announce) -> None:
@@ -230,7 +234,7 @@ class Sessions:
         status = wholist.status_char(self._game_of(session.handle),
                                      open_=bool(session.variables.get("open", True)))
         return "<wa> " + wholist.interface_entry(session.handle, status, session.registered,
-                                                 tuple(wholist.RATING_CATEGORIES))
+                                                 self.rating_columns(session.handle))
 
     def logout(self, session: Session, *, reason: str = "") -> None:
         """Take ``session`` out (the :attr:`departures` hooks end its games, offers,

@@ -10,8 +10,8 @@ and the letters of the game categories to list.
 The ``I`` line is also what the ``pin`` ivar's ``<wa>`` line carries, so
 both are built here: the handle, a status character, two hex digits of
 title flags and, for each rating category asked for, a rating and its
-deviation mark.  Nobody is rated here, so each category reads ``0P``
-(no rating, provisional).
+provshow mark (``1500P``, ``1830 ``, ``0P`` for none: see
+:mod:`ficsfen.server.rating_view`).
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from typing import Callable, Hashable, TypeVar
 
 from ficsfen.server.interfaces import IExaminedGame
 
-__all__ = ["GAME_CATEGORIES", "RATING_CATEGORIES", "WhoCache", "WhoOptions", "WhoOptionsError",
+__all__ = ["GAME_CATEGORIES", "RATING_CATEGORIES", "WHO_SORT_TYPES", "WhoCache", "WhoOptions", "WhoOptionsError",
            "interface_entry", "parse_games_flags", "parse_who_options", "status_char"]
 
 #: The rating categories of the ``I`` layout and of ``<wa>`` lines, by letter,
 #: in the order pychess asks for them (``who IbslwBzSLx``).
 RATING_CATEGORIES: dict[str, str] = {
-    "b": "blitz", "s": "standard", "l": "lightning", "w": "wild", "B": "bughouse",
+    "b": "blitz", "s": "standard", "l": "lightning", "w": "wild/fr", "B": "bughouse",
     "z": "crazyhouse", "S": "suicide", "L": "losers", "x": "atomic"}
 
 #: ``games /FLAGS`` letters: the played-game categories, ``e`` examined games
@@ -42,6 +42,11 @@ GAME_CATEGORIES: dict[str, str] = {
 WHO_FILTERS = frozenset("orfaRUB")
 #: ``who``'s sort letters outside the ``I`` layout (FICS's: ``L`` is lightning there).
 WHO_SORTS = frozenset("sbwzLSBAl")
+#: The FICS type whose rating ``who`` shows (and sorts by) for each sort letter:
+#: ``A`` lists by handle with the blitz column, ``l`` (absent) without any.
+WHO_SORT_TYPES: dict[str, str] = {
+    "b": "blitz", "s": "standard", "w": "wild/fr", "z": "crazyhouse", "L": "lightning",
+    "S": "suicide", "B": "bughouse", "A": "blitz"}
 WHO_LAYOUTS = frozenset("tvnI")
 
 
@@ -138,10 +143,10 @@ def status_char(game: object | None, *, open_: bool = True) -> str:
     return " " if open_ else ":"
 
 
-def interface_entry(handle: str, status: str, registered: bool,
-                    columns: tuple[str, ...] | str) -> str:
-    """One ``I``-layout line: ``alice^000P0P...`` (01 marks an unregistered player)."""
-    return f"{handle}{status}{'00' if registered else '01'}{'0P' * len(columns)}"
+def interface_entry(handle: str, status: str, registered: bool, columns: list[str]) -> str:
+    """One ``I``-layout line: ``alice^001500P0P...`` (01 marks an unregistered player),
+    ``columns`` each rating with its mark (:attr:`.rating_view.Shown.marked`)."""
+    return f"{handle}{status}{'00' if registered else '01'}{''.join(columns)}"
 
 
 _Request = TypeVar("_Request", bound=Hashable)

@@ -63,7 +63,7 @@ STILL_IN_PROGRESS = parsed(msg("{{Still in progress}} {score}", score="*"))
 
 
 def move_list(game: IGame, lang: str, *, started: float = 0.0,
-              start_board: str | None = None) -> str:
+              start_board: str | None = None, ratings: tuple[int, int] = (0, 0)) -> str:
     """The ``moves`` text of ``game``, FICS's layout, in ``lang``.
 
     xboard, eboard and pychess parse it all (the header lines, the ``Move``
@@ -72,16 +72,19 @@ def move_list(game: IGame, lang: str, *, started: float = 0.0,
     texts (``parsed_lang``: FICS's English for an interface).
     ``started`` (epoch seconds) dates the game; ``start_board`` (ivar
     startpos) is the board of a starting position other than the usual
-    one, shown before the moves.
+    one, shown before the moves; ``ratings`` both players' (0: ``UNR``).
     """
     return "\n".join([parsed(msg("Movelist for game {number}:", number=game.number)).render(lang),
-                      "", *game_move_lines(game, lang, started=started, start_board=start_board)])
+                      "", *game_move_lines(game, lang, started=started, start_board=start_board,
+                                           ratings=ratings)])
 
 
 def game_move_lines(game: IGame, lang: str, *, started: float,
-                    start_board: str | None = None) -> list[str]:
+                    start_board: str | None = None,
+                    ratings: tuple[int, int] = (0, 0)) -> list[str]:
     """The move list of ``game`` (played, adjourned or examined) from its header line to
-    its closing ``{...}`` line (:func:`move_list_lines`)."""
+    its closing ``{...}`` line (:func:`move_list_lines`); ``ratings`` both players'
+    (0: ``UNR``)."""
     clocked = IClockedGame(game, None)
     times = clocked.move_times if clocked is not None else ()
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
@@ -93,7 +96,7 @@ def game_move_lines(game: IGame, lang: str, *, started: float,
     return move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
-        ending=ending, lang=lang, start_board=start_board)
+        ending=ending, lang=lang, start_board=start_board, ratings=ratings)
 
 
 _MOVE_HEADING = parsed(msg("Move"))
@@ -101,16 +104,21 @@ _MOVE_HEADING = parsed(msg("Move"))
 
 def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
                     category: str, tracker: Tracker, times: Sequence[float], ending: str,
-                    lang: str, start_board: str | None = None) -> list[str]:
+                    lang: str, start_board: str | None = None,
+                    ratings: tuple[int | None, int | None] = (0, 0)) -> list[str]:
     """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout
     in ``lang`` (the reader's language of parsed texts).
 
     ``moves`` puts a ``Movelist for game N:`` line before it; ``smoves``
-    (a stored game) shows it as it is.  ``times`` are each ply's seconds.
+    (a stored game) shows it as it is.  ``times`` are each ply's seconds;
+    ``ratings`` the players' as the game started (FICS's ``UNR`` for 0 or none).
     """
     history = tracker.history
-    lines = [parsed(msg("{white} (UNR) vs. {black} (UNR) --- {date}", white=white, black=black,
-                        date=fics_date(started, lang=lang))).render(lang),
+    unrated = parsed(msg("UNR")).render(lang)
+    shown = [str(r) if r else unrated for r in ratings]
+    lines = [parsed(msg("{white} ({white_rating}) vs. {black} ({black_rating}) --- {date}",
+                        white=white, white_rating=shown[0], black=black,
+                        black_rating=shown[1], date=fics_date(started, lang=lang))).render(lang),
              parsed(msg("Unrated {category} match, initial time: {minutes} minutes, "
                         "increment: {increment} seconds.", category=category, minutes=minutes,
                         increment=increment)).render(lang)]
@@ -180,5 +188,8 @@ class MovesCommand(Command):
         game = _game_or_tell(caller, target, directory)
         if game is not None:
             started = game.started_at if IPlayedGame.providedBy(game) else self.now()
+            ratings = ((0, 0) if not IPlayedGame.providedBy(game) else
+                       tuple(shown.value for shown in caller.boards.game_ratings(game)))
             caller.send(move_list(game, caller.parsed_lang, started=started,
-                                  start_board=starting_board(caller, game)))
+                                  start_board=starting_board(caller, game),
+                                  ratings=ratings))

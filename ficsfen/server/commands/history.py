@@ -10,8 +10,9 @@ the server's password pool, and the check is throttled like a password login.
 
 ``history`` keeps FICS's layout, which clients parse (pychess reads the
 ``History for NAME:`` block, ``smoves HANDLE N`` and ``examine HANDLE N``):
-number, result (``+ - =``), both ratings (``0``: nobody is rated here), the
-player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
+number, result (``+ - =``), both ratings as the game left them (FICS's
+"revised" ratings: the rating a game started with plus its change; ``0``
+when none was kept, a guest's), the player's colour, the opponent, ``[ bu  5   0]`` (private flag, category,
 rated, time control), the ECO code (``---`` for a game without one, see
 :mod:`ficsfen.server.openings`), the end
 code (``Mat``, ``Res``, ``Fla``...) and the date.
@@ -20,7 +21,7 @@ code (``Mat``, ``Res``, ``Fla``...) and the date.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.logger import Logger
@@ -40,6 +41,7 @@ from ficsfen.server.parsed import heading, parsed
 from ficsfen.server.refusal_log import RefusalLog
 from ficsfen.server.store import HistoryEntry, StoredGame, StoreError
 from ficsfen.server.store.interfaces import IStore
+from ficsfen.server.store.rating_reads import GameRatings
 from ficsfen.server.variant_games import category_letter, stored_category
 from ficsfen.tracker import Tracker, TrackerError
 
@@ -99,9 +101,10 @@ def whose(caller: IServerCaller, word: str | None, store: IStore,
     return found.addCallback(chosen)
 
 
-def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en") -> str:
+def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en",
+                 ratings: GameRatings | None = None) -> str:
     """One line of ``history``, FICS's columns; ``eco`` the game's ECO code (the date's
-    names in ``lang``)."""
+    names in ``lang``), ``ratings`` those the store keeps with the game."""
     game = entry.game
     start = game.start
     kind = category_letter(stored_category(start))
@@ -109,7 +112,11 @@ def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en") -> st
     end = game.end
     code = str(end.code) if end is not None else "???"
     date = fics_date(end.ended if end is not None else start.started, lang=lang)
-    return (f"{entry.number:>2}: {entry.outcome} {0:>4} {'W' if entry.white else 'B'} {0:>4} "
+    mine = theirs = 0
+    if ratings is not None:
+        mine, theirs = ratings.after(entry.white) or 0, ratings.after(not entry.white) or 0
+    return (f"{entry.number:>2}: {entry.outcome} {mine:>4} {'W' if entry.white else 'B'} "
+            f"{theirs:>4} "
             f"{entry.opponent[:_OPPONENT_WIDTH]:<{_OPPONENT_WIDTH}} "
             f"[ {kind}{rated}{start.initial_seconds // 60:>3}{start.increment_seconds:>4}] "
             f"{eco:<3} {code:>3} {date}")
@@ -119,15 +126,32 @@ def _no_history(handle: str) -> Message:
     return parsed(msg("{handle} has no history games.", handle=handle))
 
 
-def history_text(handle: str, entries: list[tuple[HistoryEntry, str]], lang: str = "en") -> str:
+def history_text(handle: str, entries: list[tuple[HistoryEntry, str]], lang: str = "en",
+                 ratings: Mapping[int, GameRatings] | None = None) -> str:
     """The whole ``history`` answer for ``handle`` from its entries and their ECO codes
     (:func:`ficsfen.server.openings.history_with_ecos`), which clients parse: in ``lang``,
-    the reader's language of parsed texts (FICS's English by default)."""
+    the reader's language of parsed texts (FICS's English by default); ``ratings`` those
+    kept with each game, by game id."""
     if not entries:
         return _no_history(handle).render(lang)
+    kept = ratings or {}
     return "\n".join([parsed(msg("History for {handle}:", handle=handle)).render(lang),
                       history_heading(lang),
-                      *(history_line(entry, eco, lang) for entry, eco in entries)])
+                      *(history_line(entry, eco, lang, kept.get(entry.game.id))
+                        for entry, eco in entries)])
+
+
+def history_with_ratings(store: IStore, handle: str
+                         ) -> tuple[list[tuple[HistoryEntry, str]], dict[int, GameRatings]]:
+    """``handle``'s history with ECO codes (:func:`history_with_ecos`) and the ratings kept
+    with its games: reads made together in the read thread."""
+    entries = history_with_ecos(store, handle)
+    return entries, (store.game_ratings(e.game.id for e, _ in entries) if entries else {})
+
+
+def _game_ratings(store: IStore, game_id: int) -> GameRatings:
+    """The ratings kept with game ``game_id`` (none kept: ``GameRatings()``)."""
+    return store.game_ratings([game_id]).get(game_id, GameRatings())
 
 
 def _history_game(store: IStore, handle: str, number: int) -> tuple[bool, StoredGame | None]:
@@ -204,10 +228,10 @@ class HistoryCommand(Command):
         def listed(handle: str | None) -> Any:
             if handle is None:
                 return None
-            entries = (self.read(history_with_ecos, store, handle) if store is not None
-                       else succeed([]))
+            entries = (self.read(history_with_ratings, store, handle) if store is not None
+                       else succeed(([], {})))
             return entries.addCallback(lambda found: caller.send(
-                history_text(handle, found, caller.parsed_lang)))
+                history_text(handle, found[0], caller.parsed_lang, found[1])))
 
         return whose(caller, who, store, self.read).addCallback(listed)
 
@@ -233,18 +257,27 @@ class SmovesCommand(Command):
             directory: IServerDirectory) -> Deferred[None] | None:
         if _INTEGER.fullmatch(game):
             return replayed_history_game(caller, self.store(), who, int(game),
-                                         self.read).addCallback(self.show, caller)
+                                         self.read).addCallback(self._rated, caller)
         if game.startswith("%"):  # a journal entry, as pychess asks for them
             from ficsfen.server.commands.journal_cmds import replayed_journal_game
             return replayed_journal_game(caller, self.store(), who, game,
-                                         self.read).addCallback(self.show, caller)
+                                         self.read).addCallback(self._rated, caller)
         return whose(caller, who, self.store(), self.read).addCallback(
             self.show_adjourned, caller, game)
 
-    def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> None:
+    def _rated(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller) -> Any:
+        """Read the ratings kept with the game found, then show it."""
+        if found is None:
+            return None
+        return self.read(_game_ratings, self.store(), found[0].id).addCallback(
+            lambda ratings: self.show(found, caller, ratings))
+
+    def show(self, found: tuple[StoredGame, Tracker] | None, caller: IServerCaller,
+             ratings: GameRatings | None = None) -> None:
         if found is None:
             return
         game, tracker = found
+        kept = ratings if ratings is not None else GameRatings()
         start, end = game.start, game.end
         lang = caller.parsed_lang  # clients parse the move list
         ending = (movelist_ending(end.reason, end.result, start.white, start.black, lang)
@@ -254,7 +287,7 @@ class SmovesCommand(Command):
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=lang)]))
+            lang=lang, ratings=(kept.white, kept.black))]))
 
     def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
         """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""

@@ -45,13 +45,16 @@ class ObserveCommand(Command):
         # pychess's observe pattern is these four lines ("You are now observing...",
         # "Game N: ...", "", "<12> ...").
         caller.send(caller.render(parsed(msg("Game {number}: {header}", number=game.number,
-                                             header=game_line_header(game, caller.parsed_lang)))) + "\n")
+                                             header=game_line_header(game, caller.boards.game_rating_texts(game),
+                                                                     caller.parsed_lang)))) + "\n")
         caller.boards.send_board(caller, game)
         if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
             white, black = (caller.players.session(h) for h in (game.white, game.black))
+            white_rating, black_rating = caller.boards.game_ratings(game)
             caller.send(game_info_line(
                 game, registered=(white is not None and white.registered, black is not None and black.registered),
-                timeseal=(white is not None and white.timeseal, black is not None and black.timeseal)))
+                timeseal=(white is not None and white.timeseal, black is not None and black.timeseal),
+                ratings=(white_rating.marked, black_rating.marked)))
 
 
 class UnobserveCommand(Command):

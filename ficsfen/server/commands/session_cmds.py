@@ -16,9 +16,11 @@ from ficsfen.server.boards import category, played_listing
 from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
+from ficsfen.server.rating_view import RatingView, Shown
 from ficsfen.server.variant_games import category_letter
-from ficsfen.server.wholist import (WhoCache, WhoOptions, WhoOptionsError, interface_entry,
-                                    parse_games_flags, parse_who_options, status_char)
+from ficsfen.server.wholist import (RATING_CATEGORIES, WHO_SORT_TYPES, WhoCache, WhoOptions,
+                                    WhoOptionsError, interface_entry, parse_games_flags,
+                                    parse_who_options, status_char)
 
 __all__ = ["GamesCommand", "QuitCommand", "WhoCommand", "games_line"]
 
@@ -28,11 +30,12 @@ def _is_open(session: IServerCaller) -> bool:
     return bool(session.variables.get("open", True))
 
 
-#: ``who``'s filters: which players each letter keeps.  Nobody plays rated
-#: games or has a bughouse partner here, so ``r`` and ``B`` keep nobody.
+#: ``who``'s filters: which players each letter keeps.  Nobody has a bughouse
+#: partner here, so ``B`` keeps nobody; ``r`` keeps registered players (FICS: those
+#: whose ``rated`` variable is set; guests play unrated only).
 _KEEPS = {
     "o": lambda s, game: _is_open(s),
-    "r": lambda s, game: False,
+    "r": lambda s, game: s.registered and bool(s.variables.get("rated", True)),
     "f": lambda s, game: game is None,
     "a": lambda s, game: game is None and _is_open(s),
     "R": lambda s, game: s.registered,
@@ -65,8 +68,10 @@ class WhoCommand(Command):
             return
         lang = caller.parsed_lang
 
+        ratings = caller.boards.ratings
+
         def listing(key: tuple[WhoOptions, str]) -> str | None:
-            return _listing(caller.players.sessions_sorted(), key[0], directory, key[1])
+            return _listing(caller.players.sessions_sorted(), key[0], directory, key[1], ratings)
 
         key = (request, lang)
         text = listing(key) if self.cache is None else self.cache.answer(key, listing)
@@ -77,20 +82,24 @@ class WhoCommand(Command):
 
 
 def _listing(everyone: list, request: WhoOptions, directory: IServerDirectory,
-             lang: str) -> str | None:
+             lang: str, ratings: RatingView) -> str | None:
     """``who``'s answer to ``request`` (None: nobody matches), the same for every caller
     reading clients' texts in ``lang``."""
     games = {fold(s.handle): directory.game_of(s.handle) for s in everyone}
     shown = [s for s in everyone
              if all(_KEEPS[f](s, games[fold(s.handle)]) for f in request.filters)]
-    if request.order not in "Al":
-        # FICS's rating order: all ratings are equal here, so registered
-        # players come first, then handles in alphabetical order.
-        shown.sort(key=lambda s: not s.registered)
+    kind = WHO_SORT_TYPES.get(request.order)
+    column: dict[str, Shown] = {}
+    if kind is not None:
+        column = {s.handle: ratings.shown(s.handle, kind) for s in shown}
+        if request.order != "A":
+            # FICS's rating order: highest first, then registered players before
+            # guests, then handles in alphabetical order (``everyone`` is by handle).
+            shown.sort(key=lambda s: (-column[s.handle].value, not s.registered))
     shown = _part_of(shown, request)
     if not shown:
         return None
-    lines = [_who_line(s, games[fold(s.handle)], request) for s in shown]
+    lines = [_who_line(s, games[fold(s.handle)], request, column, ratings) for s in shown]
     # FICS's trailer (clients read it): always "players", even for one.
     # (English has one form; a language with a singular gives it.)
     lines += ["", parsed(msgn(" {count} players displayed (of {total}). (*) indicates system "
@@ -111,21 +120,24 @@ def _part_of(players: list, request: WhoOptions) -> list:
     return players[len(players) * (i - 1) // j:len(players) * i // j]
 
 
-def _who_line(session: IServerCaller, game: object | None, request: WhoOptions) -> str:
+def _who_line(session: IServerCaller, game: object | None, request: WhoOptions,
+              column: dict[str, Shown], ratings: RatingView) -> str:
     status = status_char(game, open_=_is_open(session))
     if request.layout == "I":
-        return interface_entry(session.handle, status, session.registered, request.columns)
-    if request.order == "l":
+        return interface_entry(session.handle, status, session.registered,
+                               [ratings.shown(session.handle, RATING_CATEGORIES[c]).marked
+                                for c in request.columns])
+    shown = column.get(session.handle)
+    if shown is None:  # "who l": FICS's blank rating column
         return f"     {session.display_name()}"
-    # Nobody is rated: "++++" for unregistered players, "----" for the others.
-    return f"{'----' if session.registered else '++++'}{status}{session.display_name()}"
+    return f"{shown.text:>4}{status}{session.display_name()}"
 
 
-def games_line(game: IGame) -> str:
-    """One ``games`` line: a played game's (:func:`boards.played_listing`), an examined
-    game's own ``listing()``, else number and players."""
+def games_line(game: IGame, ratings: tuple[str, str] = ("++++", "++++")) -> str:
+    """One ``games`` line: a played game's (:func:`boards.played_listing`, with both
+    players' ``ratings``), an examined game's own ``listing()``, else number and players."""
     if IPlayedGame.providedBy(game):
-        return played_listing(game)
+        return played_listing(game, ratings)
     if IExaminedGame.providedBy(game):
         return game.listing()
     return f"{game.number:>3} {game.white} {game.black}"
@@ -196,7 +208,10 @@ class GamesCommand(Command):
         # matters: in block mode pychess reads the frame's first line unstripped,
         # and "  1 ..." would not match its pattern.  The trailer says "games"
         # even for one (see above).
-        text = "\n" + "\n".join(games_line(g) for g in shown) + "\n\n"
+        boards = caller.boards
+        text = "\n" + "\n".join(
+            games_line(g, boards.game_rating_texts(g) if IPlayedGame.providedBy(g) else
+                       ("++++", "++++")) for g in shown) + "\n\n"
         if len(shown) < len(games):
             trailer = parsed(msgn("  {count} games displayed (of {total} in progress).",
                                   "  {count} games displayed (of {total} in progress).",

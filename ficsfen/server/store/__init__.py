@@ -48,7 +48,7 @@ from ficsfen.server.store.records import (
     NewsItem,
     StoredGame,
 )
-from ficsfen.server.store.rating_rows import RatingRow
+from ficsfen.server.store.rating_rows import RatingWrite
 from ficsfen.server.store.schema import SCHEMA_VERSION
 from ficsfen.server.store.sqlite import SYNCHRONOUS, SQLiteStore, lock_path
 
@@ -59,7 +59,7 @@ __all__ = [
     "RESULTS",
     "SCHEMA_VERSION",
     "SYNCHRONOUS",
-    "RatingRow",
+    "RatingWrite",
     "Account",
     "AccountExistsError",
     "Adjournment",

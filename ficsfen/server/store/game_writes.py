@@ -27,7 +27,7 @@ from ficsfen.server.store.records import (
     GameStart,
     MoveRecord,
 )
-from ficsfen.server.store.rating_rows import RatingRow, write_ratings
+from ficsfen.server.store.rating_rows import RatingWrite, write_ratings
 from ficsfen.server.store.writer import Writer
 
 __all__ = ["LOG_CUT_ROWS", "GameWrites", "fold_log"]
@@ -158,7 +158,7 @@ class GameWrites:
             (game_id,)))
 
     def end_game(self, game_id: int, end: GameEnd,
-                 ratings: Sequence[RatingRow] = ()) -> Deferred[tuple[int | None, int | None]]:
+                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
         self.allowed()
         ending = (end.result, end.reason, str(end.code), end.ended, end.white_change,
                   end.black_change, game_id)

@@ -226,7 +226,7 @@ class IStore(Interface):
         """``player``'s wins, losses and draws against ``opponent``, rated and unrated, from
         their finished games (a ``PairRecord``; aborted games left out).  Read."""
 
-    # -- ratings -----------------------------------------------------------------
+    # -- ratings (rating_rows.py: the player's; rating_reads.py: the lists) ---------
 
     def player_ratings(name):
         """``name``'s ratings (any case) by category (``Category`` -> ``Rating``), the
@@ -234,6 +234,26 @@ class IStore(Interface):
 
     def all_ratings():
         """Every stored rating: folded handle -> ``Category`` -> ``Rating``.  Read."""
+
+    def player_rating_rows(name):
+        """``name``'s stored ratings (any case) as ``RatingRow`` values, one per category
+        played rated.  Read."""
+
+    def top_ratings(category, *, offset=0, limit=20, active):
+        """The active players of ``category`` (``active(row)``: FICS's rule, the RD grown
+        since the last game at most the system's ``active_rd``), highest first, ``limit``
+        from place ``offset + 1`` (``RatingRow`` values).  Read."""
+
+    def top_best(category, *, limit=20):
+        """The ``limit`` highest ratings ever reached in ``category`` (``RatingRow``
+        values, by ``best``).  Read."""
+
+    def rank(name, category, *, active):
+        """``(place, RatingRow)`` of ``name`` among the active players of ``category``
+        (as ``top_ratings`` counts them), or ``None`` without a rating there.  Read."""
+
+    def game_ratings(ids):
+        """The ratings kept with the games of ``ids``: ``{id: GameRatings}``.  Read."""
 
     # -- life ------------------------------------------------------------------
 

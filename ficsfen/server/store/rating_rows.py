@@ -1,7 +1,7 @@
 """The ``ratings`` rows of :class:`~ficsfen.server.store.sqlite.SQLiteStore` (schema version 5).
 
 One row per registered player and category once they have played a rated
-game in it; no row is the initial rating.  Reads (:class:`RatingReads`) use
+game in it; no row is the initial rating.  Reads (:class:`PlayerRatings`) use
 the store's read connection; the only write, :func:`write_ratings`, runs in
 the writer thread inside a game's end (``end_game``), so that a rated result
 and the ratings it changed are committed together or not at all.
@@ -17,7 +17,7 @@ from typing import Any
 from ficsfen.names import fold
 from ficsfen.server.glicko import Category, Rating
 
-__all__ = ["RatingReads", "RatingRow", "write_ratings"]
+__all__ = ["PlayerRatings", "RatingWrite", "write_ratings"]
 
 _COLUMNS = "category, rating, rd, wins, losses, draws, best, best_at, last_played"
 _UPSERT = (f"INSERT INTO ratings (key, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -28,7 +28,7 @@ _UPSERT = (f"INSERT INTO ratings (key, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, 
 
 
 @dataclass(frozen=True)
-class RatingRow:
+class RatingWrite:
     """A player's new rating in a category, written with a rated game's end."""
 
     handle: str
@@ -42,7 +42,7 @@ def _rating(row: tuple[Any, ...]) -> tuple[Category, Rating]:
                                       int(draws), best, best_at, last_played)
 
 
-def write_ratings(conn: sqlite3.Connection, rows: Iterable[RatingRow]) -> None:
+def write_ratings(conn: sqlite3.Connection, rows: Iterable[RatingWrite]) -> None:
     """Write ``rows`` on ``conn`` (in the writer's transaction); a player without an
     account fails the transaction (the foreign key)."""
     for row in rows:
@@ -51,7 +51,7 @@ def write_ratings(conn: sqlite3.Connection, rows: Iterable[RatingRow]) -> None:
                                r.losses, r.draws, r.best, r.best_at, r.last_played))
 
 
-class RatingReads:
+class PlayerRatings:
     """Ratings as stored: ``reader()`` gives the read connection (it raises
     :class:`~.errors.StoreClosedError` once the store is closed)."""
 

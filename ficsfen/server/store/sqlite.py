@@ -42,7 +42,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from zope.interface import implementer
 from ficsfen.i18n import Message
 from ficsfen.server.glicko import Category, Rating
 from ficsfen.server.store.account_rows import AccountRows
-from ficsfen.server.store.rating_rows import RatingReads, RatingRow
+from ficsfen.server.store.rating_rows import PlayerRatings, RatingWrite
 from ficsfen.server.store.admin_rows import AdminRows
 from ficsfen.server.store.errors import (
     StoreClosedError,
@@ -66,6 +66,7 @@ from ficsfen.server.store.message_rows import MessageRows, StoredMessage
 from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.player_reads import PairRecord, PlayerReads
+from ficsfen.server.store.rating_reads import GameRatings, RatingReads, RatingRow
 from ficsfen.server.store.opening import (
     check,
     check_read_only,
@@ -126,7 +127,8 @@ class SQLiteStore:
         self._messages = MessageRows(self._writer, self._reader)
         self._logons = LogonRows(self._writer, self._reader)
         self._players = PlayerReads(self._reader)
-        self._ratings = RatingReads(self._reader)
+        self._ratings = PlayerRatings(self._reader)
+        self._rating_reads = RatingReads(self._reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
@@ -356,7 +358,7 @@ class SQLiteStore:
         return self._game_writes.resume_game(game_id)
 
     def end_game(self, game_id: int, end: GameEnd,
-                 ratings: Sequence[RatingRow] = ()) -> Deferred[tuple[int | None, int | None]]:
+                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
         return self._game_writes.end_game(game_id, end, ratings)
 
     # -- games: reads (see game_reads.py) ------------------------------------------
@@ -408,10 +410,28 @@ class SQLiteStore:
     def pair_record(self, player: str, opponent: str) -> PairRecord:
         return self._players.pair_record(player, opponent)
 
-    # -- ratings (see rating_rows.py) --------------------------------------------
+    # -- ratings (rating_rows.py: the player's; rating_reads.py: the lists) -------------
 
     def player_ratings(self, name: str) -> dict[Category, Rating]:
         return self._ratings.player_ratings(name)
 
     def all_ratings(self) -> dict[str, dict[Category, Rating]]:
         return self._ratings.all_ratings()
+
+    def player_rating_rows(self, name: str) -> list[RatingRow]:
+        return self._rating_reads.player_rating_rows(name)
+
+    def top_ratings(self, category: str, *, offset: int = 0, limit: int = 20,
+                    active: Callable[[RatingRow], bool]) -> list[RatingRow]:
+        return self._rating_reads.top_ratings(category, offset=offset, limit=limit,
+                                              active=active)
+
+    def top_best(self, category: str, *, limit: int = 20) -> list[RatingRow]:
+        return self._rating_reads.top_best(category, limit=limit)
+
+    def rank(self, name: str, category: str, *,
+             active: Callable[[RatingRow], bool]) -> tuple[int, RatingRow] | None:
+        return self._rating_reads.rank(name, category, active=active)
+
+    def game_ratings(self, ids: Iterable[int]) -> dict[int, GameRatings]:
+        return self._rating_reads.game_ratings(ids)
