@@ -344,8 +344,9 @@ def game_info_line(game: IGame, *, registered: tuple[bool, bool],
 
     ``it=`` carries White's initial time in seconds and increment, ``i=``
     Black's (FICS sends them that way, whatever its help page says); ``p=``
-    says whether the game is private (``set private``), ``r=`` whether it is rated.  ``rt=`` carries both ``ratings`` as FICS writes them there
-    (the value and its provshow mark, ``1500P``: :attr:`.rating_view.Shown.marked`).
+    says whether the game is private (``set private``), ``r=`` whether it is rated.
+    ``rt=`` carries both ``ratings`` as FICS writes them there (the value and
+    its provshow mark, ``1500P``: :attr:`.rating_view.Shown.marked`).
     ``u=`` says whether each player is registered, ``ts=`` whether each uses timeseal.
     """
     minutes, increment = _time_control(game)
