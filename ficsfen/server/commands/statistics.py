@@ -119,6 +119,24 @@ def _cells(rows: list[RatingRow], first_place: int, *, key: Callable[[RatingRow]
     return cells
 
 
+def _send_columns(caller: IServerCaller, columns: list[tuple[Category, list[str]]]) -> None:
+    """Send ``columns`` side by side (:func:`rank_columns`), or "No ratings to show."
+    when there are none."""
+    if not columns:
+        caller.send(_NO_RATINGS)
+        return
+    caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
+
+
+def _rating(row: RatingRow) -> float:
+    """The row's current rating."""
+    return row.rating
+
+
+#: Reads the lists of one table: each category with its rows, in the columns' order.
+_Lists = Callable[[], list[tuple[Category, list[RatingRow]]]]
+
+
 class _StatisticsCommand(Command):
     """The store, the reader, the rating constants and the wall clock of the lists."""
 
@@ -130,10 +148,35 @@ class _StatisticsCommand(Command):
         self.now = now
 
     def _store(self, caller: IServerCaller) -> IStore | None:
+        """The store, or ``None`` once the caller is told there is no data file."""
         store = self.store()
         if store is None:
             caller.send(_NO_STORE)
         return store
+
+    def _open(self, caller: IServerCaller, letters: str | None
+              ) -> tuple[list[Category], IStore] | None:
+        """The categories of ``letters`` and the store; ``None`` once the caller is sent
+        the usage (letters that are not categories) or told there is no data file."""
+        try:
+            categories = _categories(letters)
+        except _Letters:
+            self.send_usage(caller)
+            return None
+        store = self._store(caller)
+        if store is None:
+            return None
+        return categories, store
+
+    def _table(self, caller: IServerCaller, lists: _Lists, first: int,
+               key: Callable[[RatingRow], float]) -> Deferred[None]:
+        """Run ``lists`` through the reader, then send each category that has rows as a
+        column numbered from ``first``, valued by ``key``."""
+        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
+            _send_columns(caller, [(c, _cells(rows, first, key=key)) for c, rows in found
+                                   if rows])
+
+        return self.read(lists).addCallback(show)
 
     def _active(self) -> dict[str, Callable[[RatingRow], bool]]:
         """FICS's "active" rule, as the rating update sees it: played, and the RD grown
@@ -156,27 +199,16 @@ class BestCommand(_StatisticsCommand):
 
     def run(self, caller: IServerCaller, letters: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
+        opened = self._open(caller, letters)
+        if opened is None:
             return None
-        store = self._store(caller)
-        if store is None:
-            return None
+        categories, store = opened
         active = self._active()
 
         def lists() -> list[tuple[Category, list[RatingRow]]]:
             return [(c, store.top_ratings(c.value, limit=SHOWN, **active)) for c in categories]
 
-        return self.read(lists).addCallback(lambda found: self._show(caller, found))
-
-    def _show(self, caller: IServerCaller, found: list[tuple[Category, list[RatingRow]]]) -> None:
-        columns = [(c, _cells(rows, 1, key=lambda r: r.rating)) for c, rows in found if rows]
-        if not columns:
-            caller.send(_NO_RATINGS)
-            return
-        caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
+        return self._table(caller, lists, 1, _rating)
 
 
 class HbestCommand(_StatisticsCommand):
@@ -188,27 +220,15 @@ class HbestCommand(_StatisticsCommand):
 
     def run(self, caller: IServerCaller, letters: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
+        opened = self._open(caller, letters)
+        if opened is None:
             return None
-        store = self._store(caller)
-        if store is None:
-            return None
+        categories, store = opened
 
         def lists() -> list[tuple[Category, list[RatingRow]]]:
             return [(c, store.top_best(c.value, limit=SHOWN)) for c in categories]
 
-        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
-            columns = [(c, _cells(rows, 1, key=lambda r: r.best or 0.0))
-                       for c, rows in found if rows]
-            if not columns:
-                caller.send(_NO_RATINGS)
-                return
-            caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
-
-        return self.read(lists).addCallback(show)
+        return self._table(caller, lists, 1, lambda r: r.best or 0.0)
 
 
 def _range(word: str) -> tuple[int, int] | None:
@@ -234,14 +254,10 @@ class RankCommand(_StatisticsCommand):
 
     def run(self, caller: IServerCaller, who: str | None, letters: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
+        opened = self._open(caller, letters)
+        if opened is None:
             return None
-        store = self._store(caller)
-        if store is None:
-            return None
+        categories, store = opened
         places = _range(who) if who is not None else None
         if places is not None:
             return self._places(caller, store, categories, *places)
@@ -256,12 +272,7 @@ class RankCommand(_StatisticsCommand):
             return [(c, store.top_ratings(c.value, offset=first - 1, limit=last - first + 1,
                                           **active)) for c in categories]
 
-        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
-            columns = [(c, _cells(rows, first, key=lambda r: r.rating)) for c, rows in found
-                       if rows]
-            self._send(caller, columns)
-
-        return self.read(lists).addCallback(show)
+        return self._table(caller, lists, first, _rating)
 
     def _around(self, handle: str | None, caller: IServerCaller, store: IStore,
                 categories: list[Category]) -> Any:
@@ -287,17 +298,11 @@ class RankCommand(_StatisticsCommand):
             return found
 
         def show(found: list[tuple[Category, int, list[RatingRow], bool]]) -> None:
-            columns = [(c, _cells(rows, first, key=lambda r: r.rating, target=target,
-                                  inactive=inactive)) for c, first, rows, inactive in found]
-            self._send(caller, columns)
+            _send_columns(caller, [(c, _cells(rows, first, key=_rating, target=target,
+                                              inactive=inactive))
+                                   for c, first, rows, inactive in found])
 
         return self.read(lists).addCallback(show)
-
-    def _send(self, caller: IServerCaller, columns: list[tuple[Category, list[str]]]) -> None:
-        if not columns:
-            caller.send(_NO_RATINGS)
-            return
-        caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
 
 
 #: ``ratings``' heading: each label, and the width of the column it heads.
