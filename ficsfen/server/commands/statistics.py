@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
-from ficsfen.server.commands.history import Reader, StoreGetter, whose
+from ficsfen.server.commands.store_commands import Reader, StoreCommand, StoreGetter
 from ficsfen.server.glicko import Category, GlickoConstants, aged_rd
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.parsed import parsed
@@ -137,14 +137,13 @@ def _rating(row: RatingRow) -> float:
 _Lists = Callable[[], list[tuple[Category, list[RatingRow]]]]
 
 
-class _StatisticsCommand(Command):
+class _StatisticsCommand(StoreCommand):
     """The store, the reader, the rating constants and the wall clock of the lists."""
 
     def __init__(self, store: StoreGetter, *, constants: Callable[[], GlickoConstants],
                  read: Reader = maybeDeferred, now: Callable[[], float] = time.time) -> None:
-        self.store = store
+        super().__init__(store, read)
         self.constants = constants
-        self.read = read
         self.now = now
 
     def _store(self, caller: IServerCaller) -> IStore | None:
@@ -261,8 +260,8 @@ class RankCommand(_StatisticsCommand):
         places = _range(who) if who is not None else None
         if places is not None:
             return self._places(caller, store, categories, *places)
-        return whose(caller, who, store, self.read).addCallback(
-            self._around, caller, store, categories)
+        return self.for_player(caller, who, store,
+                               lambda handle: self._around(handle, caller, store, categories))
 
     def _places(self, caller: IServerCaller, store: IStore, categories: list[Category],
                 first: int, last: int) -> Deferred[None]:
@@ -274,10 +273,8 @@ class RankCommand(_StatisticsCommand):
 
         return self._table(caller, lists, first, _rating)
 
-    def _around(self, handle: str | None, caller: IServerCaller, store: IStore,
+    def _around(self, handle: str, caller: IServerCaller, store: IStore,
                 categories: list[Category]) -> Any:
-        if handle is None:
-            return None
         active = self._active()
         target = fold(handle)
 
@@ -344,9 +341,7 @@ class RatingsCommand(_StatisticsCommand):
         if store is None:
             return None
 
-        def named(handle: str | None) -> Any:
-            if handle is None:
-                return None
+        def named(handle: str) -> Any:
             return self.read(store.player_rating_rows, handle).addCallback(show, handle)
 
         def show(rows: list[RatingRow], handle: str) -> None:
@@ -362,7 +357,7 @@ class RatingsCommand(_StatisticsCommand):
         if who is None and not caller.registered:
             caller.send(msg("Only registered players have ratings."))
             return succeed(None)
-        return whose(caller, who, store, self.read).addCallback(named)
+        return self.for_player(caller, who, store, named)
 
 
 def commands(store: StoreGetter, *, constants: Callable[[], GlickoConstants],
