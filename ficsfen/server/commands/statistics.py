@@ -189,45 +189,55 @@ class _StatisticsCommand(StoreCommand):
         return {"active": active}
 
 
-class BestCommand(_StatisticsCommand):
+class _TopCommand(_StatisticsCommand):
+    """A table of the :data:`SHOWN` first rows of each category named by letters:
+    :meth:`top` reads them, :meth:`value` is the number shown."""
+
+    spec = "o"
+
+    def run(self, caller: IServerCaller, letters: str | None, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
+        opened = self._open(caller, letters)
+        if opened is None:
+            return None
+        categories, store = opened
+        top = self.top(store)
+        return self._table(caller, lambda: [(c, top(c)) for c in categories], 1, self.value)
+
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:  # pragma: no cover
+        """A store read: a category's first rows, highest first."""
+        raise NotImplementedError
+
+    def value(self, row: RatingRow) -> float:  # pragma: no cover
+        """The rating a row shows."""
+        raise NotImplementedError
+
+
+class BestCommand(_TopCommand):
     """``best [b][s][l][w][z]``: the 20 highest-rated active players of each category."""
 
     name = "best"
-    spec = "o"
     usage = msg("best [b][s][l][w][z]")
 
-    def run(self, caller: IServerCaller, letters: str | None, *,
-            directory: IServerDirectory) -> Deferred[None] | None:
-        opened = self._open(caller, letters)
-        if opened is None:
-            return None
-        categories, store = opened
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:
         active = self._active()
+        return lambda c: store.top_ratings(c.value, limit=SHOWN, **active)
 
-        def lists() -> list[tuple[Category, list[RatingRow]]]:
-            return [(c, store.top_ratings(c.value, limit=SHOWN, **active)) for c in categories]
-
-        return self._table(caller, lists, 1, _rating)
+    def value(self, row: RatingRow) -> float:
+        return row.rating
 
 
-class HbestCommand(_StatisticsCommand):
+class HbestCommand(_TopCommand):
     """``hbest [b][s][l][w][z]``: the 20 highest ratings ever reached in each category."""
 
     name = "hbest"
-    spec = "o"
     usage = msg("hbest [b][s][l][w][z]")
 
-    def run(self, caller: IServerCaller, letters: str | None, *,
-            directory: IServerDirectory) -> Deferred[None] | None:
-        opened = self._open(caller, letters)
-        if opened is None:
-            return None
-        categories, store = opened
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:
+        return lambda c: store.top_best(c.value, limit=SHOWN)
 
-        def lists() -> list[tuple[Category, list[RatingRow]]]:
-            return [(c, store.top_best(c.value, limit=SHOWN)) for c in categories]
-
-        return self._table(caller, lists, 1, lambda r: r.best or 0.0)
+    def value(self, row: RatingRow) -> float:
+        return row.best or 0.0
 
 
 def _range(word: str) -> tuple[int, int] | None:
