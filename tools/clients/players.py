@@ -14,6 +14,11 @@ sets phase "paused" and waits for GO_FILE + ".end", then Black resigns and
 the phase becomes "done".  Every byte each player receives is kept in
 STATE.json's folder as ``player-white.log`` / ``player-black.log``.
 
+With ``--rated NAME:PASSWORD,NAME:PASSWORD`` the two players log in as those
+registered accounts instead of guests, first play a short rated game (White
+resigns at once) so that both have a rating, then play the PGN game rated:
+what clients list and show is then real ratings, not ``----``.
+
 With ``--opponent NAME`` there is one scripted player instead, the opponent
 of a client under test::
 
@@ -82,6 +87,16 @@ class Player:
         self.send("")
         text = self.read_until(rb"\*\*\*\* Starting FICS session as (\w+)")
         self.handle = re.search(rb"session as (\w+?)(\(U\))?$", text).group(1).decode()
+        self.read_until(PROMPT)
+        return self.handle
+
+    def login_registered(self, name: str, password: str) -> str:
+        self.read_until(rb"login: ")
+        self.send(name)
+        self.read_until(rb"password: ")
+        self.send(password)
+        text = self.read_until(rb"\*\*\*\* Starting FICS session as (\w+)")
+        self.handle = re.search(rb"session as (\w+?)(\(\*\))?$", text).group(1).decode()
         self.read_until(PROMPT)
         return self.handle
 
@@ -182,6 +197,7 @@ def main() -> None:
     p.add_argument("--state", type=Path, required=True)
     p.add_argument("--go", type=Path)
     p.add_argument("--go-timeout", type=float, default=60)
+    p.add_argument("--rated", help="NAME:PASSWORD,NAME:PASSWORD: registered players, rated games")
     args = p.parse_args()
     if args.opponent:
         play_against(args)
@@ -195,12 +211,28 @@ def main() -> None:
 
     folder = args.state.parent
     white, black = Player(args.port, folder / "player-white.log"), Player(args.port, folder / "player-black.log")
-    white.login_guest()
-    black.login_guest()
+    rated = ""
+    if args.rated:
+        (wname, wpass), (bname, bpass) = (pair.split(":", 1) for pair in args.rated.split(","))
+        white.login_registered(wname, wpass)
+        black.login_registered(bname, bpass)
+        rated = " rated"
+        white.send(f"match {black.handle} 15 0 white rated")  # a first game: ratings for both
+        black.read_until(rb"Challenge: ")
+        black.send("accept")
+        white.read_until(rb"Creating")
+        white.read_until(PROMPT)
+        white.send("resign")
+        white.read_until(rb"rating adjustment|No ratings adjustment")
+        black.read_until(rb"rating adjustment|No ratings adjustment")
+        time.sleep(0.5)
+    else:
+        white.login_guest()
+        black.login_guest()
     for pl in (white, black):
         pl.send("style 12")
         pl.read_until(PROMPT)
-    white.send(f"match {black.handle} 15 0 white")
+    white.send(f"match {black.handle} 15 0 white{rated}")
     black.read_until(rb"Challenge: ")
     black.send("accept")
     created = black.read_until(rb"\{Game (\d+) \(")

@@ -103,6 +103,8 @@ class Run:
         self.port = free_port()
         self.display = ""
         self.results: dict[str, dict] = {}
+        #: Whether the scripted players log in as the registered accounts and play rated.
+        self.rated = False
 
     # -- shared infrastructure -------------------------------------------------
     def start_server(self) -> None:
@@ -161,7 +163,9 @@ class Run:
         state, go = folder / "players-state.json", folder / "go"
         proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.port),
                                  "--pgn", str(self.pgn), "--plies", str(plies), "--delay", str(delay),
-                                 "--state", str(state), "--go", str(go), "--go-timeout", "90"],
+                                 "--state", str(state), "--go", str(go), "--go-timeout", "90",
+                                 *(["--rated", ",".join(f"{n}:{p}" for n, p in ACCOUNTS.items())]
+                                   if self.rated else [])],
                                 folder / "players.out")
         return proc, state, go
 
@@ -814,9 +818,13 @@ def main() -> None:
     p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
                                       "pychess-timeseal,eboard,eboard-timeseal,xboard-play,eboard-play,"
                                       "eboard-play-timeseal,pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek")
+    p.add_argument("--rated", action="store_true",
+                   help="the scripted players of the observing scenarios log in as zipa and zipb "
+                        "and play rated (do not combine with xboard-registered or zippy)")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=False)
     run = Run(args.checkout.resolve(), args.out, args.pgn)
+    run.rated = args.rated
     scenarios = {
         "xboard-guest": lambda: run.xboard_observe("xboard-guest", "guest\n\n"),
         "xboard-registered": lambda: run.xboard_observe("xboard-registered", "zipa\nzpass1\n"),
