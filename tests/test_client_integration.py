@@ -54,10 +54,10 @@ def test_an_xboard_style_session_plays_and_observes(server):
         created = re.search(r"^Creating: (\w+) \((\S+)\) (\w+) \((\S+)\) (\w+) (\w+) (\d+) (\d+)$",
                             out, re.M)
         assert created is not None and created.groups() == (
-            "alice", "----", "bob", "----", "unrated", "blitz", "3", "0")
+            "alice", "++++", "bob", "++++", "unrated", "blitz", "3", "0")  # guests: FICS's ++++
         alice.read_until(alice.prompt)
         out = carol.command("observe 1")
-        assert re.search(r"^Game 1: alice \(----\) bob \(----\) unrated blitz 3 0$", out, re.M)
+        assert re.search(r"^Game 1: alice \(\+\+\+\+\) bob \(\+\+\+\+\) unrated blitz 3 0$", out, re.M)
         assert boards12(out)[0].relation == 0
         for i, san in enumerate(["e4", "c5", "Nf3"]):
             mover, other = (alice, bob) if i % 2 == 0 else (bob, alice)

@@ -242,3 +242,29 @@ def test_an_adjourned_rated_game_stays_rated(room):
     bob.command("resign")
     room.settle()
     assert "Blitz rating adjustment: 1720 -->" in alice.output()
+
+
+def test_a_rated_game_is_named_rated_wherever_fics_names_it(room):
+    alice, bob = room.login("alice"), room.login("bob")
+    carol = room.login()  # a guest, watching with the game lines interfaces read
+    carol.command("iset gameinfo 1")
+    bob.command("iset gameinfo 1")
+    alice.command("match bob 5 0 white rated")
+    said = bob.command("accept")
+    room.settle()
+    said += bob.output()
+    assert "Creating: alice (----) bob (----) rated blitz 5 0" in said
+    assert "{Game 1 (alice vs. bob) Creating rated blitz match.}" in said
+    assert "<g1> 1 p=0 t=blitz r=1 " in said
+    assert "[ br  5   0]" in carol.command("games")
+    assert "Game 1: alice (----) bob (----) rated blitz 5 0" in carol.command("observe 1")
+    alice.command("abort")
+    bob.command("abort")
+    room.settle()
+    alice.command("match bob 5 0 white unrated")
+    said = bob.command("accept")
+    room.settle()
+    said += bob.output()
+    assert "Creating: alice (----) bob (----) unrated blitz 5 0" in said
+    assert "<g1> 1 p=0 t=blitz r=0 " in said
+    assert "[ bu  5   0]" in carol.command("games")

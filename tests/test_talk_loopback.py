@@ -80,7 +80,7 @@ def test_two_guests_meet_through_seek_sought_play_and_play(server):
         assert re.search(rf"^\s*{index} \+\+\+\+ {alice}\s+2\s+1 unrated lightning\s+\[white\]",
                          listing, re.M), listing
         out = b.command(f"play {index}")
-        assert f"Creating: {alice} (----) {bob} (----) unrated lightning 2 1" in out
+        assert f"Creating: {alice} (++++) {bob} (++++) unrated lightning 2 1" in out
         a.read_until("Creating:")
         a.read_until(a.prompt)
         graph.read_until("<sr>")

@@ -297,7 +297,7 @@ def played_listing(game: Any, ratings: tuple[str, str]) -> str:
     kind = category_letter(category(game))
     private = "p" if getattr(game, "private", False) else " "
     return (f"{game.number:>3} {ratings[0]:>4} {game.white:<11} {ratings[1]:>4} {game.black:<10} "
-            f"[{private}{kind}u{tc.minutes:>3} {tc.increment:>3}] "
+            f"[{private}{kind}{'r' if is_rated(game) else 'u'}{tc.minutes:>3} {tc.increment:>3}] "
             f"{format_clock(game.clock.remaining(chess.WHITE)):>6} -"
             f"{format_clock(game.clock.remaining(chess.BLACK)):>6} "
             f"({material(board, chess.WHITE):>2}-{material(board, chess.BLACK):>2}) "
@@ -322,10 +322,20 @@ def game_line_header(game: IGame, ratings: tuple[str, str], lang: str = "en") ->
     (FICS's English by default).
     """
     minutes, increment = _time_control(game)
-    return msg("{white} ({white_rating}) {black} ({black_rating}) unrated {category} {minutes} "
+    return msg("{white} ({white_rating}) {black} ({black_rating}) {rated} {category} {minutes} "
                "{increment}", white=game.white, white_rating=ratings[0], black=game.black,
-               black_rating=ratings[1], category=category(game), minutes=minutes,
-               increment=increment).render(lang)
+               black_rating=ratings[1], rated=rated_word(game), category=category(game),
+               minutes=minutes, increment=increment).render(lang)
+
+
+def is_rated(game: IGame) -> bool:
+    """Whether ``game`` is played rated (an examined game, or one without the flag, is not)."""
+    return bool(getattr(game, "rated", False))
+
+
+def rated_word(game: IGame) -> Message:
+    """``rated`` or ``unrated``, as FICS's game lines name ``game``."""
+    return msg("rated") if is_rated(game) else msg("unrated")
 
 
 def game_info_line(game: IGame, *, registered: tuple[bool, bool],
@@ -334,15 +344,15 @@ def game_info_line(game: IGame, *, registered: tuple[bool, bool],
 
     ``it=`` carries White's initial time in seconds and increment, ``i=``
     Black's (FICS sends them that way, whatever its help page says); ``p=``
-    says whether the game is private (``set private``); the games here are
-    unrated, hence ``r=0``.  ``rt=`` carries both ``ratings`` as FICS writes them there
-    (the value and its provshow mark, ``1500P``: :attr:`.rating_view.Shown.marked`).
+    says whether the game is private (``set private``), ``r=`` whether it is rated.
+    ``rt=`` carries both ``ratings`` as FICS writes them there (the value and
+    its provshow mark, ``1500P``: :attr:`.rating_view.Shown.marked`).
     ``u=`` says whether each player is registered, ``ts=`` whether each uses timeseal.
     """
     minutes, increment = _time_control(game)
     seconds = minutes * 60
     private = int(bool(getattr(game, "private", False)))
-    return (f"<g1> {game.number} p={private} t={category(game)} r=0 "
+    return (f"<g1> {game.number} p={private} t={category(game)} r={int(is_rated(game))} "
             f"u={int(registered[0])},{int(registered[1])} it={seconds},{increment} "
             f"i={seconds},{increment} pt=0 rt={ratings[0]},{ratings[1]} ts={int(timeseal[0])},{int(timeseal[1])} "
             "m=2 n=0")

@@ -270,12 +270,13 @@ class Broadcaster:
         kind = boards.category(game)
         white_rating, black_rating = self.game_rating_texts(game)
         creating = parsed(msg("Creating: {white} ({white_rating}) {black} ({black_rating}) "
-                              "unrated {category} {minutes} {increment}",
+                              "{rated} {category} {minutes} {increment}",
+                              rated=boards.rated_word(game),
                               white=white, white_rating=white_rating, black=black,
                               black_rating=black_rating, category=kind, minutes=tc.minutes,
                               increment=tc.increment))
-        header = parsed(msg("{{Game {number} ({white} vs. {black}) Creating unrated {category} match.}}",
-                     number=game.number, white=white, black=black, category=kind))
+        header = parsed(msg("{{Game {number} ({white} vs. {black}) Creating {rated} {category} match.}}",
+                     rated=boards.rated_word(game), number=game.number, white=white, black=black, category=kind))
         # FICS's bytes: "Creating:", "{Game N ...}", a blank line, then the board, in one
         # message.  pychess reads a game's start as four consecutive lines (the third
         # any line): one more line, or a prompt, before the board and it opens no board.
@@ -301,8 +302,8 @@ class Broadcaster:
 
     def game_continued(self, game: IServerGame) -> None:
         """The players of a resumed ``game`` read that it continues (their board follows)."""
-        header = parsed(msg("{{Game {number} ({white} vs. {black}) Continuing unrated {category} match.}}",
-                     number=game.number, white=game.white, black=game.black,
+        header = parsed(msg("{{Game {number} ({white} vs. {black}) Continuing {rated} {category} match.}}",
+                     rated=boards.rated_word(game), number=game.number, white=game.white, black=game.black,
                      category=boards.category(game)))
         for handle in game.players():
             self.tell(handle, header)

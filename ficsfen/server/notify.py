@@ -30,7 +30,7 @@ from zope.interface import implementer
 from ficsfen.i18n import Message, msg, render
 from ficsfen.interfaces import IClockedGame, IGame
 from ficsfen.names import fold
-from ficsfen.server.boards import category
+from ficsfen.server.boards import category, rated_word
 from ficsfen.server.commands.lists import PersonalLists
 from ficsfen.server.interfaces import IGameEvents, IPlayedGame
 from ficsfen.server.session import Session
@@ -45,7 +45,8 @@ def game_notification(game: IGame, ratings: tuple[str, str]) -> Message:
     minutes, increment = ((clocked.time_control.minutes, clocked.time_control.increment)
                           if clocked is not None else (0, 0))
     return msg("Game notification: {white} ({white_rating}) vs. {black} ({black_rating}) "
-               "unrated {category} {minutes} {increment}: Game {number}", white=game.white,
+               "{rated} {category} {minutes} {increment}: Game {number}", white=game.white,
+               rated=rated_word(game),
                white_rating=ratings[0], black=game.black, black_rating=ratings[1],
                category=category(game), minutes=minutes, increment=increment,
                number=game.number)
