@@ -239,7 +239,7 @@ class SmovesCommand(StoreCommand):
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=lang, ratings=(kept.white, kept.black))]))
+            lang=lang, ratings=(kept.white, kept.black), rated=bool(start.rated))]))
 
     def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
         """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""
