@@ -137,3 +137,9 @@ def test_a_move_is_still_a_move_and_b_steps_back(server):
     back = a.command("b")
     assert back.startswith(f"Game 1: {a.handle} backs up 1 move.\n<12> ")
     assert a.command("b") == a.command("backward") == "You're at the beginning of the game.\n"
+
+
+def test_no_system_alias_is_named_like_a_command(server):
+    # The dispatcher runs an exact command name without looking at the system aliases.
+    assert [word for word in server.dispatcher.system_aliases.words()
+            if server.table.exact(word) is not None] == []

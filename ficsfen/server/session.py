@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from zope.interface import implementer
 
-from ficsfen.i18n import Message
+from ficsfen.i18n import Message, render
 from ficsfen.server.ivars import SHARED_DEFAULTS, default_ivars
-from ficsfen.server.parsed import render_for
+from ficsfen.server.parsed import ParsedMessage
 from ficsfen.server.interfaces import IBoards, IGameService, ILineConnection, IPlayers, IServerCaller
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,8 +207,10 @@ class Session:
     def render(self, message: Message | str) -> str:
         """``message`` in this session's language, or in :attr:`parsed_lang` when it is
         a text ICS clients parse (:func:`ficsfen.server.parsed.parsed`); a plain
-        string passes through."""
-        return render_for(self, message)
+        string passes through.  :func:`ficsfen.server.parsed.render_for`, inlined: every
+        command's output comes here (``bench/load.py --compare``, the ``fen`` ratio)."""
+        return render(message, self.parsed_lang if isinstance(message, ParsedMessage)
+                      else self.lang)
 
     def send(self, message: Message | str) -> None:
         """Write ``message`` (possibly several lines) in the caller's language: command output.
