@@ -142,6 +142,7 @@ class Dispatcher:
         if not words:
             return block.NULL
         word = words[0]
+        command: ICommand | None = None
         if word[0] == "$":
             text = line.lstrip()
             line = text[2:] if text.startswith("$$") else text[1:]
@@ -149,7 +150,7 @@ class Dispatcher:
             if not words:
                 return block.NULL
             word = words[0]
-        elif not session.aliases and self.table.exact(word) is not None:
+        elif not session.aliases and (command := self.table.exact(word)) is not None:
             # An exact command name and no alias of the player's: nothing to expand (no
             # system alias is named like a command).  The path of every command, measured
             # by bench/load.py --compare (the fen CPU ratio to bench/floor_server.py).
@@ -181,7 +182,8 @@ class Dispatcher:
             word = word[0]
         # An exact command name first (one dict access): no name or alias is
         # shaped like a move (check_command_names).
-        command = self.table.exact(word)
+        if command is None:
+            command = self.table.exact(word)
         if command is None:
             if not rest and is_move_text(word):  # the tracker's own grammar
                 self._move(session, word, reply)
