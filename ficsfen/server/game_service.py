@@ -11,7 +11,10 @@ committed does the game tell this service, which then asks the
 :class:`~ficsfen.server.broadcaster.Broadcaster` to announce it
 (``docs/store.md``: a move is announced only after its commit).  It sends
 nothing to sessions itself but a command's own answer (a refused move):
-everything else goes out through the broadcaster.
+everything else goes out through the broadcaster.  What a new game fixes
+at its start is :mod:`ficsfen.server.game_setup`'s, what a player logging
+in hears of their adjourned games :mod:`ficsfen.server.adjourned_arrivals`',
+and leaving an examined game :mod:`ficsfen.server.examined_leaving`'s.
 
 A move goes down the layers once (``docs/design.md``, "Game path"):
 :meth:`GameService.move` -> :meth:`PlayedGame.move` -> journal -> store;
@@ -30,19 +33,21 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.i18n import LocalizedError, msg, msgn
+from ficsfen.i18n import LocalizedError, msg
 from ficsfen.server.parsed import parsed
 from ficsfen.names import fold
+from ficsfen.server.adjourned_arrivals import tell_adjourned
 from ficsfen.server.examined import ExaminedGame
+from ficsfen.server.examined_leaving import leave_examined
 from ficsfen.server.game_hooks import IGameListener, IMoveTiming
 from ficsfen.server.game_keeping import GameKeeping
 from ficsfen.server.game_values import GameResult
+from ficsfen.server.game_setup import new_game
 from ficsfen.server.games import PlayedGame
 from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
 from ficsfen.server.journal import StoreJournal
 from ficsfen.server.rated_games import GameRating
 from ficsfen.server.ratings import Ratings
-from ficsfen.server.variant_games import FICS_TYPES, start_fen
 
 if TYPE_CHECKING:
     from ficsfen.server.reply import Reply
@@ -219,36 +224,17 @@ class GameService:
             if adjourned is not None:
                 self.resume_game(adjourned)
             return adjourned
-        white, black = challenge.colours(self.rng)
-        variant = challenge.variant
-        extra: dict[str, Any] = {} if variant is None else {
-            "variant": FICS_TYPES[variant], "fen": start_fen(variant, self.rng)}
-        game = PlayedGame(white, black, reactor=self.clock, time_control=challenge.time_control,
-                          listener=self, journal=self.journal, **extra,
-                          adjournable=self._logged_in_registered(white)
-                          and self._logged_in_registered(black))
-        game.limiter = self.offer_limiter
-        game.private = any(self._wants_private(h) for h in (white, black))
-        self.rating.start(game, rated=bool(getattr(challenge, "rated", False)), variant=variant)
-        most = self.config.adjourned_per_player
-        crowded = [h for h in (white, black) if most and len(self.adjourned.of(h)) >= most]
-        if game.adjournable and crowded:
-            game.adjournable = False
-            game.not_adjournable = msgn(
-                "{handle} has {count} adjourned game, the most allowed: this game cannot be "
-                "adjourned.  Use \"abort\".",
-                "{handle} has {count} adjourned games, the most allowed: this game cannot be "
-                "adjourned.  Use \"abort\".", most, handle=crowded[0])
+        game = new_game(challenge, rng=self.rng, clock=self.clock, listener=self,
+                        journal=self.journal, session=self._session, adjourned=self.adjourned,
+                        most_adjourned=self.config.adjourned_per_player,
+                        limiter=self.offer_limiter)
+        self.rating.start(game, rated=bool(getattr(challenge, "rated", False)),
+                          variant=challenge.variant)
         if self.journal is None:
             self._announce_start(game)
         else:
             self._start(game, self.journal.started(game), lambda: self._announce_start(game))
         return game
-
-    def _wants_private(self, handle: str) -> bool:
-        """Whether ``handle`` (logged in) has ``set private 1``: their games are private."""
-        session = self._session(handle)
-        return session is not None and bool(session.variables.get("private", False))
 
     def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
         """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
@@ -292,11 +278,6 @@ class GameService:
         game.listener = self
         game.resume()
 
-    def _logged_in_registered(self, handle: str) -> bool:
-        """Whether ``handle`` is logged in with a password (only their games are adjourned)."""
-        session = self._session(handle)
-        return session is not None and session.registered
-
     def _logged_in_as(self, handle: str) -> str:
         """``handle`` as its session spells it now (the same name, maybe in another case)."""
         session = self._session(handle)
@@ -313,22 +294,9 @@ class GameService:
         return game
 
     def stop_examining(self, handle: str, game: IExaminedGame, *, quiet: bool = False) -> None:
-        """``handle`` leaves the examined ``game``; the game ends when nobody examines it."""
-        if handle in game.examiners:
-            game.examiners.remove(handle)
-        self.directory.leave(handle)
-        session = self._session(handle)
-        if session is not None and not quiet:
-            session.send(parsed(msg("You are no longer examining game {number}.", number=game.number)))
-        if game.examiners:
-            note = parsed(msg("{handle} has stopped examining game {number}.", handle=handle,
-                       number=game.number))
-            targets = self.broadcaster.watchers(game)
-        else:
-            note = parsed(msg("Game {number} has no examiners left and is over.", number=game.number))
-            targets = self.directory.observers(game)
-            self.directory.remove(game)
-        self.broadcaster.notify_all(targets, note, but=session)
+        """``handle`` leaves the examined ``game`` (:func:`leave_examined`)."""
+        leave_examined(handle, game, directory=self.directory, broadcaster=self.broadcaster,
+                       session_of=self._session, quiet=quiet)
 
     # -- players arriving and leaving ------------------------------------
 
@@ -338,24 +306,8 @@ class GameService:
         game = self.directory.game_of(session.handle)
         if IPlayedGame.providedBy(game):
             self.broadcaster.still_playing(session, game)
-        online = []
-        for game in self.adjourned.of(session.handle):
-            other = game.black if fold(game.white) == fold(session.handle) else game.white
-            present = self._session(other)
-            if present is not None:
-                self.broadcaster.tell(other, parsed(msg(
-                    "Notification: {handle}, who has an adjourned game with you, has arrived.",
-                    handle=session.handle)))
-                online.append(present.handle)
-            else:
-                self.broadcaster.notify(session, msg(
-                    "You have an adjourned game with {handle}, who is not logged in.",
-                    handle=other))
-        if online:  # FICS's words, which clients (the web ones) offer a "resume" button for
-            self.broadcaster.notify(session, parsed(msgn(
-                "{count} player, who has an adjourned game with you, is online:\n{names}",
-                "{count} players, who have an adjourned game with you, are online:\n{names}",
-                len(online), names=" ".join(online))))
+        tell_adjourned(session, self.adjourned.of(session.handle), session_of=self._session,
+                       broadcaster=self.broadcaster)
 
     def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between

@@ -32,35 +32,34 @@ The values (:class:`GameResult`, :class:`EndCode`...) are in
 :mod:`ficsfen.server.game_values`, the errors in
 :mod:`ficsfen.server.game_errors`, offers in :mod:`ficsfen.server.offers`,
 adjourned games in :mod:`ficsfen.server.adjourned`; their names are
-importable from here too.
+importable from here too.  Ends without an agreement (mate, resignation,
+flag, departure, shutdown) are in :mod:`ficsfen.server.game_endings`.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 import chess
-from chess import Outcome, Termination
-from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from ficsfen.i18n import Message, msg, msgn
+from ficsfen.i18n import msg, msgn
 from ficsfen.server.parsed import parsed
 from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.challenges import Notice
 from ficsfen.server.clock import ChessClock, TimeControl
 from ficsfen.server.commit_order import AfterCommit
 from ficsfen.server.game_durability import DurableGame
+from ficsfen.server.game_endings import GameEndings
 from ficsfen.server.game_errors import (BadTakebackError, GameError, GameFinishedError,
                                         MoveRefusedError, NoOfferError, NotAdjournableError,
                                         NotOutOfTimeError, NotPlayingError, NotYourMoveError,
                                         OfferPendingError)
 from ficsfen.server.game_hooks import IGameJournal, IGameListener, IMoveTiming, NullListener
 from ficsfen.server.game_values import (DRAW, UNFINISHED, DurableState, EndCode,
-                                        GameResult, draw_result, win_score)
+                                        GameResult, draw_result)
 from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.server.offers import GameOffers, Offer, OfferActions
 from ficsfen.tracker import MoveError, Ply, PlySubscribers, Tracker
@@ -93,7 +92,7 @@ __all__ = [
 
 
 @implementer(IPlayedGame)
-class PlayedGame(DurableGame, OfferActions):
+class PlayedGame(DurableGame, GameEndings, OfferActions):
     """A game between two handles, with clocks on ``reactor``.
 
     ``move_times[i]`` is how long ply ``i + 1`` took (reactor seconds since
@@ -251,20 +250,7 @@ class PlayedGame(DurableGame, OfferActions):
         self._moved.notify(ply)
         self.listener.board_changed(self)
 
-    def _automatic(self, outcome: Outcome) -> GameResult:
-        if outcome.termination == Termination.CHECKMATE and outcome.winner is not None:
-            loser = self.handle_of(not outcome.winner)
-            return GameResult(win_score(outcome.winner), msg("{handle} checkmated", handle=loser),
-                              code=EndCode.MATE)
-        return draw_result(outcome.termination)
-
-    # -- endings by players --------------------------------------------------
-
-    def resign(self, handle: str) -> list[Notice]:
-        color = self._player(handle)
-        self._end(GameResult(win_score(not color), msg("{handle} resigns", handle=handle),
-                             code=EndCode.RESIGNATION))
-        return []
+    # -- requests by agreement ------------------------------------------------
 
     def draw(self, handle: str) -> list[Notice]:
         """Claim a fifty-move/threefold draw, accept the opponent's offer, or offer one."""
@@ -328,90 +314,7 @@ class PlayedGame(DurableGame, OfferActions):
             self.after_write(self.journal.took_back(self), lambda: self.listener.board_changed(self))
         return [*self._accepted("takeback", handle), *removed]
 
-    def flag(self, handle: str) -> list[Notice]:
-        """Claim a win because the opponent's time is out."""
-        color = self._player(handle)
-        if self.time_control.untimed:
-            raise NotOutOfTimeError(msg("This game is untimed."))
-        if self.clock.remaining(not color) > 0:
-            raise NotOutOfTimeError(msg("Your opponent is not out of time."))
-        self._time_out(not color)
-        return []
-
-    def disconnect(self, handle: str, *, can_return: bool = True) -> None:
-        """``handle`` left: the game is adjourned, or ``handle`` forfeits it (FICS).
-
-        Only a game between registered players (:attr:`adjournable`) is
-        adjourned; otherwise, as on FICS, the one who left loses ("forfeits
-        by disconnection"): an adjourned game with a guest could never be
-        resumed by the same person.  ``can_return=False`` forfeits an
-        adjournable game too.  Observers are the host's business.
-        """
-        color = self.color_of(handle)
-        if color is None or self.result is not None:
-            return
-        if can_return and self.adjournable:
-            self._adjourn(msg("{handle} lost connection; game adjourned", handle=handle))
-        else:
-            self._end(GameResult(win_score(not color), msg("{handle} forfeits by disconnection",
-                                                           handle=handle),
-                                 code=EndCode.DISCONNECTION))
-
-    def stop(self) -> None:
-        """The server stops: adjourn the game, or abort it if it cannot be adjourned.
-
-        The clocks are kept as at the last move: nobody is charged for the
-        time the server took to stop.
-        """
-        if self.result is not None:
-            return
-        if self.adjournable:
-            self._adjourn(msg("Game adjourned by server shutdown"), charge=False)
-        else:
-            self._end(GameResult(UNFINISHED, msg("Game aborted by server shutdown"),
-                                 code=EndCode.ABORTED))
-
-    # -- endings by the clock and rules ---------------------------------------
-
-    def _flag_fell(self, color: chess.Color) -> None:
-        if self.result is None:
-            self._time_out(color)
-
-    def _time_out(self, color: chess.Color) -> None:
-        loser = self.handle_of(color)
-        winner = not color
-        if self.tracker.board.has_insufficient_material(winner):
-            self._end(GameResult(DRAW, msg("{loser} ran out of time and {winner} has no material to mate",
-                                           loser=loser, winner=self.handle_of(winner)),
-                                 code=EndCode.TIME_NO_MATERIAL))
-        else:
-            self._end(GameResult(win_score(winner), msg("{handle} forfeits on time", handle=loser),
-                                 code=EndCode.FLAG))
-
-    def _end(self, result: GameResult) -> None:
-        self.clock.stop()
-        result = replace(result, notices=tuple(self._drop_offers()))
-        self.result = result
-        self._changed()
-        self._after(lambda journal: journal.ended(self, result),
-                    lambda: self.listener.game_ended(self, result))
-
-    def _adjourn(self, reason: Message, *, charge: bool = True,
-                 preface: tuple[Notice, ...] = ()) -> None:
-        self.clock.pause(charge=charge)
-        result = self.result = GameResult(UNFINISHED, reason, adjourned=True,
-                                          notices=tuple(self._drop_offers()), preface=preface)
-        self._changed()
-        self._after(lambda journal: journal.adjourned(self, result),
-                    lambda: self.listener.game_ended(self, result))
-
-    def _after(self, write: Callable[[IGameJournal], Deferred[Any] | None],
-               announce: Callable[[], None]) -> None:
-        """``announce`` now without a journal, else once ``write(journal)`` is committed."""
-        if self.journal is None:
-            announce()
-        else:
-            self.after_write(write(self.journal), announce)
+    # -- resumption -----------------------------------------------------------
 
     def resume(self) -> None:
         """Continue an adjourned game, clocks as they were.
