@@ -206,7 +206,8 @@ class ServerProcess:
         # Without --data a test server keeps nothing: no file in the home folder, and
         # no lock shared by servers of different tests.
         data = [] if "--data" in self.args else ["--data", "none"]
-        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *data, *self.args]
+        web = [] if "--web" in self.args else ["--web", "none"]  # no web side unless asked
+        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *data, *web, *self.args]
         self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, env=env)
         self._reader = threading.Thread(target=self._drain, daemon=True)
