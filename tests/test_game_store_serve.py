@@ -15,8 +15,7 @@ import sqlite3
 
 import pytest
 
-from ficsfen.server.config import hash_password
-from ficsfen.server.testing import ServerProcess
+from ficsfen.server.testing import ServerProcess, accounts_config
 from ficsfen.tracker import Tracker
 
 pytestmark = pytest.mark.slow
@@ -27,24 +26,14 @@ MOVES = ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]
 
 @pytest.fixture
 def config(tmp_path):
-    path = tmp_path / "accounts.toml"
-    path.write_text("[accounts]\n" + "".join(
-        f'{name} = "{hash_password(word, iterations=1000)}"\n' for name, word in PASSWORDS.items()))
-    return path
-
-
-def _ask(client, line, answer):
-    """Send ``line`` and read up to ``answer`` and its prompt (notices may come between)."""
-    client.send(line)
-    text = client.read_until(answer)
-    return text + client.read_until(client.prompt)
+    return accounts_config(tmp_path / "accounts.toml", PASSWORDS)
 
 
 def _login(server, name):
     client = server.connect()
     client.login(name, PASSWORDS[name])
-    _ask(client, "style 12", "Style 12 set.")
-    _ask(client, "iset ms 1", "ms set.")
+    client.ask("style 12", "Style 12 set.")
+    client.ask("iset ms 1", "ms set.")
     return client
 
 
@@ -66,7 +55,7 @@ def _fen_after(k):
 def _play(server, k):
     """alice (White) and bob play MOVES[:k]; returns the board of ply k as bob's client saw it."""
     alice, bob = _login(server, "alice"), _login(server, "bob")
-    _ask(alice, "match bob 3 0 white", "Issuing:")
+    alice.ask("match bob 3 0 white", "Issuing:")
     bob.read_until("Challenge:")
     bob.send("accept")
     _board(alice), _board(bob)
@@ -83,8 +72,8 @@ def _play(server, k):
 
 def _resume(server):
     alice, bob = _login(server, "alice"), _login(server, "bob")
-    assert " 1: B alice           Y [ bu  3   0]" in _ask(bob, "stored", "Stored games for bob:")
-    _ask(bob, "resume", "(adjourned).")
+    assert " 1: B alice           Y [ bu  3   0]" in bob.ask("stored", "Stored games for bob:")
+    bob.ask("resume", "(adjourned).")
     alice.read_until("Challenge: bob (----) [black] alice (----) unrated blitz 3 0 (adjourned).")
     alice.send("accept")
     alice.read_until("Continuing unrated")

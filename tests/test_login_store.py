@@ -141,8 +141,8 @@ def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(s
     store.thaw()
     run_until(reactor, lambda: server.sessions.get("alice") is not None)
     # the lookups (the name, the password's hash, then the account's flags with its
-    # settings) in one thread, not the reactor's
-    assert len(store.read_threads) == 3 and len(set(store.read_threads)) == 1
+    # settings, and any the arrival makes) in one thread, not the reactor's
+    assert len(store.read_threads) >= 3 and len(set(store.read_threads)) == 1
     assert threading.get_ident() not in store.read_threads
 
 

@@ -268,3 +268,15 @@ def test_a_rated_game_is_named_rated_wherever_fics_names_it(room):
     assert "Creating: alice (----) bob (----) unrated blitz 5 0" in said
     assert "<g1> 1 p=0 t=blitz r=0 " in said
     assert "[ bu  5   0]" in carol.command("games")
+
+
+def test_a_rated_games_move_list_says_rated(room):
+    alice, bob = room.login("alice"), room.login("bob")
+    room.start(alice, bob)
+    assert "Rated blitz match, initial time: 5 minutes, increment: 0 seconds." in alice.command(
+        "moves")
+    alice.command("abort")
+    bob.command("abort")
+    room.settle()
+    room.start(alice, bob, terms="5 0 white unrated")
+    assert "Unrated blitz match, initial time" in alice.command("moves")

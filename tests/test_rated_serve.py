@@ -14,9 +14,8 @@ import sqlite3
 
 import pytest
 
-from ficsfen.server.config import hash_password
 from ficsfen.server.glicko import FICS_CONSTANTS, Rating, update
-from ficsfen.server.testing import ServerProcess
+from ficsfen.server.testing import ServerProcess, accounts_config
 
 pytestmark = pytest.mark.slow
 
@@ -25,16 +24,7 @@ PASSWORDS = {"alice": "ecila", "bob": "bob!"}
 
 @pytest.fixture
 def config(tmp_path):
-    path = tmp_path / "ficsfen.toml"
-    path.write_text("[accounts]\n" + "".join(
-        f'{name} = "{hash_password(word, iterations=1000)}"\n' for name, word in PASSWORDS.items()))
-    return path
-
-
-def _ask(client, line, answer):
-    client.send(line)
-    text = client.read_until(answer)
-    return text + client.read_until(client.prompt)
+    return accounts_config(tmp_path / "ficsfen.toml", PASSWORDS)
 
 
 def _login(server, name):
@@ -49,13 +39,13 @@ def _rows(text):
 
 
 def _finger(client, name):
-    return _rows(_ask(client, f"finger {name}", f"Finger of {name}:"))
+    return _rows(client.ask(f"finger {name}", f"Finger of {name}:"))
 
 
 def _play_rated(alice, bob, loser):
     """alice (White) and bob start a rated 5 0 game, ``loser`` resigns; each reads the
     result and their rating adjustment."""
-    _ask(alice, "match bob 5 0 white rated", "Issuing:")
+    alice.ask("match bob 5 0 white rated", "Issuing:")
     bob.read_until("rated blitz 5 0.")
     bob.send("accept")
     alice.read_until("Creating"), bob.read_until("Creating")

@@ -53,16 +53,10 @@ def second_server(path, *, lang: str = "C", cwd=REPO) -> subprocess.CompletedPro
                        lang=lang, cwd=cwd)
 
 
-def _ask(client, line, answer):
-    client.send(line)
-    text = client.read_until(answer)
-    return text + client.read_until(client.prompt)
-
-
 def _login(server, name):
     client = server.connect()
     client.login(name, PASSWORDS[name])
-    _ask(client, "style 12", "Style 12 set.")
+    client.ask("style 12", "Style 12 set.")
     return client
 
 
@@ -95,7 +89,7 @@ def test_a_second_server_by_a_link_or_a_relative_path_is_refused_and_the_game_go
     data = home / "data.sqlite3"
     with ServerProcess("--config", str(config), "--data", str(data)) as server:
         alice, bob = _login(server, "alice"), _login(server, "bob")
-        _ask(alice, "match bob 3 0 white", "Issuing:")
+        alice.ask("match bob 3 0 white", "Issuing:")
         bob.read_until("Challenge:")
         bob.send("accept")
         _board(alice), _board(bob)

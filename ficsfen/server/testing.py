@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
@@ -35,11 +35,12 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
-from ficsfen.server.config import Config
+from ficsfen.server.config import Config, hash_password
 from ficsfen.server.server import FicsServer
 from ficsfen.server.telnet import FicsFactory
 
-__all__ = ["FakeClient", "ServerProcess", "TelnetClient", "connect", "make_server"]
+__all__ = ["FakeClient", "ServerProcess", "TelnetClient", "accounts_config", "connect",
+           "make_server"]
 
 _GUEST = re.compile(r'Press return to enter the server as "(\w+)"')
 
@@ -158,6 +159,17 @@ class FakeClient:
 
 def connect(server: FicsServer, *, host: str | None = None) -> FakeClient:
     return FakeClient(server, host=host)
+
+
+def accounts_config(path: Path, passwords: Mapping[str, str], *,
+                    iterations: int = 1000) -> Path:
+    """Write at ``path`` a configuration whose ``[accounts]`` are the handles of
+    ``passwords`` with their passwords' hashes (``iterations`` rounds: few, quick to
+    check); return ``path``."""
+    path.write_text("[accounts]\n" + "".join(
+        f'{name} = "{hash_password(word, iterations=iterations)}"\n'
+        for name, word in passwords.items()))
+    return path
 
 
 def _serve_command() -> list[str]:
@@ -316,6 +328,14 @@ class TelnetClient:
         """Send ``line``, return the output up to the next prompt (prompt removed)."""
         self.send(line)
         return self.read_until(self.prompt)[: -len(self.prompt)]
+
+    def ask(self, line: str, answer: str) -> str:
+        """Send ``line``; the text up to ``answer`` and then up to the next prompt
+        (included; notices may come before the answer).  :raises TimeoutError: either
+        is not received in time."""
+        self.send(line)
+        text = self.read_until(answer)
+        return text + self.read_until(self.prompt)
 
     def login(self, name: str = "guest", password: str | None = None) -> str:
         """Log in as a guest, an unregistered ``name`` or, with ``password``, a registered one."""

@@ -96,7 +96,8 @@ def game_move_lines(game: IGame, lang: str, *, started: float,
     return move_list_lines(
         white=game.white, black=game.black, started=started, minutes=minutes,
         increment=increment, category=category(game), tracker=game.tracker, times=times,
-        ending=ending, lang=lang, start_board=start_board, ratings=ratings)
+        ending=ending, lang=lang, start_board=start_board, ratings=ratings,
+        rated=bool(getattr(game, "rated", False)))
 
 
 _MOVE_HEADING = parsed(msg("Move"))
@@ -105,13 +106,15 @@ _MOVE_HEADING = parsed(msg("Move"))
 def move_list_lines(*, white: str, black: str, started: float, minutes: int, increment: int,
                     category: str, tracker: Tracker, times: Sequence[float], ending: str,
                     lang: str, start_board: str | None = None,
-                    ratings: tuple[int | None, int | None] = (0, 0)) -> list[str]:
+                    ratings: tuple[int | None, int | None] = (0, 0),
+                    rated: bool = False) -> list[str]:
     """A move list from its header line to ``ending`` (``{reason} result``), FICS's layout
     in ``lang`` (the reader's language of parsed texts).
 
     ``moves`` puts a ``Movelist for game N:`` line before it; ``smoves``
     (a stored game) shows it as it is.  ``times`` are each ply's seconds;
-    ``ratings`` the players' as the game started (FICS's ``UNR`` for 0 or none).
+    ``ratings`` the players' as the game started (FICS's ``UNR`` for 0 or none);
+    ``rated``: the header says ``Rated blitz match`` rather than ``Unrated``.
     """
     history = tracker.history
     unrated = parsed(msg("UNR")).render(lang)
@@ -119,7 +122,10 @@ def move_list_lines(*, white: str, black: str, started: float, minutes: int, inc
     lines = [parsed(msg("{white} ({white_rating}) vs. {black} ({black_rating}) --- {date}",
                         white=white, white_rating=shown[0], black=black,
                         black_rating=shown[1], date=fics_date(started, lang=lang))).render(lang),
-             parsed(msg("Unrated {category} match, initial time: {minutes} minutes, "
+             parsed(msg("Rated {category} match, initial time: {minutes} minutes, "
+                        "increment: {increment} seconds.", category=category, minutes=minutes,
+                        increment=increment) if rated else
+                    msg("Unrated {category} match, initial time: {minutes} minutes, "
                         "increment: {increment} seconds.", category=category, minutes=minutes,
                         increment=increment)).render(lang)]
     if tracker.initial_fen != STARTING_FEN and start_board is None:  # FICS: the board, one blank

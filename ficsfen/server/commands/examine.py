@@ -21,7 +21,8 @@ from ficsfen.fen import FenError
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.server.parsed import parsed
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve
-from ficsfen.server.commands.history import Reader, StoreGetter, replayed_history_game
+from ficsfen.server.commands.history import replayed_history_game
+from ficsfen.server.commands.store_commands import Reader, StoreGetter
 from ficsfen.server.examined import (ExaminedGame, GameStateError, SetupDraft, clear_draft,
                                      draft_with_castling, draft_with_fen, start_draft)
 from ficsfen.server.interfaces import IExaminedGame, IServerCaller, IServerDirectory

@@ -29,10 +29,11 @@ from twisted.python.failure import Failure
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
-from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.commands.board_cmds import (STILL_IN_PROGRESS, game_move_lines, move_list_lines,
                                                movelist_ending)
 from ficsfen.server.commands.info import fics_date
+from ficsfen.server.commands.store_commands import (Reader, StoreCommand, StoreGetter,
+                                                    for_player, whose)
 from ficsfen.server.config import hash_password, verify_password
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.limits import LoginThrottle, duration, seconds_left
@@ -49,11 +50,6 @@ __all__ = ["HistoryCommand", "PasswordCommand", "SmovesCommand", "StoreGetter",
            "commands", "find_history_game", "history_heading", "history_line", "history_text",
            "whose"]
 
-#: Returns the server's store, or ``None`` when it runs without a data file.
-StoreGetter = Callable[[], Any]
-#: Runs ``function(*args)`` (a store read) off the reactor thread; its result as a Deferred.
-Reader = Callable[..., Deferred]
-
 # FICS prints the opponent's handle in 13 columns, cut if longer.
 _OPPONENT_WIDTH = 13
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -67,38 +63,6 @@ def history_heading(lang: str) -> str:
     """The column heading of ``history`` (``lang``: the reader's language of parsed
     texts); each label starts above its column, FICS's in English."""
     return heading(_HEADINGS, lang)
-
-
-def whose(caller: IServerCaller, word: str | None, store: IStore,
-          read: Reader = maybeDeferred) -> Deferred[str | None]:
-    """The handle ``word`` names for a history, as FICS finds players; else tell why not.
-
-    A logged-in player of that exact name, else an account of that exact
-    name (logged in or not, read with ``read``), else a logged-in player
-    whose handle starts with ``word``.  ``None`` (no word) is the caller.
-    """
-    if word is None:
-        return succeed(caller.handle)
-    online: str | None = None
-    error: NameResolutionError | None = None
-    try:
-        online = caller.players.named(word).handle
-    except NameResolutionError as e:
-        error = e
-    if online is not None and fold(online) == fold(word):
-        return succeed(online)
-
-    def chosen(account: Any) -> str | None:
-        if account is not None:
-            return str(account.name)
-        if online is not None:
-            return online
-        assert error is not None
-        caller.send(error.message)
-        return None
-
-    found = read(store.get_account, word) if store is not None else succeed(None)
-    return found.addCallback(chosen)
 
 
 def history_line(entry: HistoryEntry, eco: str = NO_ECO, lang: str = "en",
@@ -192,9 +156,7 @@ def replayed_history_game(caller: IServerCaller, store: IStore, who: str, number
     A damaged record (a stored move that does not replay) is refused before
     anyone sees it.
     """
-    def named(handle: str | None) -> Any:
-        if handle is None:
-            return None
+    def named(handle: str) -> Any:
         return find_history_game(caller, store, handle, number, read).addCallback(replayed, handle)
 
     def replayed(game: StoredGame | None, handle: str) -> tuple[StoredGame, Tracker] | None:
@@ -207,36 +169,30 @@ def replayed_history_game(caller: IServerCaller, store: IStore, who: str, number
                             number=number, handle=handle))
             return None
 
-    return whose(caller, who, store, read).addCallback(named)
+    return for_player(caller, who, store, read, named)
 
 
-class HistoryCommand(Command):
+class HistoryCommand(StoreCommand):
     """``history [HANDLE]``: the last ten finished games of a player."""
 
     name = "history"
     spec = "o"
     usage = msg("history [HANDLE]")
 
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
-
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None]:
         store = self.store()
 
-        def listed(handle: str | None) -> Any:
-            if handle is None:
-                return None
+        def listed(handle: str) -> Any:
             entries = (self.read(history_with_ratings, store, handle) if store is not None
                        else succeed(([], {})))
             return entries.addCallback(lambda found: caller.send(
                 history_text(handle, found[0], caller.parsed_lang, found[1])))
 
-        return whose(caller, who, store, self.read).addCallback(listed)
+        return self.for_player(caller, who, store, listed)
 
 
-class SmovesCommand(Command):
+class SmovesCommand(StoreCommand):
     """``smoves HANDLE GAME``: the moves of one of a player's games, as ``moves`` shows them.
 
     ``GAME`` is a number of the player's ``history`` (``-1`` the last one),
@@ -248,10 +204,6 @@ class SmovesCommand(Command):
     name = "smoves"
     spec = "ww"
     usage = msg("smoves HANDLE NUMBER|%SLOT|OPPONENT")
-
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
 
     def run(self, caller: IServerCaller, who: str, game: str, *,
             directory: IServerDirectory) -> Deferred[None] | None:
@@ -287,7 +239,7 @@ class SmovesCommand(Command):
             minutes=start.initial_seconds // 60, increment=start.increment_seconds,
             category=stored_category(start),
             tracker=tracker, times=[m.took_ms / 1000 for m in game.moves], ending=ending,
-            lang=lang, ratings=(kept.white, kept.black))]))
+            lang=lang, ratings=(kept.white, kept.black), rated=bool(start.rated))]))
 
     def show_adjourned(self, handle: str | None, caller: IServerCaller, opponent: str) -> None:
         """The adjourned game of ``handle`` and ``opponent`` (a handle as typed), or why not."""

@@ -14,6 +14,7 @@ import re
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, Message, msg
 from ficsfen.names import NameKind, NameResolutionError, fold, resolve_value
+from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.ivars import IVARS
@@ -131,13 +132,9 @@ class IvariablesCommand(Command):
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> None:
-        target = caller
-        if who is not None:
-            try:
-                target = caller.players.named(who)
-            except NameResolutionError as e:
-                caller.send(e.message)
-                return
+        target = online_player(caller, who)
+        if target is None:
+            return
         caller.send(parsed(msg("Interface variable settings of {handle}:", handle=target.handle)))
         caller.send("\n" + ivariables_table(target.ivars) + "\n")
 

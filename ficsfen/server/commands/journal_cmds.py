@@ -24,7 +24,9 @@ from twisted.internet.defer import Deferred, maybeDeferred
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import msg
-from ficsfen.server.commands.history import (Reader, StoreGetter, find_history_game, whose)
+from ficsfen.server.commands.history import find_history_game
+from ficsfen.server.commands.store_commands import (Reader, StoreCommand, StoreGetter,
+                                                    for_player)
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.openings import NO_ECO, stored_eco
 from ficsfen.server.store import StoredGame
@@ -114,9 +116,7 @@ def replayed_journal_game(caller: IServerCaller, store: Any, who: str, word: str
     the caller why not (``smoves NAME %01``, ``examine NAME %01``)."""
     slot = journal_slot(word)
 
-    def named(handle: str | None) -> Any:
-        if handle is None:
-            return None
+    def named(handle: str) -> Any:
         if slot is None:
             caller.send(msg("\"{slot}\" is not a journal slot: use a to z.", slot=word))
             return None
@@ -135,7 +135,7 @@ def replayed_journal_game(caller: IServerCaller, store: Any, who: str, word: str
                             number=_shown(slot or 0), handle=handle))
             return None
 
-    return whose(caller, who, store, read).addCallback(named)
+    return for_player(caller, who, store, read, named)
 
 
 def _entry(store: Any, handle: str, slot: int,
@@ -147,30 +147,24 @@ def _entry(store: Any, handle: str, slot: int,
     return store.get_game(game_id) if game_id is not None else None
 
 
-class JournalCommand(Command):
+class JournalCommand(StoreCommand):
     """``journal [HANDLE]``: the games a player keeps in their journal."""
 
     name = "journal"
     spec = "o"
     usage = msg("journal [HANDLE]")
 
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
-
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None]:
         store = self.store()
 
-        def listed(handle: str | None) -> Any:
-            if handle is None:
-                return None
+        def listed(handle: str) -> Any:
             if store is None:
                 return caller.send(f"{handle} has no journal entries.")
             return self.read(_listing, store, handle, live_journal(caller, handle)).addCallback(
                 caller.send)
 
-        return whose(caller, who, store, self.read).addCallback(listed)
+        return self.for_player(caller, who, store, listed)
 
 
 def _listing(store: Any, handle: str, live: dict[int, int] | None) -> str:
@@ -182,13 +176,12 @@ def _listing(store: Any, handle: str, live: dict[int, int] | None) -> str:
                       *(journal_line(slot, game) for slot, game in games)])
 
 
-class _OwnJournal(Command):
+class _OwnJournal(StoreCommand):
     """A command that changes the caller's own journal, then saves their settings."""
 
     def __init__(self, store: StoreGetter, save: Save, read: Reader = maybeDeferred) -> None:
-        self.store = store
+        super().__init__(store, read)
         self.save = save
-        self.read = read
 
     def allowed(self, caller: IServerCaller) -> bool:
         if not caller.registered or not hasattr(caller, "journal"):
@@ -225,13 +218,11 @@ class JsaveCommand(_OwnJournal):
             self.send_usage(caller)
             return None
 
-        def named(handle: str | None) -> Any:
-            if handle is None:
-                return None
+        def named(handle: str) -> Any:
             return find_history_game(caller, store, handle, number, self.read).addCallback(
                 lambda stored: self._keep(caller, slot, stored))
 
-        return whose(caller, who, store, self.read).addCallback(named)
+        return self.for_player(caller, who, store, named)
 
     def _keep(self, caller: IServerCaller, slot: int, game: StoredGame | None) -> None:
         if game is None:

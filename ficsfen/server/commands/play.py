@@ -247,7 +247,8 @@ class PendingCommand(Command):
 
 
 class _GameAction(Command):
-    """A command acting on the caller's game in progress through one engine method (:meth:`act`)."""
+    """A command acting on the caller's game in progress through the engine method of its
+    name (:meth:`act`)."""
 
     spec = ""
 
@@ -258,48 +259,36 @@ class _GameAction(Command):
             return None
         return _run(caller, lambda: self.act(game, caller.handle), game)
 
-    def act(self, game: IPlayedGame, handle: str) -> list:  # pragma: no cover
-        raise NotImplementedError
+    def act(self, game: IPlayedGame, handle: str) -> list:
+        """Call the engine method named as the command (``game.resign(handle)`` for
+        ``resign``); its notices.  :raises LocalizedError: the engine's refusal."""
+        action: Callable[[str], list] = getattr(game, self.name)
+        return action(handle)
 
 
 class ResignCommand(_GameAction):
     name = "resign"
     usage = msg("resign")
 
-    def act(self, game: IPlayedGame, handle: str) -> list:
-        return game.resign(handle)
-
 
 class DrawCommand(_GameAction):
     name = "draw"
     usage = msg("draw")
-
-    def act(self, game: IPlayedGame, handle: str) -> list:
-        return game.draw(handle)
 
 
 class AbortCommand(_GameAction):
     name = "abort"
     usage = msg("abort")
 
-    def act(self, game: IPlayedGame, handle: str) -> list:
-        return game.abort(handle)
-
 
 class AdjournCommand(_GameAction):
     name = "adjourn"
     usage = msg("adjourn")
 
-    def act(self, game: IPlayedGame, handle: str) -> list:
-        return game.adjourn(handle)
-
 
 class FlagCommand(_GameAction):
     name = "flag"
     usage = msg("flag")
-
-    def act(self, game: IPlayedGame, handle: str) -> list:
-        return game.flag(handle)
 
 
 class TakebackCommand(Command):

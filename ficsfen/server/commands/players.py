@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 
 from ficsfen.commands.base import Command
-from ficsfen.i18n import msg, msgn
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import fold
-from ficsfen.server.commands.history import Reader, StoreGetter, whose
+from ficsfen.server.commands.store_commands import Reader, StoreCommand, StoreGetter, whose
 from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
 from ficsfen.server.store.logon_rows import LogonRecord
 from ficsfen.server.store.player_reads import PairRecord
@@ -44,7 +44,16 @@ def logon_line(record: LogonRecord, zone: str = "") -> str:
     return f"{fics_date(record.at, zone)}: {record.name:<17} {event}"
 
 
-class HandlesCommand(Command):
+def _send_logons(records: list[LogonRecord], caller: IServerCaller, empty: Message) -> None:
+    """Send ``records`` as ``logons`` lines in the caller's time zone, or ``empty``
+    when there are none."""
+    if not records:
+        caller.send(empty)
+        return
+    caller.send("\n".join(logon_line(r, caller.tzone) for r in records))
+
+
+class HandlesCommand(StoreCommand):
     """``handles PREFIX``: the registered handles starting with PREFIX."""
 
     name = "handles"
@@ -53,10 +62,9 @@ class HandlesCommand(Command):
 
     def __init__(self, store: StoreGetter, *, configured: Callable[[], Mapping[str, str]],
                  read: Reader = maybeDeferred) -> None:
-        self.store = store
+        super().__init__(store, read)
         #: The configuration's ``[accounts]`` (the accounts of a server without a data file).
         self.configured = configured
-        self.read = read
 
     def run(self, caller: IServerCaller, prefix: str, *,
             directory: IServerDirectory) -> Deferred[None]:
@@ -98,17 +106,13 @@ def _pair(store: Any, player: str, opponent: str) -> tuple[str | None, PairRecor
     return None, store.pair_record(player, opponent)
 
 
-class PstatCommand(Command):
+class PstatCommand(StoreCommand):
     """``pstat [HANDLE [HANDLE]]``: two registered players' record against each other
     (the caller's against HANDLE, or against their opponent)."""
 
     name = "pstat"
     spec = "oo"
     usage = msg("pstat [HANDLE [HANDLE]]")
-
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
 
     def run(self, caller: IServerCaller, first: str | None, second: str | None, *,
             directory: IServerDirectory) -> Deferred[None]:
@@ -167,16 +171,12 @@ def pair_table(record: PairRecord) -> str:
         f"      {record.unrated_draws:4d}"])
 
 
-class LogonsCommand(Command):
+class LogonsCommand(StoreCommand):
     """``logons [HANDLE]``: a player's last logins and logouts (the caller's by default)."""
 
     name = "logons"
     spec = "o"
     usage = msg("logons [HANDLE]")
-
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> Deferred[None]:
@@ -185,30 +185,19 @@ class LogonsCommand(Command):
             caller.send(_NO_LOGONS)
             return succeed(None)
 
-        def named(handle: str | None) -> Any:
-            if handle is None:
-                return None
-            return self.read(store.logons, handle, LOGONS_SHOWN).addCallback(listed, handle)
+        def named(handle: str) -> Any:
+            return self.read(store.logons, handle, LOGONS_SHOWN).addCallback(
+                _send_logons, caller, msg("{handle} has not logged on.", handle=handle))
 
-        def listed(records: list[LogonRecord], handle: str) -> None:
-            if not records:
-                caller.send(msg("{handle} has not logged on.", handle=handle))
-                return
-            caller.send("\n".join(logon_line(r, caller.tzone) for r in records))
-
-        return whose(caller, who, store, self.read).addCallback(named)
+        return self.for_player(caller, who, store, named)
 
 
-class LlogonsCommand(Command):
+class LlogonsCommand(StoreCommand):
     """``llogons [N]``: the last N logins and logouts on the server (registered players only)."""
 
     name = "llogons"
     spec = "p"
     usage = msg("llogons [COUNT]")
-
-    def __init__(self, store: StoreGetter, read: Reader = maybeDeferred) -> None:
-        self.store = store
-        self.read = read
 
     def run(self, caller: IServerCaller, count: int | None, *,
             directory: IServerDirectory) -> Deferred[None]:
@@ -223,14 +212,8 @@ class LlogonsCommand(Command):
             caller.send(_NO_LOGONS)
             return succeed(None)
         wanted = min(count if count is not None else LLOGONS_SHOWN, LLOGONS_MOST)
-
-        def listed(records: list[LogonRecord]) -> None:
-            if not records:
-                caller.send(_NO_LOGONS)
-                return
-            caller.send("\n".join(logon_line(r, caller.tzone) for r in records))
-
-        return self.read(store.logons, None, wanted).addCallback(listed)
+        return self.read(store.logons, None, wanted).addCallback(
+            _send_logons, caller, _NO_LOGONS)
 
 
 def commands(store: StoreGetter, *, configured: Callable[[], Mapping[str, str]],

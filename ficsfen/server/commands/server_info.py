@@ -14,8 +14,8 @@ from typing import Callable
 from ficsfen import __version__
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
-from ficsfen.names import NameResolutionError
 from ficsfen.server.commands.interface import MAX_ALIASES
+from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.config import Config
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.server_stats import ServerStats
@@ -123,13 +123,9 @@ class PingCommand(Command):
 
     def run(self, caller: IServerCaller, who: str | None, *,
             directory: IServerDirectory) -> None:
-        target = caller
-        if who is not None:
-            try:
-                target = caller.players.named(who)
-            except NameResolutionError as e:
-                caller.send(e.message)
-                return
+        target = online_player(caller, who)
+        if target is None:
+            return
         if not target.timeseal:
             caller.send(msg("Ping time not available; {handle} is not using timeseal.",
                             handle=target.handle))

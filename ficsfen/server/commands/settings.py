@@ -27,6 +27,7 @@ from ficsfen.names import (VARIABLE, NameKind, NameResolutionError,
                            resolve_language, resolve_value)
 from ficsfen.server import zones
 from ficsfen.server.commands import notes
+from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
@@ -340,13 +341,9 @@ class VariablesCommand(Command):
     usage = msg("variables [handle]")
 
     def run(self, caller: IServerCaller, who: str | None, *, directory: IServerDirectory) -> None:
-        target = caller
-        if who is not None:
-            try:
-                target = caller.players.named(who)
-            except NameResolutionError as e:
-                caller.send(e.message)
-                return
+        target = online_player(caller, who)
+        if target is None:
+            return
         values = "  ".join(f"{v.name}={v.show(target)}" for v in VARIABLES.values() if v.listed)
         # FICS's layout; the name=value cells are the variables' own names.
         caller.send(parsed(msg("Variable settings of {handle}:", handle=target.handle)))

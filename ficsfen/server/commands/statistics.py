@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
-from ficsfen.server.commands.history import Reader, StoreGetter, whose
+from ficsfen.server.commands.store_commands import Reader, StoreCommand, StoreGetter
 from ficsfen.server.glicko import Category, GlickoConstants, aged_rd
 from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 from ficsfen.server.parsed import parsed
@@ -119,21 +119,63 @@ def _cells(rows: list[RatingRow], first_place: int, *, key: Callable[[RatingRow]
     return cells
 
 
-class _StatisticsCommand(Command):
+def _send_columns(caller: IServerCaller, columns: list[tuple[Category, list[str]]]) -> None:
+    """Send ``columns`` side by side (:func:`rank_columns`), or "No ratings to show."
+    when there are none."""
+    if not columns:
+        caller.send(_NO_RATINGS)
+        return
+    caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
+
+
+def _rating(row: RatingRow) -> float:
+    """The row's current rating."""
+    return row.rating
+
+
+#: Reads the lists of one table: each category with its rows, in the columns' order.
+_Lists = Callable[[], list[tuple[Category, list[RatingRow]]]]
+
+
+class _StatisticsCommand(StoreCommand):
     """The store, the reader, the rating constants and the wall clock of the lists."""
 
     def __init__(self, store: StoreGetter, *, constants: Callable[[], GlickoConstants],
                  read: Reader = maybeDeferred, now: Callable[[], float] = time.time) -> None:
-        self.store = store
+        super().__init__(store, read)
         self.constants = constants
-        self.read = read
         self.now = now
 
     def _store(self, caller: IServerCaller) -> IStore | None:
+        """The store, or ``None`` once the caller is told there is no data file."""
         store = self.store()
         if store is None:
             caller.send(_NO_STORE)
         return store
+
+    def _open(self, caller: IServerCaller, letters: str | None
+              ) -> tuple[list[Category], IStore] | None:
+        """The categories of ``letters`` and the store; ``None`` once the caller is sent
+        the usage (letters that are not categories) or told there is no data file."""
+        try:
+            categories = _categories(letters)
+        except _Letters:
+            self.send_usage(caller)
+            return None
+        store = self._store(caller)
+        if store is None:
+            return None
+        return categories, store
+
+    def _table(self, caller: IServerCaller, lists: _Lists, first: int,
+               key: Callable[[RatingRow], float]) -> Deferred[None]:
+        """Run ``lists`` through the reader, then send each category that has rows as a
+        column numbered from ``first``, valued by ``key``."""
+        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
+            _send_columns(caller, [(c, _cells(rows, first, key=key)) for c, rows in found
+                                   if rows])
+
+        return self.read(lists).addCallback(show)
 
     def _active(self) -> dict[str, Callable[[RatingRow], bool]]:
         """FICS's "active" rule, as the rating update sees it: played, and the RD grown
@@ -147,68 +189,55 @@ class _StatisticsCommand(Command):
         return {"active": active}
 
 
-class BestCommand(_StatisticsCommand):
+class _TopCommand(_StatisticsCommand):
+    """A table of the :data:`SHOWN` first rows of each category named by letters:
+    :meth:`top` reads them, :meth:`value` is the number shown."""
+
+    spec = "o"
+
+    def run(self, caller: IServerCaller, letters: str | None, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
+        opened = self._open(caller, letters)
+        if opened is None:
+            return None
+        categories, store = opened
+        top = self.top(store)
+        return self._table(caller, lambda: [(c, top(c)) for c in categories], 1, self.value)
+
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:  # pragma: no cover
+        """A store read: a category's first rows, highest first."""
+        raise NotImplementedError
+
+    def value(self, row: RatingRow) -> float:  # pragma: no cover
+        """The rating a row shows."""
+        raise NotImplementedError
+
+
+class BestCommand(_TopCommand):
     """``best [b][s][l][w][z]``: the 20 highest-rated active players of each category."""
 
     name = "best"
-    spec = "o"
     usage = msg("best [b][s][l][w][z]")
 
-    def run(self, caller: IServerCaller, letters: str | None, *,
-            directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
-            return None
-        store = self._store(caller)
-        if store is None:
-            return None
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:
         active = self._active()
+        return lambda c: store.top_ratings(c.value, limit=SHOWN, **active)
 
-        def lists() -> list[tuple[Category, list[RatingRow]]]:
-            return [(c, store.top_ratings(c.value, limit=SHOWN, **active)) for c in categories]
-
-        return self.read(lists).addCallback(lambda found: self._show(caller, found))
-
-    def _show(self, caller: IServerCaller, found: list[tuple[Category, list[RatingRow]]]) -> None:
-        columns = [(c, _cells(rows, 1, key=lambda r: r.rating)) for c, rows in found if rows]
-        if not columns:
-            caller.send(_NO_RATINGS)
-            return
-        caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
+    def value(self, row: RatingRow) -> float:
+        return row.rating
 
 
-class HbestCommand(_StatisticsCommand):
+class HbestCommand(_TopCommand):
     """``hbest [b][s][l][w][z]``: the 20 highest ratings ever reached in each category."""
 
     name = "hbest"
-    spec = "o"
     usage = msg("hbest [b][s][l][w][z]")
 
-    def run(self, caller: IServerCaller, letters: str | None, *,
-            directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
-            return None
-        store = self._store(caller)
-        if store is None:
-            return None
+    def top(self, store: IStore) -> Callable[[Category], list[RatingRow]]:
+        return lambda c: store.top_best(c.value, limit=SHOWN)
 
-        def lists() -> list[tuple[Category, list[RatingRow]]]:
-            return [(c, store.top_best(c.value, limit=SHOWN)) for c in categories]
-
-        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
-            columns = [(c, _cells(rows, 1, key=lambda r: r.best or 0.0))
-                       for c, rows in found if rows]
-            if not columns:
-                caller.send(_NO_RATINGS)
-                return
-            caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
-
-        return self.read(lists).addCallback(show)
+    def value(self, row: RatingRow) -> float:
+        return row.best or 0.0
 
 
 def _range(word: str) -> tuple[int, int] | None:
@@ -234,19 +263,15 @@ class RankCommand(_StatisticsCommand):
 
     def run(self, caller: IServerCaller, who: str | None, letters: str | None, *,
             directory: IServerDirectory) -> Deferred[None] | None:
-        try:
-            categories = _categories(letters)
-        except _Letters:
-            self.send_usage(caller)
+        opened = self._open(caller, letters)
+        if opened is None:
             return None
-        store = self._store(caller)
-        if store is None:
-            return None
+        categories, store = opened
         places = _range(who) if who is not None else None
         if places is not None:
             return self._places(caller, store, categories, *places)
-        return whose(caller, who, store, self.read).addCallback(
-            self._around, caller, store, categories)
+        return self.for_player(caller, who, store,
+                               lambda handle: self._around(handle, caller, store, categories))
 
     def _places(self, caller: IServerCaller, store: IStore, categories: list[Category],
                 first: int, last: int) -> Deferred[None]:
@@ -256,17 +281,10 @@ class RankCommand(_StatisticsCommand):
             return [(c, store.top_ratings(c.value, offset=first - 1, limit=last - first + 1,
                                           **active)) for c in categories]
 
-        def show(found: list[tuple[Category, list[RatingRow]]]) -> None:
-            columns = [(c, _cells(rows, first, key=lambda r: r.rating)) for c, rows in found
-                       if rows]
-            self._send(caller, columns)
+        return self._table(caller, lists, first, _rating)
 
-        return self.read(lists).addCallback(show)
-
-    def _around(self, handle: str | None, caller: IServerCaller, store: IStore,
+    def _around(self, handle: str, caller: IServerCaller, store: IStore,
                 categories: list[Category]) -> Any:
-        if handle is None:
-            return None
         active = self._active()
         target = fold(handle)
 
@@ -287,17 +305,11 @@ class RankCommand(_StatisticsCommand):
             return found
 
         def show(found: list[tuple[Category, int, list[RatingRow], bool]]) -> None:
-            columns = [(c, _cells(rows, first, key=lambda r: r.rating, target=target,
-                                  inactive=inactive)) for c, first, rows, inactive in found]
-            self._send(caller, columns)
+            _send_columns(caller, [(c, _cells(rows, first, key=_rating, target=target,
+                                              inactive=inactive))
+                                   for c, first, rows, inactive in found])
 
         return self.read(lists).addCallback(show)
-
-    def _send(self, caller: IServerCaller, columns: list[tuple[Category, list[str]]]) -> None:
-        if not columns:
-            caller.send(_NO_RATINGS)
-            return
-        caller.send("\n".join(rank_columns(columns, caller.parsed_lang)))
 
 
 #: ``ratings``' heading: each label, and the width of the column it heads.
@@ -339,9 +351,7 @@ class RatingsCommand(_StatisticsCommand):
         if store is None:
             return None
 
-        def named(handle: str | None) -> Any:
-            if handle is None:
-                return None
+        def named(handle: str) -> Any:
             return self.read(store.player_rating_rows, handle).addCallback(show, handle)
 
         def show(rows: list[RatingRow], handle: str) -> None:
@@ -357,7 +367,7 @@ class RatingsCommand(_StatisticsCommand):
         if who is None and not caller.registered:
             caller.send(msg("Only registered players have ratings."))
             return succeed(None)
-        return whose(caller, who, store, self.read).addCallback(named)
+        return self.for_player(caller, who, store, named)
 
 
 def commands(store: StoreGetter, *, constants: Callable[[], GlickoConstants],

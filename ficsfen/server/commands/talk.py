@@ -18,6 +18,7 @@ from typing import Callable, Iterable
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
@@ -346,13 +347,9 @@ class InchannelCommand(_TalkCommand):
                                     "{channel}.", len(names), channel=channel,
                                     names=" ".join(names))))
             return
-        target = caller
-        if word is not None:
-            try:
-                target = caller.players.named(word)
-            except NameResolutionError as e:
-                caller.send(e.message)
-                return
+        target = online_player(caller, word)
+        if target is None:
+            return
         numbers = channels.of(target.handle)
         if not numbers:
             caller.send(parsed(msg("{handle} is in no channels.", handle=target.handle)))
