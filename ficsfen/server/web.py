@@ -64,6 +64,9 @@ class OriginCheckedResource(WebSocketResource):
         self.origins = origins
         self._language = language
 
+    def getChild(self, path: bytes, request: Any) -> IResource:  # noqa: N802 - Twisted's name
+        return notFound()  # /ws/anything
+
     def render_GET(self, request: Any) -> bytes | int:  # noqa: N802 - Twisted's name
         origin = request.getHeader("origin")
         if not origin_allowed(origin, request.getHeader("host"), self.origins):
