@@ -83,6 +83,16 @@ class Guest:
         self.read_until(rb"fics% ")
         return re.search(rb"session as (\w+?)(\(U\))? ", text).group(1).decode()
 
+    def login_registered(self, name: str, password: str) -> str:
+        """Log in as the registered ``name``; returns the handle."""
+        self.read_until(rb"login: ")
+        self.send(name)
+        self.read_until(rb"password: ")
+        self.send(password)
+        text = self.read_until(rb"Starting FICS session as (\w+?)(\(\*\))? \*\*\*\*")
+        self.read_until(rb"fics% ")
+        return re.search(rb"session as (\w+?)(\(\*\))? ", text).group(1).decode()
+
 
 class Replay:
     """What pychess's ``TelnetLines`` reads from: the recorded lines, one at a time."""

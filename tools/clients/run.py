@@ -744,8 +744,12 @@ class Run:
         if handle is None:
             return result
         guest = Guest(self.port)
-        gname = result["guest"] = guest.login()
-        guest.send("seek 5 0")
+        if self.rated:  # a registered seeker (rated in standard by the pychess scenario)
+            gname = result["guest"] = guest.login_registered("zipa", ACCOUNTS["zipa"])
+            guest.send("seek 15 0 u")
+        else:
+            gname = result["guest"] = guest.login()
+            guest.send("seek 5 0")
         posted = guest.read_until(rb"fics% ").decode("latin-1")
         seek_id = re.search(r"posted with index (\d+)", posted)
         result["seek_posted"] = seek_id.group(0) if seek_id else posted.strip()
