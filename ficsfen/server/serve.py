@@ -24,6 +24,7 @@ command exits with status 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import getpass
 import logging
@@ -53,7 +54,7 @@ from ficsfen.i18n import (
 
 __all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
            "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
-           "forward_library_logging", "main", "make_service", "open_store", "run", "with_backlog"]
+           "forward_library_logging", "listen_error", "main", "make_service", "open_store", "run", "with_backlog"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -254,8 +255,7 @@ class FicsService(MultiService):
             self.factory.trimmer.settle()  # what starting up freed, given back
 
         def failed(failure: Any, description: str) -> None:
-            log.error("Cannot listen on {endpoint}: {reason}", endpoint=description,
-                      reason=failure.getErrorMessage())
+            log.error("{message}", message=listen_error(description, failure).render(self.lang))
             self.status = 1
             if self.reactor.running:
                 self.reactor.stop()
@@ -399,6 +399,18 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
                        feed=game_feed, feed_endpoint=feed_endpoint, web=web, store=store,
                        notices=notices, lang=lang)
+
+
+def listen_error(description: str, failure: Failure) -> Message:
+    """What to log when ``description``'s endpoint cannot listen (``failure``): one line,
+    "the port is in use" when another process holds the address, else Twisted's reason."""
+    error = failure.value
+    socket_error = getattr(error, "socketError", None)
+    if isinstance(socket_error, OSError) and socket_error.errno == errno.EADDRINUSE:
+        reason: object = msg("the address is already in use (another server runs there?)")
+    else:
+        reason = failure.getErrorMessage()
+    return msg("Cannot listen on {endpoint}: {reason}", endpoint=description, reason=reason)
 
 
 # Endpoint types whose listening socket takes a "backlog=" argument.
