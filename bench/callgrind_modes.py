@@ -94,7 +94,7 @@ def main() -> None:
     out = args.out or tempfile.mkdtemp(prefix="callgrind-")
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.%p", sys.executable, "-m",
-         "ficsfen", "serve", "--listen", f"tcp:{args.port}:interface={args.host}", "--data", "none"],
+         "ficsfen", "serve", "--listen", f"tcp:{args.port}:interface={args.host}", "--data", "none", "--web", "none"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         batches = asyncio.run(_measure(args, server.pid, out))

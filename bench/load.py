@@ -563,7 +563,7 @@ class Server:
                 extra = ["--config", LOOPBACK_CONFIG, *extra]
             if "--data" not in extra:  # no store unless asked: runs share no data file, write no home folder
                 extra = [*extra, "--data", "none"]
-            cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", *extra]
+            cmd = [args.python, "-m", "ficsfen", "serve", "--listen", f"tcp:{port}:interface={host}", "--web", "none", *extra]
         else:
             raise BenchError(f"unknown target {target!r}")
         if args.server_log:

@@ -514,7 +514,7 @@ def test_with_backlog_adds_the_default_only_where_it_is_missing(description, exp
 
 def test_listening_endpoints_get_the_configured_backlog():
     reactor = MemoryReactorClock()
-    config = Config(listen=("tcp:0:interface=127.0.0.1", "tcp:0:backlog=7"), data_file=None,
+    config = Config(listen=("tcp:0:interface=127.0.0.1", "tcp:0:backlog=7"), data_file=None, web=None,
                     listen_backlog=300)
     service = make_service(config, reactor=reactor)
     backlogs = [endpoint._backlog for _, endpoint in service.endpoints]

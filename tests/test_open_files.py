@@ -111,7 +111,7 @@ def test_serve_raises_its_limit_and_tells_the_connection_past_it_that_it_is_full
     env = dict(os.environ, PYTHONPATH=str(REPO), LC_ALL="C")
     server = subprocess.Popen(
         [sys.executable, "-m", "ficsfen", "serve", "--listen", "tcp:0:interface=127.0.0.1",
-         "--data", "none"], env=env, cwd=REPO, stdin=subprocess.DEVNULL,
+         "--data", "none", "--web", "none"], env=env, cwd=REPO, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: resource.setrlimit(NOFILE, (soft, hard)))
     lines: list[str] = []

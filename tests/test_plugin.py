@@ -112,7 +112,7 @@ def test_the_wheel_ships_py_typed_and_its_license_and_bounds(installed):
 def test_twist_ficsfen_help_in_english_and_french(installed):
     result = _python(installed, "-m", "twisted", "ficsfen", "--help")
     assert result.returncode == 0, result.stderr
-    for option in ("--config", "--listen", "--feed", "--data"):
+    for option in ("--config", "--listen", "--feed", "--data", "--web"):
         assert option in result.stdout
     assert "configuration file" in result.stdout
     french = _python(installed, "-m", "twisted", "ficsfen", "--help", LANG="fr_FR.UTF-8")
@@ -157,7 +157,7 @@ def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed, tmp_path):
     # the store's default place, under a private $XDG_DATA_HOME
     data_home = tmp_path / "share"
     process = subprocess.Popen(
-        [sys.executable, "-m", "twisted", "ficsfen", "--listen",
+        [sys.executable, "-m", "twisted", "ficsfen", "--web", "none", "--listen",
          f"tcp:{port}:interface=127.0.0.1", "--feed", f"tcp:{feed_port}:interface=127.0.0.1"],
         cwd=installed.parent, env=_env(installed, XDG_DATA_HOME=str(data_home)),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

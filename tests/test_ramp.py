@@ -151,7 +151,7 @@ def test_accepts_per_turn_and_newcomer_seconds_are_read_from_limits(tmp_path):
 
 def test_tcp_endpoints_listen_with_the_accept_limit():
     reactor = MemoryReactorClock()
-    config = Config(listen=("tcp:0:interface=127.0.0.1", "unix:/tmp/nowhere.sock"), data_file=None,
+    config = Config(listen=("tcp:0:interface=127.0.0.1", "unix:/tmp/nowhere.sock"), data_file=None, web=None,
                     accepts_per_turn=7)
     service = make_service(config, reactor=reactor)
     (_, tcp_endpoint), (_, unix_endpoint) = service.endpoints

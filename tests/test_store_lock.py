@@ -49,7 +49,7 @@ def run_ficsfen(*args: str, lang: str = "C", cwd=REPO) -> subprocess.CompletedPr
 
 
 def second_server(path, *, lang: str = "C", cwd=REPO) -> subprocess.CompletedProcess:
-    return run_ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--data", str(path),
+    return run_ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--web", "none", "--data", str(path),
                        lang=lang, cwd=cwd)
 
 

@@ -65,8 +65,8 @@ def test_serve_names_a_read_only_file_system_and_the_tools_still_read(tmp_path):
     store = SQLiteStore.open(data, reactor=reactor)
     wait_for(reactor, store.add_account("Alice", hash_password("pw", iterations=1000)))
     wait_for(reactor, store.close())  # closed: no -wal, no -shm left
-    serve = ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--data", str(data))
-    new = ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--data",
+    serve = ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--web", "none", "--data", str(data))
+    new = ficsfen("serve", "--listen", "tcp:0:interface=127.0.0.1", "--web", "none", "--data",
                   str(folder / "sub" / "new.sqlite3"))
     listing = ficsfen("accounts", "list", "--data", str(data))
     export = ficsfen("games", "export", "--data", str(data))

@@ -27,7 +27,7 @@ def serve(*args: str, lang: str = "C") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
     env.update(PYTHONPATH=str(REPO), LC_ALL=lang)
     return subprocess.run([sys.executable, "-m", "ficsfen", "serve", "--listen",
-                           "tcp:0:interface=127.0.0.1", *args], cwd=REPO, env=env,
+                           "tcp:0:interface=127.0.0.1", "--web", "none", *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
 
 

@@ -194,7 +194,15 @@ class Config:
     commit_interval_ms: int = 10
     #: The Glicko constants (``[ratings]``): FICS's by default.
     ratings: GlickoConstants = FICS_CONSTANTS
+    #: The web site's endpoint (``[web] listen``, ``--web``), or None: no web side.
+    web: str | None = "tcp:8080:interface=127.0.0.1"
+    #: Origins a browser's WebSocket may come from (``[web] origins``); empty: the site's own.
+    web_origins: tuple[str, ...] = ()
     source: Path | None = None
+
+    def with_web(self, endpoint: str | None) -> Config:
+        """A copy serving the web side on ``endpoint`` instead, or none if ``None`` (``--web``)."""
+        return replace(self, web=endpoint)
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> Config:
         """A copy listening on ``endpoints`` instead (``--listen``)."""
@@ -277,6 +285,24 @@ def _endpoints(value: object) -> tuple[str, ...]:
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         raise _ExpectedTypeError(msg("a non-empty list of endpoint strings"))
+    return tuple(value)
+
+
+def web_endpoint(value: str) -> str | None:
+    """What ``[web] listen`` or ``--web VALUE`` means: ``none`` (any case) for no web side,
+    else the endpoint string."""
+    return None if value.strip().lower() == "none" else value
+
+
+def _web_endpoint(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        raise _ExpectedTypeError(msg("an endpoint string, or \"none\""))
+    return web_endpoint(value)
+
+
+def _origins(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _ExpectedTypeError(msg("a list of origins such as \"https://chess.example.org\""))
     return tuple(value)
 
 
@@ -407,8 +433,10 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("storage", "path"): ("data_file", _string),
     ("storage", "synchronous"): ("synchronous", _synchronous),
     ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
+    ("web", "listen"): ("web", _web_endpoint),
+    ("web", "origins"): ("web_origins", _origins),
 }
-_TABLES = {"server", "limits", "storage", "accounts", "ratings"}
+_TABLES = {"server", "limits", "storage", "accounts", "ratings", "web"}
 
 
 def load(path: Path | str | None = None) -> Config:

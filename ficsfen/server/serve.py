@@ -1,11 +1,12 @@
 """``ficsfen serve``: run the telnet server on one or more Twisted endpoints.
 
     ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]
-                  [--hash-password]
+                  [--web ENDPOINT|none] [--hash-password]
 
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
 ``ssl:5001:privateKey=key.pem``, ``tcp:0`` for any free port); ``--listen``
-replaces the configuration's list.  SIGINT and SIGTERM stop the reactor,
+replaces the configuration's list.  ``--web`` is the web side's endpoint
+(:mod:`ficsfen.server.websocket`, ``[web] listen``; ``none``: no web side).  SIGINT and SIGTERM stop the reactor,
 which adjourns the games in progress (written to the store, and told to
 their players and observers), says goodbye to every session and closes the
 listening ports, then commits what the store has queued and closes it.
@@ -23,6 +24,7 @@ command exits with status 1.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import getpass
 import logging
@@ -39,7 +41,7 @@ from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
 from ficsfen.argparse_i18n import LocalizedArgumentParser
-from ficsfen.server.config import Config, ConfigError, hash_password, load
+from ficsfen.server.config import Config, ConfigError, hash_password, load, web_endpoint
 from ficsfen.server.openfiles import SPARE_FILES, connections_allowed, limit_notices, raise_limit
 from ficsfen.i18n import (
     LocalizedError,
@@ -52,7 +54,7 @@ from ficsfen.i18n import (
 
 __all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
            "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
-           "forward_library_logging", "main", "make_service", "open_store", "run", "with_backlog"]
+           "forward_library_logging", "listen_error", "main", "make_service", "open_store", "run", "with_backlog"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -61,6 +63,8 @@ SHUTDOWN_GRACE = 2.0
 CONFIG_OPTION_HELP = msg("configuration file (default: the one shipped with ficsfen)")
 LISTEN_OPTION_HELP = msg("Twisted endpoint to listen on, e.g. tcp:5000:interface=127.0.0.1; "
                          "repeat for several (replaces the configuration's list)")
+WEB_OPTION_HELP = msg("Twisted endpoint of the web side (its WebSocket at /ws), e.g. "
+                      "tcp:8080:interface=127.0.0.1; \"none\" turns it off (default: [web] listen)")
 DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [storage] path of "
                        "the configuration); \"none\" keeps nothing across restarts")
 
@@ -134,6 +138,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
                         help=LISTEN_OPTION_HELP.render(lang))
     parser.add_argument("--feed", metavar="ENDPOINT", help=FEED_OPTION_HELP.render(lang))
     parser.add_argument("--data", metavar="FILE", help=DATA_OPTION_HELP.render(lang))
+    parser.add_argument("--web", metavar="ENDPOINT", help=WEB_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
     return parser
@@ -166,6 +171,8 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
         config = config.with_listen(args.listen)
     if args.data is not None:
         config = config.with_data_file(data_file_option(args.data))
+    if args.web is not None:
+        config = config.with_web(web_endpoint(args.web))
     from twisted.internet import reactor
 
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
@@ -206,8 +213,8 @@ class FicsService(MultiService):
 
     def __init__(self, server: Any, factory: Any, endpoints: list[tuple[str, Any]], *,
                  reactor: Any, feed: Any = None, feed_endpoint: tuple[str, Any] | None = None,
-                 store: Any = None, notices: list[tuple[LogLevel, Message]] | None = None,
-                 lang: str = "en") -> None:
+                 web: tuple[str, Any, Any] | None = None, store: Any = None,
+                 notices: list[tuple[LogLevel, Message]] | None = None, lang: str = "en") -> None:
         super().__init__()
         self.server = server
         #: Log lines found while building the service (the open-file limit), logged at
@@ -221,6 +228,8 @@ class FicsService(MultiService):
         self.reactor = reactor
         self.feed = feed
         self.feed_endpoint = feed_endpoint
+        #: The web side: (endpoint string, endpoint, factory), or None.
+        self.web = web
         self.ports: list[Any] = []
         self.status = 0
         self._stop_forwarding: Callable[[], None] | None = None
@@ -236,6 +245,8 @@ class FicsService(MultiService):
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
             listeners.append((*self.feed_endpoint, self.feed.factory()))
+        if self.web is not None:
+            listeners.append(self.web)
 
         def listening(port: Any, description: str) -> None:
             self.ports.append(port)
@@ -244,8 +255,7 @@ class FicsService(MultiService):
             self.factory.trimmer.settle()  # what starting up freed, given back
 
         def failed(failure: Any, description: str) -> None:
-            log.error("Cannot listen on {endpoint}: {reason}", endpoint=description,
-                      reason=failure.getErrorMessage())
+            log.error("{message}", message=listen_error(description, failure).render(self.lang))
             self.status = 1
             if self.reactor.running:
                 self.reactor.stop()
@@ -370,6 +380,7 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
 
     endpoints = [endpoint(d, config.listen_backlog) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
+    web_at = endpoint(config.web, config.listen_backlog) if config.web else None
     limit = raise_limit(config.max_connections + SPARE_FILES)
     notices = limit_notices(limit, config.max_connections)
     config = replace(config, max_connections=connections_allowed(limit, config.max_connections))
@@ -380,9 +391,26 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     if feed_endpoint is not None:
         game_feed = GameFeed()
         server.game_hooks.append(game_feed)
+    web = None
+    if web_at is not None:
+        from ficsfen.server.websocket import WebFactory
+
+        web = (*web_at, WebFactory(server))
     return FicsService(server, FicsFactory(server), endpoints, reactor=reactor,
-                       feed=game_feed, feed_endpoint=feed_endpoint, store=store,
+                       feed=game_feed, feed_endpoint=feed_endpoint, web=web, store=store,
                        notices=notices, lang=lang)
+
+
+def listen_error(description: str, failure: Failure) -> Message:
+    """What to log when ``description``'s endpoint cannot listen (``failure``): one line,
+    "the port is in use" when another process holds the address, else Twisted's reason."""
+    error = failure.value
+    socket_error = getattr(error, "socketError", None)
+    if isinstance(socket_error, OSError) and socket_error.errno == errno.EADDRINUSE:
+        reason: object = msg("the address is already in use (another server runs there?)")
+    else:
+        reason = failure.getErrorMessage()
+    return msg("Cannot listen on {endpoint}: {reason}", endpoint=description, reason=reason)
 
 
 # Endpoint types whose listening socket takes a "backlog=" argument.

@@ -188,11 +188,23 @@ class ServerProcess:
     with ``--data none`` (no store) unless ``args`` give ``--data``.
     ``timeout`` bounds each wait (the start, a read, the stop) so that a
     broken test cannot hang; it is generous because a loaded machine is slow.
+
+    It has no web side (``--web none``: never the default port 8080, which two
+    servers started at once would both want) unless ``args`` give ``--web``
+    or ``web`` is true: then the web side listens on a free loopback port too,
+    :attr:`web_port`.
     """
 
+    #: The web endpoint ``web=True`` asks for: a free loopback port, spelt unlike
+    #: the telnet one so that :attr:`ports` tells them apart.
+    WEB_ENDPOINT = "tcp:port=0:interface=127.0.0.1"
+
     def __init__(self, *args: str, timeout: float = 60.0, env: dict | None = None,
-                 listeners: int = 1) -> None:
+                 listeners: int = 1, web: bool = False) -> None:
         self.args = list(args)
+        if web:
+            self.args += ["--web", self.WEB_ENDPOINT]
+            listeners += 1
         self.timeout = timeout
         self.env = env
         self.listeners = listeners
@@ -218,7 +230,8 @@ class ServerProcess:
         # Without --data a test server keeps nothing: no file in the home folder, and
         # no lock shared by servers of different tests.
         data = [] if "--data" in self.args else ["--data", "none"]
-        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *data, *self.args]
+        web = [] if "--web" in self.args else ["--web", "none"]  # no web side unless asked
+        cmd = _serve_command() + ["--listen", "tcp:0:interface=127.0.0.1", *data, *web, *self.args]
         self.process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, env=env)
         self._reader = threading.Thread(target=self._drain, daemon=True)
@@ -269,6 +282,14 @@ class ServerProcess:
         if self._reader is not None:
             self._reader.join(self.timeout)
         return self.process.returncode
+
+    @property
+    def web_port(self) -> int:
+        """The web side's port (started with ``web=True``).  :raises RuntimeError: none."""
+        port = self.ports.get(self.WEB_ENDPOINT)
+        if port is None:
+            raise RuntimeError("the server has no web side on a free port (give web=True)")
+        return port
 
     def connect(self) -> TelnetClient:
         if self.port is None:

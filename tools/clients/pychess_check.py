@@ -156,7 +156,7 @@ def main() -> int:
     p.add_argument("--checkout", type=Path, required=True)
     args = p.parse_args()
     port = free_port()
-    server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en",
+    server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en", "--web", "none",
                                "--listen", f"tcp:{port}:interface=127.0.0.1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)

@@ -262,7 +262,7 @@ def check_live(description: str, run, serve_args: tuple[str, ...] = ()) -> int:
     args = p.parse_args()
     transcript: list[str] = []
     port = free_port()
-    server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en",
+    server = subprocess.Popen([str(args.checkout / ".venv/bin/ficsfen"), "serve", "--lang", "en", "--web", "none",
                                *serve_args, "--listen", f"tcp:{port}:interface=127.0.0.1"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)

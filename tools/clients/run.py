@@ -115,7 +115,7 @@ class Run:
             lines.append(f'{name} = "{digest}"')
         config = self.out / "ficsfen.toml"
         config.write_text("\n".join(lines) + "\n")
-        self.procs.start([str(self.ficsfen), "serve", "--config", str(config), "--lang", "en",
+        self.procs.start([str(self.ficsfen), "serve", "--config", str(config), "--lang", "en", "--web", "none",
                           "--listen", f"tcp:{self.port}:interface=127.0.0.1",
                           # a fresh store per run; its accounts come from the TOML's [accounts]
                           "--data", str(self.out / "ficsfen.sqlite3")], self.out / "server.log")

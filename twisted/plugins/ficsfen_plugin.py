@@ -27,7 +27,7 @@ from zope.interface import implementer
 # The very option help texts of `ficsfen serve` (light modules: no server yet).
 from ficsfen.server.feed import FEED_OPTION_HELP
 from ficsfen.i18n import language_from_environ
-from ficsfen.server.serve import CONFIG_OPTION_HELP, DATA_OPTION_HELP, LISTEN_OPTION_HELP
+from ficsfen.server.serve import CONFIG_OPTION_HELP, DATA_OPTION_HELP, LISTEN_OPTION_HELP, WEB_OPTION_HELP
 
 
 def _help(message: Any) -> str:
@@ -38,12 +38,14 @@ def _help(message: Any) -> str:
 class Options(usage.Options):
     """The options of ``ficsfen serve``, for ``twist``/``twistd``."""
 
-    synopsis = "[--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]"
+    synopsis = ("[--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none] "
+                "[--web ENDPOINT|none]")
 
     optParameters = [
         ["config", "c", None, _help(CONFIG_OPTION_HELP)],
         ["feed", None, None, _help(FEED_OPTION_HELP)],
         ["data", None, None, _help(DATA_OPTION_HELP)],
+        ["web", None, None, _help(WEB_OPTION_HELP)],
     ]
 
     def __init__(self) -> None:
@@ -57,7 +59,7 @@ class Options(usage.Options):
     opt_l = opt_listen
 
     def postOptions(self) -> None:
-        from ficsfen.server.config import ConfigError, load
+        from ficsfen.server.config import ConfigError, load, web_endpoint
         from ficsfen.server.serve import data_file_option
 
         try:
@@ -68,6 +70,8 @@ class Options(usage.Options):
             config = config.with_listen(self["listen"])
         if self["data"] is not None:
             config = config.with_data_file(data_file_option(self["data"]))
+        if self["web"] is not None:
+            config = config.with_web(web_endpoint(self["web"]))
         self["configuration"] = config
 
 
