@@ -183,3 +183,12 @@ def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed, tmp_path):
     assert process.returncode is not None
     assert b"Traceback" not in output, output.decode("utf-8", "replace")
     assert (data_home / "ficsfen" / "ficsfen.sqlite3").is_file()
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_web_page_and_chessground(installed):
+    static = installed / "ficsfen" / "web" / "static"
+    for name in ("index.html", "app.js", "i18n/en.json", "i18n/fr.json", "vendor/chessground/chessground.js",
+                 "vendor/chessground/chessground.base.css", "vendor/chessground/chessground.brown.css",
+                 "vendor/chessground/chessground.cburnett.css", "vendor/chessground/LICENSE"):
+        assert (static / name).is_file(), name

@@ -204,7 +204,7 @@ def test_non_reader_closed_after_output_cap_others_unaffected():
     assert not other.transport.disconnecting
 
 
-@pytest.mark.parametrize("path", [b"/", b"/index.html", b"/ws/x"])
+@pytest.mark.parametrize("path", [b"/index.html", b"/ws/x", b"/static/", b"/game/x"])
 def test_other_paths_are_404(path):
     server = make_server()
     factory = WebFactory(server)

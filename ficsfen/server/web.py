@@ -3,7 +3,8 @@
 :func:`make_site` builds the :class:`twisted.web.server.Site` each web
 connection's HTTP channel belongs to (:mod:`ficsfen.server.websocket`):
 ``/ws`` upgrades to a WebSocket when the request's ``Origin`` is allowed
-(:func:`origin_allowed`); every other path is 404 (the page comes later).
+(:func:`origin_allowed`); ``/``, ``/game/N`` and ``/static/...`` are the web
+page (:mod:`ficsfen.server.webpage`); every other path is 404.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from twisted.web.server import Site
 from twisted.web.websocket import WebSocketResource, WebSocketServerFactory
 
 from ficsfen.i18n import msg
+from ficsfen.server.webpage import page_resources
 
 __all__ = ["OriginCheckedResource", "make_site", "origin_allowed"]
 
@@ -80,7 +82,7 @@ class OriginCheckedResource(WebSocketResource):
 
 
 class _Root(Resource):
-    """The site's root: ``/ws`` and nothing else yet (every other path is 404)."""
+    """The site's root: ``/ws``, the page's resources; every other path is 404."""
 
     def getChild(self, path: bytes, request: Any) -> IResource:  # noqa: N802 - Twisted's name
         return notFound()
@@ -88,13 +90,16 @@ class _Root(Resource):
 
 def make_site(door: WebSocketServerFactory[Any], *, origins: tuple[str, ...], timeout: float,
               clock: Any, language: Callable[[], str]) -> Site:
-    """The site: ``/ws`` is the WebSocket door (``door`` builds its protocols), the rest 404.
+    """The site: ``/ws`` is the WebSocket door (``door`` builds its protocols), ``/``,
+    ``/game/N`` and ``/static/`` the page, the rest 404.
 
     ``timeout``: seconds an HTTP connection may stay idle before the upgrade;
     ``clock``: the reactor its timeouts run on.
     """
     root = _Root()
     root.putChild(b"ws", OriginCheckedResource(door, origins, language))
+    for name, child in page_resources().items():
+        root.putChild(name, child)
     site = Site(root, timeout=timeout, reactor=clock, parsePOSTFormSubmission=False)
     site.noisy = False
     return site

@@ -1,0 +1,154 @@
+// The web page: the list of live games at /, one game observed at /game/N.
+// Server text is only ever put in the page with textContent (never as HTML).
+
+import { Chessground } from "/static/vendor/chessground/chessground.js";
+import { Connection } from "/static/connection.js";
+import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
+import { clockText, parseStyle12 } from "/static/style12.js";
+
+const GAMES_EVERY_MS = 10000;
+const $ = (id) => document.getElementById(id);
+
+const route = /^\/game\/(\d+)$/.exec(location.pathname);
+const gameNumber = route === null ? null : Number(route[1]);
+
+let catalog = {};
+let lang = "en";
+let status = { key: "connecting", values: {} };
+let board = null;
+let gamesTimer = null;
+
+function showStatus(key, values = {}) {
+  status = { key, values };
+  $("status").textContent = format(catalog, key, values);
+}
+
+async function setLanguage(next) {
+  lang = next;
+  catalog = await loadCatalog(lang);
+  document.documentElement.lang = lang;
+  $("lang").value = lang;
+  applyCatalog(document, catalog);
+  showStatus(status.key, status.values);
+  if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
+}
+
+// -- the list of live games ------------------------------------------------------------
+
+// "  1 ++++ GuestABCD   ++++ GuestEFGH  [ bu  5   0]   5:00 -  5:00 (39-39) B:  1"
+const GAME_LINE = /^\s*(\d+)\s+(.*\[.*\].*\S)\s*$/;
+
+function showGames(text) {
+  const list = $("games");
+  const items = [];
+  for (const line of text.split("\n")) {
+    const m = GAME_LINE.exec(line);
+    if (m === null) continue;
+    const item = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = `/game/${m[1]}`;
+    link.textContent = `${m[1].padStart(3)} ${m[2]}`;
+    item.append(link);
+    items.push(item);
+  }
+  list.replaceChildren(...items);
+  $("no-games").hidden = items.length > 0;
+}
+
+async function refreshGames(connection) {
+  if (!connection.ready) return;
+  try {
+    const reply = await connection.command("games");
+    showGames(reply.text);
+  } catch {
+    // closed meanwhile: the next session asks again
+  }
+}
+
+// -- one observed game -----------------------------------------------------------------
+
+function showBoard(position) {
+  const element = $("board");
+  const config = {
+    fen: position.fen.split(" ")[0],
+    turnColor: position.turn,
+    lastMove: position.lastMove.length ? position.lastMove : undefined,
+    check: position.check,
+  };
+  if (board === null) {
+    board = Chessground(element, { ...config, viewOnly: true, coordinates: true, orientation: position.flip ? "black" : "white" });
+  } else {
+    board.set(config);
+  }
+  element.dataset.fen = position.fen;
+  $("fen").textContent = position.fen;
+  $("white").textContent = `${position.white}  ${clockText(position.whiteTime)}`;
+  $("black").textContent = `${position.black}  ${clockText(position.blackTime)}`;
+}
+
+function gameLine(line) {
+  if (line.startsWith("<12> ")) {
+    const position = parseStyle12(line);
+    if (position !== null && position.game === gameNumber) showBoard(position);
+  } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
+    $("game-note").textContent = line;
+  }
+}
+
+async function observe(connection) {
+  $("game-note").textContent = format(catalog, "waiting_board");
+  try {
+    await connection.command("style 12");
+    const reply = await connection.command(`observe ${gameNumber}`);
+    const lines = reply.text.split("\n");
+    for (const line of lines) gameLine(line);
+    const said = lines.filter((l) => l.trim() !== "" && !l.startsWith("<12> ")).join("\n");
+    $("game-note").textContent = said;
+  } catch {
+    // closed meanwhile: observed again once logged in again
+  }
+}
+
+async function copyFen() {
+  const fen = $("board").dataset.fen;
+  if (!fen) return;
+  try {
+    await navigator.clipboard.writeText(fen);
+    $("copy").textContent = format(catalog, "copied");
+    setTimeout(() => ($("copy").textContent = format(catalog, "copy")), 1500);
+  } catch {
+    getSelection().selectAllChildren($("fen"));
+  }
+}
+
+// -- start -------------------------------------------------------------------------------
+
+async function main() {
+  await setLanguage(preferredLanguage());
+  $("lang").addEventListener("change", (event) => {
+    rememberLanguage(event.target.value);
+    setLanguage(event.target.value);
+  });
+  $("copy").addEventListener("click", copyFen);
+  $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  const connection = new Connection({
+    onStatus: (key) => showStatus(key),
+    onReady: (name) => {
+      showStatus("logged_in_as", { name });
+      if (gameNumber === null) {
+        refreshGames(connection);
+        clearInterval(gamesTimer);
+        gamesTimer = setInterval(() => refreshGames(connection), GAMES_EVERY_MS);
+      } else {
+        observe(connection);
+      }
+    },
+    onLine: (line) => {
+      if (gameNumber !== null) gameLine(line);
+    },
+    onClosed: (seconds) => showStatus("disconnected", { seconds }),
+  });
+  connection.open();
+}
+
+main();
