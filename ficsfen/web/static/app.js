@@ -16,6 +16,8 @@ let catalog = {};
 let lang = "en";
 let status = { key: "connecting", values: {} };
 let board = null;
+// the clocks as of the last board: seconds left and when that board arrived
+let clocks = null;
 let gamesTimer = null;
 
 function showStatus(key, values = {}) {
@@ -82,8 +84,19 @@ function showBoard(position) {
   }
   element.dataset.fen = position.fen;
   $("fen").textContent = position.fen;
-  $("white").textContent = `${position.white}  ${clockText(position.whiteTime)}`;
-  $("black").textContent = `${position.black}  ${clockText(position.blackTime)}`;
+  clocks = { position, since: performance.now() };
+  showClocks();
+}
+
+/** The players and their clocks, the side to move's running down while the clock ticks. */
+function showClocks() {
+  if (clocks === null) return;
+  const { position, since } = clocks;
+  const spent = position.ticking ? (performance.now() - since) / 1000 : 0;
+  const white = position.whiteTime - (position.turn === "white" ? spent : 0);
+  const black = position.blackTime - (position.turn === "black" ? spent : 0);
+  $("white").textContent = `${position.white}  ${clockText(white)}`;
+  $("black").textContent = `${position.black}  ${clockText(black)}`;
 }
 
 function gameLine(line) {
@@ -92,6 +105,7 @@ function gameLine(line) {
     if (position !== null && position.game === gameNumber) showBoard(position);
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
     $("game-note").textContent = line;
+    if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
 }
 
@@ -130,6 +144,8 @@ async function main() {
     setLanguage(event.target.value);
   });
   $("copy").addEventListener("click", copyFen);
+  $("flip").addEventListener("click", () => board?.toggleOrientation());
+  setInterval(showClocks, 200);
   $(gameNumber === null ? "games-view" : "game-view").hidden = false;
   const connection = new Connection({
     onStatus: (key) => showStatus(key),

@@ -55,6 +55,7 @@ export function parseStyle12(line) {
     pretty: pretty === "none" ? "" : pretty,
     check: /[+#]$/.test(pretty),
     flip: f[30] === "1",
+    ticking: f[31] === "1",
   };
 }
 
