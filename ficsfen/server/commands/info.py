@@ -58,12 +58,18 @@ class DateCommand(Command):
                               for label, date in zip(_DATE_LABELS, dates)))
 
 
-def online_for(seconds: float) -> Message:
-    """A duration in words, largest units first (``1 hr 5 mins``)."""
-    total = max(int(seconds), 0)
-    days, rest = divmod(total, 86400)
+def days_hours_minutes_seconds(seconds: float) -> tuple[int, int, int, int]:
+    """``seconds`` (a negative one as 0) in whole days, hours, minutes and seconds."""
+    days, rest = divmod(max(int(seconds), 0), 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
+    return days, hours, minutes, secs
+
+
+def online_for(seconds: float) -> Message:
+    """A duration in words, largest units first (``1 hr 5 mins``)."""
+    days, hours, minutes, secs = days_hours_minutes_seconds(seconds)
+    total = days or hours or minutes or secs
     parts = [msgn("{count} day", "{count} days", days) if days else None,
              msgn("{count} hr", "{count} hrs", hours) if hours else None,
              msgn("{count} min", "{count} mins", minutes) if minutes else None,

@@ -11,9 +11,10 @@ from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.i18n import msg, msgn
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.boards import game_info_line, game_line_header
+from ficsfen.server.boards import game_line_header
+from ficsfen.server.following import is_private, observing_tail
 from ficsfen.server.parsed import parsed
-from ficsfen.server.interfaces import IPlayedGame, IServerCaller, IServerDirectory
+from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 
 __all__ = ["COMMANDS"]
 
@@ -33,7 +34,7 @@ class ObserveCommand(Command):
         if any(fold(h) == me for h in game.players()):
             caller.send(parsed(msg("You cannot observe a game you are playing or examining.")))
             return
-        if getattr(game, "private", False):
+        if is_private(game):
             caller.send(msg("Sorry, game {number} is a private game.", number=game.number))
             return
         if not directory.observe(caller.handle, game):
@@ -48,13 +49,8 @@ class ObserveCommand(Command):
                                              header=game_line_header(game, caller.boards.game_rating_texts(game),
                                                                      caller.parsed_lang)))) + "\n")
         caller.boards.send_board(caller, game)
-        if caller.ivars["gameinfo"] and IPlayedGame.providedBy(game):
-            white, black = (caller.players.session(h) for h in (game.white, game.black))
-            white_rating, black_rating = caller.boards.game_ratings(game)
-            caller.send(game_info_line(
-                game, registered=(white is not None and white.registered, black is not None and black.registered),
-                timeseal=(white is not None and white.timeseal, black is not None and black.timeseal),
-                ratings=(white_rating.marked, black_rating.marked)))
+        for line in observing_tail(caller, game):  # the <g1> line (gameinfo ivar)
+            caller.send(line)
 
 
 class UnobserveCommand(Command):

@@ -14,6 +14,7 @@ from typing import Callable
 from ficsfen import __version__
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.server.commands.info import days_hours_minutes_seconds
 from ficsfen.server.commands.interface import MAX_ALIASES
 from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.config import Config
@@ -28,10 +29,8 @@ __all__ = ["LimitsCommand", "PingCommand", "UptimeCommand", "up_for"]
 def up_for(seconds: float) -> list[Message]:
     """A duration as FICS's ``uptime`` spells it: days, hours, minutes, seconds (the
     units that are not zero; ``0 seconds`` for none)."""
-    total = max(int(seconds), 0)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
+    days, hours, minutes, secs = days_hours_minutes_seconds(seconds)
+    total = days or hours or minutes or secs
     parts = [msgn("{count} day", "{count} days", days) if days else None,
              msgn("{count} hour", "{count} hours", hours) if hours else None,
              msgn("{count} minute", "{count} minutes", minutes) if minutes else None,
