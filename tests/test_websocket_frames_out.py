@@ -34,7 +34,7 @@ def test_text_frame_is_wsprotos_frame_and_reads_back(size):
 
 
 def test_utf8_payload_keeps_valid_bytes_and_replaces_bad_ones():
-    good = "Kasparov – Deep Blue\r\nfics% ".encode("utf-8")
+    good = "Kasparov – Deep Blue\r\nfics% ".encode()
     assert utf8_payload(good) is good
     assert utf8_payload(b"a\xffb\xc3") == "a\ufffdb\ufffd".encode("utf-8")
 
