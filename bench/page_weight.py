@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from load import Server, free_port  # noqa: E402
+from web_observers import start_with_web  # noqa: E402
 
 from ficsfen.server.webpage import STATIC_DIR  # noqa: E402
 
@@ -149,9 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.package:
         files = walk(read_package)
     else:
-        web = free_port(args.host)
-        args.server_arg = [*args.server_arg, "--web", f"tcp:{web}:interface={args.host}"]  # the last --web wins
-        server = Server.start("ficsfen", args)
+        server, web = start_with_web(args)
         try:
             read, encodings = read_server(args.host, web)
             files = walk(read)

@@ -41,6 +41,7 @@ import base64
 import hashlib
 import json
 import os
+import socket
 import statistics
 import sys
 import time
@@ -143,6 +144,27 @@ class WsConn(Conn):
         del raw[:i]
 
 
+def start_with_web(args: argparse.Namespace) -> tuple[Server, int]:
+    """``ficsfen serve`` (``load.Server.start``) with its web side on a free loopback port,
+    once both ports answer; the server and the web port.
+
+    :raises BenchError: the web port did not answer within ``args.start_timeout``.
+    """
+    web = free_port(args.host)
+    args.server_arg = [*args.server_arg, "--web", f"tcp:{web}:interface={args.host}"]  # the last --web wins
+    server = Server.start("ficsfen", args)  # waits for the telnet port only
+    deadline = time.monotonic() + args.start_timeout
+    while True:
+        try:
+            with socket.create_connection((args.host, web), timeout=1):
+                return server, web
+        except OSError:
+            if time.monotonic() > deadline or not server.alive():
+                server.stop()
+                raise BenchError(f"the web side did not listen on {args.host}:{web}") from None
+            time.sleep(0.05)
+
+
 class Bench:
     """One server, two players, N observers per door, blocks of plies."""
 
@@ -160,9 +182,8 @@ class Bench:
 
     def start(self) -> None:
         args = self.args
-        web = free_port(args.host)
-        args.server_arg = [*args.server_arg, "--web", f"tcp:{web}:interface={args.host}"]  # the last --web wins
-        self.server = server = Server.start("ficsfen", args)
+        self.server, web = start_with_web(args)
+        server = self.server
         self.white, self.black = Conn(args.host, server.port), Conn(args.host, server.port)
         self.conns += [self.white, self.black]
         for c, name in ((self.white, b"alice"), (self.black, b"bob")):
@@ -320,19 +341,22 @@ def summarize(blocks: list[dict], observers: int) -> dict:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--observers", type=int, default=1000, help="observers through each door")
-    p.add_argument("--rounds", type=int, default=8, help="telnet/ws pairs of blocks (ABBA)")
-    p.add_argument("--block", type=int, default=10, help="plies per block")
-    p.add_argument("--games", type=int, default=3, help="games of the PGN file played, in turn")
-    p.add_argument("--quick", action="store_true", help="50 observers a door, 2 rounds of 4 plies")
+    p.add_argument("--observers", type=int, help="observers through each door (1000; --quick: 50)")
+    p.add_argument("--rounds", type=int, help="telnet/ws pairs of blocks, ABBA (8; --quick: 2)")
+    p.add_argument("--block", type=int, help="plies per block (10; --quick: 4)")
+    p.add_argument("--games", type=int, help="games of the PGN file played, in turn (3; --quick: 1)")
+    p.add_argument("--quick", action="store_true", help="a short run: the smaller defaults")
     p.add_argument("--pgn", default=str(DEFAULT_PGN))
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--timeout", type=float, default=60.0)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     add_server_args(p)
     args = p.parse_args(argv)
-    if args.quick:
-        args.observers, args.rounds, args.block, args.games = 50, 2, 4, 1
+    defaults = {"observers": 50, "rounds": 2, "block": 4, "games": 1} if args.quick else \
+        {"observers": 1000, "rounds": 8, "block": 10, "games": 3}
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if args.observers < 1 or args.rounds < 1 or args.block < 1:
         p.error("--observers, --rounds and --block must be at least 1")
     return args
