@@ -13,10 +13,10 @@ const MENTION = /\bhelp ([a-z0-9_-]+)/g;
 const MAX_PAGES = 50;
 const $ = (id) => document.getElementById(id);
 
-/** The reply's lines, trailing blank lines left out. */
+/** The reply's lines (its last line end left out: a blank line before it is the page's). */
 function replyLines(text) {
-  const lines = text.replace(/\s+$/, "").split("\n");
-  return lines.length === 1 && lines[0] === "" ? [] : lines;
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  return body === "" ? [] : body.split("\n");
 }
 
 export class HelpViewer {
