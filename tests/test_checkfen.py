@@ -183,3 +183,20 @@ def test_near_valid_records_get_ficsfen_checks_answer(alice, text):
     assert answer(alice, line) == as_sent(expected)
     rendered = check_answer(record)
     assert (rendered if isinstance(rendered, str) else rendered.render("en")) + "\n" == expected
+
+
+def test_a_french_session_in_block_mode_gets_help_and_checkfen_in_french(server, alice):
+    """The web page's session: block mode (an interface) keeps parsed texts English,
+    while the texts for persons, help pages and checkfen's answers, follow ``set lang``."""
+    assert alice.command("iset block 1") == "block set.\n"
+    ident, code, text = frame(alice, "1 set lang fr")
+    assert (ident, code) == (1, block.code_for("set"))
+    assert alice.session.lang == "fr" and alice.session.parsed_lang == "en"
+    ident, code, text = frame(alice, "2 help fen")
+    page = server.catalog.lookup("fen", "fr").text.split("\n")
+    size = server.config.help_page_lines
+    more = "Tapez [next] pour voir la page suivante."
+    assert (ident, code) == (2, block.code_for("help"))
+    assert text.decode() == "\r\n".join([*page[:size], more]) + "\r\n"
+    ident, code, text = frame(alice, f"3 checkfen {BAD_CASTLING}")
+    assert text.decode().startswith(f"FEN invalide{NNBSP}: champ 3 (roques)")
