@@ -13,20 +13,15 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shutil
 
 import pytest
+from browser import attribute, element, page_url, text, wait_text, wait_until
 
-from conftest import missing
 from ficsfen.cli import main as cli_main
 from ficsfen.helpcatalog import HELP_DIR
 from ficsfen.i18n import msg
 from ficsfen.server.testing import ServerProcess
 from ficsfen.server.webpage import STATIC_DIR
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-WAIT = 60  # seconds: a deadline for conditions polled, never a pause
 
 E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
 BAD_CASTLING = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w QK - 0 1"
@@ -70,131 +65,101 @@ def server():
         yield srv
 
 
-@pytest.fixture(scope="module")
-def chrome():
-    """A headless chromium driven by Selenium; skipped when absent (failed under CI)."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing("selenium is not installed (pip install -e '.[test]')")
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if shutil.which(path) is None:
-            missing(f"{path} is not installed (Debian: chromium, chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--lang=en-US",
-                "--window-size=1200,1600"):
-        options.add_argument(arg)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def wait_for(driver, condition, message: str = ""):
-    from selenium.webdriver.support.ui import WebDriverWait
-    return WebDriverWait(driver, WAIT, poll_frequency=0.1).until(condition, message)
-
-
-def text_of(driver, element_id: str) -> str:
-    """The element's textContent (what the page put there, spaces as they are)."""
-    from selenium.webdriver.common.by import By
-    return driver.find_element(By.ID, element_id).get_property("textContent")
-
-
 def open_page(driver, server) -> None:
-    """The page at /, in English (no language kept from an earlier test), logged in."""
-    driver.get(f"http://127.0.0.1:{server.web_port}/")
-    driver.execute_script("localStorage.clear()")
-    driver.get(f"http://127.0.0.1:{server.web_port}/")
-    wait_for(driver, lambda d: text_of(d, "help-text").startswith("fen\n"), "help fen never shown")
+    """The page at / (a new browser: English, the browser's language), logged in."""
+    driver.get(page_url(server))
+    wait_text(driver, "help-text", lambda t: t.startswith("fen\n"))
 
 
 def switch_language(driver, lang: str) -> None:
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
-    Select(driver.find_element(By.ID, "lang")).select_by_value(lang)
+    Select(element(driver, "lang")).select_by_value(lang)
 
 
 def paste(driver, record: str) -> None:
-    from selenium.webdriver.common.by import By
-    box = driver.find_element(By.ID, "fen-paste-input")
+    box = element(driver, "fen-paste-input")
     box.clear()
     box.send_keys(record)
-    driver.find_element(By.ID, "fen-paste-button").click()
+    element(driver, "fen-paste-button").click()
+
+
+def help_links(driver) -> list[str]:
+    from selenium.webdriver.common.by import By
+    return [a.get_dom_attribute("data-topic")
+            for a in driver.find_elements(By.CSS_SELECTOR, "#help-text a.help-link")]
+
+
+def open_topic(driver, topic: str) -> None:
+    from selenium.webdriver.common.by import By
+    driver.find_element(By.CSS_SELECTOR, f'#help-text a.help-link[data-topic="{topic}"]').click()
+
+
+def pieces(driver, element_id: str) -> int:
+    from selenium.webdriver.common.by import By
+    return len(element(driver, element_id).find_elements(By.CSS_SELECTOR, "piece:not(.ghost)"))
 
 
 @pytest.mark.slow
 def test_help_fen_whole_in_english_then_in_french(server, chrome):
     open_page(chrome, server)
     # the whole page, though the server sends 40 lines at a time
-    wait_for(chrome, lambda d: text_of(d, "help-text") == help_page("en", "fen"))
+    wait_text(chrome, "help-text", help_page("en", "fen"))
     switch_language(chrome, "fr")
     french = help_page("fr", "fen")
     assert "FEN, abréviation de Forsyth-Edwards Notation, est la façon normalisée de" in french
-    wait_for(chrome, lambda d: text_of(d, "help-text") == french, "help fen never shown in French")
+    wait_text(chrome, "help-text", french)
 
 
 @pytest.mark.slow
 def test_see_also_and_the_list_of_topics_open_pages(server, chrome):
-    from selenium.webdriver.common.by import By
     open_page(chrome, server)
     switch_language(chrome, "fr")
-    wait_for(chrome, lambda d: "VOIR AUSSI" in text_of(d, "help-text"))
-    links = chrome.find_elements(By.CSS_SELECTOR, "#help-text a.help-link")
+    wait_text(chrome, "help-text", help_page("fr", "fen"))
     see_also = help_page("fr", "fen").rstrip("\n").split("\n")[-1]
-    assert [a.get_attribute("data-topic") for a in links] == see_also.strip().split(", ")
-    chrome.find_element(By.CSS_SELECTOR, '#help-text a.help-link[data-topic="checkfen"]').click()
-    wait_for(chrome, lambda d: text_of(d, "help-text") == help_page("fr", "checkfen"))
-    chrome.find_element(By.ID, "help-index").click()
-    wait_for(chrome, lambda d: text_of(d, "help-text").startswith(
-        msg("Help is available on the following topics:").render("fr")))
-    topics = sorted(p.name for p in (HELP_DIR / "fr").iterdir())
-    names = [a.get_attribute("data-topic") for a in
-             chrome.find_elements(By.CSS_SELECTOR, "#help-text a.help-link")]
-    assert sorted(names) == topics
-    chrome.find_element(By.CSS_SELECTOR, '#help-text a.help-link[data-topic="block_codes"]').click()
-    wait_for(chrome, lambda d: text_of(d, "help-text") == help_page("fr", "block_codes"))
+    assert help_links(chrome) == see_also.strip().split(", ")
+    open_topic(chrome, "checkfen")
+    wait_text(chrome, "help-text", help_page("fr", "checkfen"))
+    element(chrome, "help-index").click()
+    heading = msg("Help is available on the following topics:").render("fr")
+    wait_text(chrome, "help-text", lambda t: t.startswith(heading))
+    assert sorted(help_links(chrome)) == sorted(p.name for p in (HELP_DIR / "fr").iterdir())
+    open_topic(chrome, "block_codes")
+    wait_text(chrome, "help-text", help_page("fr", "block_codes"))
 
 
 @pytest.mark.slow
 def test_a_bad_fen_shows_ficsfen_checks_error_in_the_pages_language(server, chrome):
-    from selenium.webdriver.common.by import By
     open_page(chrome, server)
     paste(chrome, BAD_CASTLING)
     english = cli_check(BAD_CASTLING, lang="en")
     assert english == 'Invalid FEN: field 3 (castling): "QK" is out of order; write "KQ"'
-    wait_for(chrome, lambda d: text_of(d, "fen-paste-error") == english)
-    board = chrome.find_element(By.ID, "fen-paste-board")
-    assert board.get_attribute("data-fen") == "" and not board.is_displayed()
-    # switched to French, the same record's error is checked again, in French
+    wait_text(chrome, "fen-paste-error", english)
+    assert attribute(chrome, "fen-paste-board", "data-fen") == ""
+    assert not element(chrome, "fen-paste-board").is_displayed()
+    # switched to French, the same record is checked again: its error in French
     switch_language(chrome, "fr")
     french = cli_check(BAD_CASTLING, lang="fr")
     assert french.startswith("FEN invalide\u202f: champ 3 (roques)\u202f: ")
-    wait_for(chrome, lambda d: text_of(d, "fen-paste-error") == french)
+    wait_text(chrome, "fen-paste-error", french)
     record = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -  0 1"  # a doubled space
     paste(chrome, record)
-    wait_for(chrome, lambda d: text_of(d, "fen-paste-error") == cli_check(record, lang="fr"))
+    wait_text(chrome, "fen-paste-error", cli_check(record, lang="fr"))
 
 
 @pytest.mark.slow
 def test_a_good_fen_shows_a_board_with_the_servers_strict_record(server, chrome):
-    from selenium.webdriver.common.by import By
     open_page(chrome, server)
-    paste(chrome, E4)
-    wait_for(chrome, lambda d: d.find_element(By.ID, "fen-paste-board").get_attribute("data-fen") == E4)
     assert cli_check(E4, lang="en") == E4
-    assert text_of(chrome, "fen-paste-error") == ""
-    board = chrome.find_element(By.ID, "fen-paste-board")
-    assert board.is_displayed()
-    assert len(board.find_elements(By.CSS_SELECTOR, "piece:not(.ghost)")) == 32
-    # a crazyhouse record's holdings written lichess's way come back in brackets
+    paste(chrome, E4)
+    wait_until(chrome, lambda d: attribute(d, "fen-paste-board", "data-fen") == E4,
+               what="the board of the record pasted")
+    assert text(chrome, "fen-paste-error") == ""
+    assert element(chrome, "fen-paste-board").is_displayed()
+    assert pieces(chrome, "fen-paste-board") == 32
+    # a crazyhouse record, its holdings written lichess's way: they come back in brackets
     strict = cli_check("r3k2r/8/8/8/8/8/8/R2Q~K2R/P w KQkq - 0 1", lang="en", variant="crazyhouse")
     assert strict == "r3k2r/8/8/8/8/8/8/R2Q~K2R[P] w KQkq - 0 1"
     paste(chrome, "zh r3k2r/8/8/8/8/8/8/R2Q~K2R/P w KQkq - 0 1")
-    wait_for(chrome, lambda d: d.find_element(By.ID, "fen-paste-board").get_attribute("data-fen") == strict)
-    assert len(board.find_elements(By.CSS_SELECTOR, "piece:not(.ghost)")) == 7
-
+    wait_until(chrome, lambda d: attribute(d, "fen-paste-board", "data-fen") == strict,
+               what="the crazyhouse board")
+    assert pieces(chrome, "fen-paste-board") == 7
