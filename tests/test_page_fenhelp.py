@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 
 import pytest
@@ -163,3 +164,18 @@ def test_a_good_fen_shows_a_board_with_the_servers_strict_record(server, chrome)
     wait_until(chrome, lambda d: attribute(d, "fen-paste-board", "data-fen") == strict,
                what="the crazyhouse board")
     assert pieces(chrome, "fen-paste-board") == 7
+
+
+@pytest.mark.slow
+def test_text_too_long_for_a_record_is_not_sent_and_the_session_goes_on(server, chrome):
+    open_page(chrome, server)
+    status = text(chrome, "status")
+    limit = int(re.search(r"MAX_RECORD_BYTES = (\d+);", (STATIC_DIR / "fenbox.js").read_text()).group(1))
+    assert limit < 1024  # the server's default line limit: a longer message closes the WebSocket
+    labels = json.loads((STATIC_DIR / "i18n" / "en.json").read_text(encoding="utf-8"))
+    paste(chrome, "8/" * 300)
+    wait_text(chrome, "fen-paste-error", labels["fen_paste_too_long"].replace("{limit}", str(limit)))
+    paste(chrome, E4)
+    wait_until(chrome, lambda d: attribute(d, "fen-paste-board", "data-fen") == E4,
+               what="the board of the record pasted next")
+    assert text(chrome, "status") == status  # the same session: no reconnection

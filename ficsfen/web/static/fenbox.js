@@ -7,6 +7,9 @@ import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { format } from "/static/i18n.js";
 
 const CHECKFEN_CODE = 200; // checkfen's block code (help block_codes); 513 for an invalid record
+// Longer text is no FEN record and is not sent: the server closes a WebSocket whose
+// message is over its line limit ([limits] line_length, 1024 bytes by default).
+export const MAX_RECORD_BYTES = 512;
 const $ = (id) => document.getElementById(id);
 
 /** The placement chessground draws: pieces in hand ([...]) and promoted marks (~) left out. */
@@ -31,8 +34,12 @@ export class FenBox {
     const record = text.replace(/[\r\n]+/g, " ").trim();
     if (record === "") return;
     this.record = record;
+    const catalog = this.labels();
+    if (new TextEncoder().encode(record).length > MAX_RECORD_BYTES) {
+      this.showError(format(catalog, "fen_paste_too_long", { limit: MAX_RECORD_BYTES }));
+      return;
+    }
     if (!this.connection.ready) {
-      const catalog = this.labels();
       this.showError(format(catalog, "fen_paste_offline"));
       return;
     }
