@@ -50,7 +50,7 @@ def _read_until(sock: socket.socket, marker: bytes, deadline: float, seen: bytea
         data = sock.recv(4096)
         if not data:
             raise HealthError(msg("the server closed the connection before \"{text}\"",
-                                  text=marker.decode("utf-8", "replace")))
+                                  text=marker.decode("utf-8", "replace").strip()))
         seen += data
 
 
@@ -65,13 +65,13 @@ def check(host: str, port: int, *, timeout: float = 10.0, prompt: str = "fics% "
     except OSError as e:
         raise HealthError(msg("cannot connect to {host}:{port}: {reason}", host=host, port=port,
                               reason=e.strerror or str(e))) from None
-    step = msg("no \"{text}\" prompt", text="login: ")
+    step = msg("no \"{text}\" prompt", text="login:")
     try:
         seen = bytearray()
         _read_until(sock, b"login: ", deadline, seen)
         # The empty line answers the guest's "Press return" question.
         sock.sendall(b"guest\r\n\r\n")
-        step = msg("no \"{text}\" prompt after logging in as a guest", text=prompt)
+        step = msg("no \"{text}\" prompt after logging in as a guest", text=prompt.strip())
         del seen[:]
         _read_until(sock, prompt.encode("utf-8"), deadline, seen)
         try:
