@@ -242,6 +242,27 @@ def test_healthcheck_fails_on_a_server_that_never_prompts():
     assert caught.value.message.render("fr") == "pas d’invite «\u202flogin:\u202f» en 0.2 s"
 
 
+def test_healthcheck_fails_on_a_server_that_hangs_up():
+    import socket
+
+    from ficsfen.server.healthcheck import HealthError, check
+
+    with socket.create_server(("127.0.0.1", 0)) as rude:
+        port = rude.getsockname()[1]
+
+        def hang_up() -> None:
+            conn, _ = rude.accept()
+            conn.sendall(b"Sorry, the server is full; please try again later.\r\n")
+            conn.close()
+
+        thread = threading.Thread(target=hang_up, daemon=True)
+        thread.start()
+        with pytest.raises(HealthError) as caught:
+            check("127.0.0.1", port, timeout=30)
+        thread.join(30)
+    assert caught.value.message.render("en") == 'the server closed the connection before "login:"'
+
+
 def test_healthcheck_usage_errors_exit_2(capsys):
     from ficsfen.server.healthcheck import main
 
