@@ -4,8 +4,11 @@
 import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
 import { Console } from "/static/console.js";
+import { FenBox } from "/static/fenbox.js";
+import { HelpViewer } from "/static/help.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
 import { GameFen } from "/static/gamefen.js";
+import { setServerLanguage } from "/static/sessionlang.js";
 import { clockText } from "/static/style12.js";
 
 const GAMES_EVERY_MS = 10000;
@@ -23,6 +26,8 @@ let clocks = null;
 let gamesTimer = null;
 // the observed game's FEN, followed from board to board
 let gameFen = new GameFen();
+// the session and the parts that follow the language of the server's texts
+let tools = null;
 
 function showStatus(key, values = {}) {
   status = { key, values };
@@ -37,6 +42,14 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
+  if (tools !== null) serverLanguage();
+}
+
+/** The server's texts in the page's language, then what shows them read again. */
+async function serverLanguage() {
+  await setServerLanguage(tools.connection, lang);
+  tools.help.refresh();
+  tools.fenBox.refresh();
 }
 
 // -- the list of live games ------------------------------------------------------------
@@ -165,6 +178,7 @@ async function main() {
     onStatus: (key) => showStatus(key),
     onReady: (name) => {
       showStatus("logged_in_as", { name });
+      serverLanguage();
       if (gameNumber === null) {
         refreshGames(connection);
         clearInterval(gamesTimer);
@@ -179,6 +193,7 @@ async function main() {
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
   connection.open();
 }
 
