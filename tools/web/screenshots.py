@@ -6,15 +6,17 @@ telnet players (unregistered names) play the opening of Anderssen-Kieseritzky,
 London 1851, then opens the page in Debian's chromium (Selenium 4, through
 ``/usr/bin/chromedriver``) and writes PNG files into ``docs/images/``:
 
-- ``web-games.png``: the list of live games at ``/``, ``who`` typed in the console;
-- ``web-observe.png``: the game watched at ``/game/N``, a tell in the console under it
-  (the whole page's height).
+- ``web-games.png``: the top of ``/``, the list of live games;
+- ``web-observe.png``: the top of ``/game/N``, the game watched;
+- ``web-console.png``: the console panel of that page, a tell received and ``who``
+  typed in it.
 
 Run from the checkout, with the test extras installed (selenium)::
 
     .venv/bin/python tools/web/screenshots.py [--out DIR]
 
-The window is small (``--width``, ``--height``) so that the files stay small.
+The viewport is small (``--width``, ``--height``, ``--games-height``) so that the
+files stay small.
 """
 
 from __future__ import annotations
@@ -57,16 +59,15 @@ def browser(width: int, height: int) -> Any:
                      "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars", "--lang=en-US"):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.set_window_size(width, height)
+    viewport(driver, width, height)
     return driver
 
 
-def fit(driver: Any, width: int) -> None:
-    """The window as tall as the page's content (the header and its margins included)."""
-    bottom = driver.execute_script("return document.querySelector('main').getBoundingClientRect().bottom")
-    driver.set_window_size(width, int(bottom) + 24)
-    inner = driver.execute_script("return window.innerHeight")
-    driver.set_window_size(width, 2 * (int(bottom) + 24) - inner)
+def viewport(driver: Any, width: int, height: int) -> None:
+    """The window sized so that the page's viewport is ``width`` by ``height``."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
 
 
 def text(driver: Any, element_id: str) -> str:
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Screenshots of the web page into docs/images/.")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "images")
     parser.add_argument("--width", type=int, default=760)
-    parser.add_argument("--height", type=int, default=900)
+    parser.add_argument("--height", type=int, default=762)
+    parser.add_argument("--games-height", type=int, default=210)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with ServerProcess(web=True) as server:
@@ -98,11 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             driver.get(base + "/")
             wait(driver, lambda d: WHITE in text(d, "games"), "the game in the list")
-            driver.find_element("id", "console-input").send_keys("who\n")
-            wait(driver, lambda d: "players displayed" in text(d, "console-log"), "who's reply")
-            fit(driver, args.width)
+            viewport(driver, args.width, args.games_height)
             driver.save_screenshot(str(args.out / "web-games.png"))
-            driver.set_window_size(args.width, args.height)
+            viewport(driver, args.width, args.height)
             driver.get(base + "/game/1")
             wait(driver, lambda d: d.execute_script(
                 "return document.getElementById('board').dataset.fen") == kibitzer.command(
@@ -111,13 +111,15 @@ def main(argv: list[str] | None = None) -> int:
                          and text(d, "status")[len("Connected as "):-1], "the login")
             kibitzer.command(f"tell {guest} Anderssen is a piece down and attacking: watch Nh4!")
             wait(driver, lambda d: "watch Nh4" in text(d, "console-log"), "the tell")
-            fit(driver, args.width)  # the whole page, the console under the board included
             driver.save_screenshot(str(args.out / "web-observe.png"))
+            driver.find_element("id", "console-input").send_keys("who\n")
+            wait(driver, lambda d: "players displayed" in text(d, "console-log"), "who's reply")
+            driver.find_element("id", "console").screenshot(str(args.out / "web-console.png"))
         finally:
             driver.quit()
             for client in (white, black, kibitzer):
                 client.close()
-    for name in ("web-games.png", "web-observe.png"):
+    for name in ("web-games.png", "web-observe.png", "web-console.png"):
         path = args.out / name
         print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: {path.stat().st_size} bytes")
     return 0
