@@ -1,0 +1,14 @@
+"""Several server nodes as one: a Redis bus between them (``[cluster]``, ``--cluster``).
+
+Nothing here is imported unless a cluster is configured: the embedded
+default (one process, SQLite) never loads the Redis client.
+
+* :mod:`.bus`: the connection to Redis, the node's name, publish/subscribe
+  of small JSON messages, reconnection with backoff, the bus-down state;
+* :mod:`.presence`: who is logged in on which node (heartbeats), handle
+  uniqueness across nodes;
+* :mod:`.talk`: tells, channel tells and shouts that reach every node;
+* :mod:`.node`: how a :class:`~ficsfen.server.server.FicsServer` is joined to them.
+
+``docs/scaling.md`` describes the design and how to deploy it.
+"""
