@@ -199,6 +199,15 @@ class Config:
     web: str | None = "tcp:8080:interface=127.0.0.1"
     #: Origins a browser's WebSocket may come from (``[web] origins``); empty: the site's own.
     web_origins: tuple[str, ...] = ()
+    #: The cluster's Redis (``[cluster] url``, ``--cluster``), or None: one node alone.
+    cluster_url: str | None = None
+    #: This node's name in the cluster (``[cluster] node``); "": the host name and process id.
+    cluster_node: str = ""
+    #: Prefix of the cluster's channels and keys in Redis (``[cluster] namespace``).
+    cluster_namespace: str = "ficsfen"
+    #: Seconds between a node's heartbeats, and without one before the others drop it.
+    heartbeat_interval: float = 2.0
+    heartbeat_timeout: float = 10.0
     #: The log's least level and its format (``[log]``, ``--log-level``, ``--log-format``).
     log_level: str = DEFAULT_LOG_LEVEL
     log_format: str = DEFAULT_LOG_FORMAT
@@ -211,6 +220,10 @@ class Config:
     def with_web(self, endpoint: str | None) -> Config:
         """A copy serving the web side on ``endpoint`` instead, or none if ``None`` (``--web``)."""
         return replace(self, web=endpoint)
+
+    def with_cluster(self, url: str | None) -> Config:
+        """A copy joining the cluster whose Redis is at ``url``, or none if ``None`` (``--cluster``)."""
+        return replace(self, cluster_url=url)
 
     def with_listen(self, endpoints: list[str] | tuple[str, ...]) -> Config:
         """A copy listening on ``endpoints`` instead (``--listen``)."""
@@ -294,6 +307,37 @@ def _endpoints(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         raise _ExpectedTypeError(msg("a non-empty list of endpoint strings"))
     return tuple(value)
+
+
+def cluster_url(value: str) -> str | None:
+    """What ``[cluster] url`` or ``--cluster URL`` means: "" or ``none`` (any case) for no
+    cluster, else a Redis URL.  :raises ValueError: not a Redis URL."""
+    if not value or value.strip().lower() == "none":
+        return None
+    from ficsfen.server.cluster.address import parse_url
+
+    parse_url(value)
+    return value
+
+
+def _cluster_url(value: object) -> str | None:
+    try:
+        return cluster_url(_string(value))
+    except ValueError:
+        raise _ExpectedTypeError(msg("a Redis URL (redis://HOST:PORT, unix:///PATH) or \"\"")) from None
+
+
+def _node_name(value: object) -> str:
+    value = _string(value)
+    if value and not re.fullmatch(r"[A-Za-z0-9._:-]{1,64}", value):
+        raise _ExpectedTypeError(msg("a name of at most 64 letters, digits and . _ : -"))
+    return value
+
+
+def _positive_seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise _ExpectedTypeError(msg("a number of seconds above 0"))
+    return float(value)
 
 
 def web_endpoint(value: str) -> str | None:
@@ -453,10 +497,15 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
     ("web", "listen"): ("web", _web_endpoint),
     ("web", "origins"): ("web_origins", _origins),
+    ("cluster", "url"): ("cluster_url", _cluster_url),
+    ("cluster", "node"): ("cluster_node", _node_name),
+    ("cluster", "namespace"): ("cluster_namespace", _node_name),
+    ("cluster", "heartbeat_interval"): ("heartbeat_interval", _positive_seconds),
+    ("cluster", "heartbeat_timeout"): ("heartbeat_timeout", _positive_seconds),
     ("log", "level"): ("log_level", _choice(*LOG_LEVELS)),
     ("log", "format"): ("log_format", _choice(*LOG_FORMATS)),
 }
-_TABLES = {"server", "limits", "storage", "accounts", "ratings", "web", "log"}
+_TABLES = {"server", "limits", "storage", "accounts", "ratings", "web", "cluster", "log"}
 
 
 def load(path: Path | str | None = None) -> Config:
@@ -521,6 +570,10 @@ def from_mapping(data: Mapping[str, Any], *, source: Path | None = None) -> Conf
     if isinstance(data_file, str):
         values["data_file"] = data_file_from_text(
             data_file, base=source.parent if source is not None else None)
+    if values.get("heartbeat_timeout", Config.heartbeat_timeout) <= values.get(
+            "heartbeat_interval", Config.heartbeat_interval):
+        raise ConfigError(msg("{file}: [cluster] heartbeat_timeout must be longer than "
+                              "heartbeat_interval", file=where))
     return Config(**values)
 
 

@@ -219,6 +219,19 @@ class IPlayers(Interface):
     def logout(session, *, reason=""):
         """Take ``session`` out of the server and close it."""
 
+    def everyone_sorted():
+        """Every player of every node of a cluster, by handle: the sessions of this node
+        and, for the others, what they say of their players (``who``); alone, the same as
+        :meth:`sessions_sorted`."""
+
+    def anywhere(word):
+        """The player ``word`` names on any node of a cluster (exact or unique prefix):
+        a session of this node or a player of another (``tell``, ``finger``); alone, the
+        same as :meth:`named`.
+
+        :raises ficsfen.names.NameResolutionError: nobody, or several players.
+        """
+
 
 class IBoards(Interface):
     """What reaches people other than a command's answer: boards of games, each in their

@@ -1,7 +1,7 @@
 """``ficsfen serve``: run the telnet server on one or more Twisted endpoints.
 
     ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]
-                  [--web ENDPOINT|none] [--log-level LEVEL] [--log-format text|json]
+                  [--web ENDPOINT|none] [--cluster URL|none] [--log-level LEVEL] [--log-format text|json]
                   [--hash-password] [--print-config]
 
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
@@ -43,7 +43,8 @@ from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
 from ficsfen.argparse_i18n import LocalizedArgumentParser
-from ficsfen.server.config import DEFAULT_CONFIG, Config, ConfigError, hash_password, load, web_endpoint
+from ficsfen.server.config import (DEFAULT_CONFIG, Config, ConfigError, cluster_url, hash_password, load,
+                                   web_endpoint)
 from ficsfen.server.logs import LOG_FORMATS, LOG_LEVELS, log_observer, log_time
 from ficsfen.server.openfiles import SPARE_FILES, connections_allowed, limit_notices, raise_limit
 from ficsfen.i18n import (
@@ -55,7 +56,7 @@ from ficsfen.i18n import (
     resolve_language,
 )
 
-__all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
+__all__ = ["CLUSTER_OPTION_HELP", "CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
            "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
            "forward_library_logging", "listen_error", "log_observer", "log_time", "main",
            "make_service", "open_store", "run", "with_backlog"]
@@ -69,6 +70,8 @@ LISTEN_OPTION_HELP = msg("Twisted endpoint to listen on, e.g. tcp:5000:interface
                          "repeat for several (replaces the configuration's list)")
 WEB_OPTION_HELP = msg("Twisted endpoint of the web side (its WebSocket at /ws), e.g. "
                       "tcp:8080:interface=127.0.0.1; \"none\" turns it off (default: [web] listen)")
+CLUSTER_OPTION_HELP = msg("Redis URL of the cluster this server joins as one of its nodes, e.g. "
+                          "redis://127.0.0.1:6379; \"none\": alone (default: [cluster] url)")
 DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [storage] path of "
                        "the configuration); \"none\" keeps nothing across restarts")
 
@@ -143,6 +146,7 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser.add_argument("--feed", metavar="ENDPOINT", help=FEED_OPTION_HELP.render(lang))
     parser.add_argument("--data", metavar="FILE", help=DATA_OPTION_HELP.render(lang))
     parser.add_argument("--web", metavar="ENDPOINT", help=WEB_OPTION_HELP.render(lang))
+    parser.add_argument("--cluster", metavar="URL", help=CLUSTER_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
     parser.add_argument("--print-config", action="store_true", help=msg(
@@ -189,6 +193,12 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
         config = config.with_data_file(data_file_option(args.data))
     if args.web is not None:
         config = config.with_web(web_endpoint(args.web))
+    if args.cluster is not None:
+        try:
+            config = config.with_cluster(cluster_url(args.cluster))
+        except ValueError as e:
+            print(msg("--cluster: {reason}", reason=str(e)).render(lang), file=sys.stderr)
+            return 2
     config = config.with_log(args.log_level, args.log_format)
     from twisted.internet import reactor
 
@@ -259,6 +269,8 @@ class FicsService(MultiService):
         for level, notice in self.notices:
             log.emit(level, "{message}", message=notice.render(self.lang))
         self.server.start_threads()  # before any connection: see FicsServer.start_threads
+        if self.server.cluster is not None:
+            self.server.cluster.start()
         listeners = [(d, e, self.factory) for d, e in self.endpoints]
         if self.feed is not None and self.feed_endpoint is not None:
             listeners.append((*self.feed_endpoint, self.feed.factory()))
@@ -344,6 +356,8 @@ class FicsService(MultiService):
             return deferLater(self.reactor, 0.05, drained, waited + 0.05)
 
         stopped.addCallback(lambda _: drained())
+        if self.server.cluster is not None:  # after the goodbyes: the players' departures
+            stopped.addBoth(lambda result: self.server.cluster.stop().addBoth(lambda _: result))
         # after the goodbyes, which may still write (games adjourned at shutdown)
         stopped.addBoth(self._close_store)
         return stopped.addBoth(self._stopped_forwarding)
@@ -404,6 +418,10 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     store = open_store(config, reactor=reactor)
     # An operator's "shutdown" ends as SIGTERM does: the reactor stops, stopService follows.
     server = FicsServer(config, clock=reactor, store=store, stop=reactor.stop)
+    if config.cluster_url:  # the Redis client is loaded only then
+        from ficsfen.server.cluster.node import ClusterNode
+
+        server.cluster = ClusterNode(server, reactor=reactor)
     game_feed = None
     if feed_endpoint is not None:
         game_feed = GameFeed()

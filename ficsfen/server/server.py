@@ -44,6 +44,7 @@ from ficsfen.commands.checkfen import CheckFenCommand
 from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
+from ficsfen.names import fold
 from ficsfen.i18n import load_catalogs, msg
 from ficsfen.server import wholist
 from ficsfen.server.accounts import ACCOUNT_RATINGS, Accounts
@@ -175,7 +176,7 @@ class FicsServer:
         self.sessions = sessions = Sessions(clock=clock, language=config.language)
         #: Names, guests, passwords (the login's credentials checker), saved settings.
         self.accounts = accounts = Accounts(config, clock=clock, store=store, rng=self.rng,
-                                            online=sessions.has, read=reads.read)
+                                            online=sessions.taken, read=reads.read)
         #: Connections and login attempts per address (``[limits]``).
         self.address_limits = AddressLimits(
             clock, connections=config.connections_per_address,
@@ -266,6 +267,11 @@ class FicsServer:
         sessions.bind(Services(players=sessions, boards=broadcaster, games=games,
                                ivars_changed=sessions.ivars_changed, prompt=config.prompt),
                       game_of=directory.game_of, announce=broadcaster.announce)
+        #: Told ``session`` when a player's settings or lists changed (``set``, ``+channel``...).
+        self.player_changed: list[Callable[[IServerCaller], None]] = []
+        #: The node of a cluster this server is (``ficsfen.server.cluster.node.ClusterNode``,
+        #: made by ``ficsfen serve`` for ``[cluster] url``), or None: it is alone.
+        self.cluster: Any = None
         self._wire_logins()
         self.table = build_command_table(self)
         #: Runs the lines typed at the prompt (aliases, ``$``, block mode, the table).
@@ -306,6 +312,8 @@ class FicsServer:
 
     def _registered_online(self, handle: str) -> bool:
         session = self.sessions.get(handle)
+        if session is None and self.sessions.elsewhere is not None:
+            session = self.sessions.elsewhere.get(fold(handle))  # on another node
         return session is not None and session.registered
 
     def __repr__(self) -> str:
@@ -385,7 +393,10 @@ class FicsServer:
             self.ratings.arrived(session.handle, (saved or {}).get(ACCOUNT_RATINGS) or {})
 
     def save_settings(self, session: IServerCaller) -> None:
-        """Keep a registered player's settings (``set``, ``style``, lists) for their next login."""
+        """Keep a registered player's settings (``set``, ``style``, lists) for their next login;
+        tell :attr:`player_changed` (every player's)."""
+        for hook in self.player_changed:
+            hook(session)
         if not session.registered:
             return
         if not self.sessions.is_online(session):

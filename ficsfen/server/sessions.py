@@ -34,7 +34,7 @@ from ficsfen.server.interfaces import IPlayers, IServerCaller
 from ficsfen.server.limits import compact
 from ficsfen.server.session import Services, Session
 
-__all__ = ["LISTENING_IVARS", "Announce", "Sessions"]
+__all__ = ["LISTENING_IVARS", "Announce", "Elsewhere", "Sessions"]
 
 #: The interface variables whose sessions the registry keeps sets of.
 LISTENING_IVARS = ("pin", "allresults", "seekinfo")
@@ -50,6 +50,21 @@ class Announce(Protocol):
 
     def __call__(self, sessions: Iterable[Session], line: str, *,
                  but: Session | None = None) -> None: ...
+
+
+class Elsewhere(Protocol):
+    """Players logged in on other nodes of a cluster
+    (:class:`ficsfen.server.cluster.presence.Presence`): each answers what ``who``,
+    ``finger`` and ``tell`` ask a session (a ``RemotePlayer``)."""
+
+    def get(self, key: str) -> Any:
+        """The player logged in elsewhere as the folded handle ``key``, or None."""
+
+    def players(self) -> Iterable[Any]:
+        """Every player logged in elsewhere."""
+
+    def handles(self) -> NameIndex:
+        """Their handles."""
 
 
 @implementer(IPlayers)
@@ -87,6 +102,9 @@ class Sessions:
         #: Told ``session`` as it leaves, once unlisted and before it closes (its
         #: games, offers, seeks, talk).
         self.departures: list[Callable[[Session], None]] = []
+        #: The players of the other nodes of a cluster; None: this server is alone, and
+        #: :meth:`anywhere` and :meth:`everyone_sorted` are :meth:`named` and :meth:`sorted`.
+        self.elsewhere: Elsewhere | None = None
         #: A player's ratings as ``who I`` writes them (``1500P``), one per category of
         #: :data:`.wholist.RATING_CATEGORIES`: the server's ratings (``0P`` each by default).
         self.rating_columns: Callable[[str], list[str]] = (
@@ -135,6 +153,42 @@ class Sessions:
         return sorted(self._sessions.values(), key=lambda s: fold(s.handle))
 
     sessions_sorted = sorted  # IPlayers's name
+
+    def everyone_sorted(self) -> list[Any]:
+        """Every player of every node (:attr:`elsewhere`), by folded handle: this node's
+        sessions, and for the others what their nodes say (a handle logged in both here
+        and elsewhere is this node's)."""
+        if self.elsewhere is None:
+            return self.sorted()
+        local = self._sessions
+        everyone = [*local.values(),
+                    *(p for p in self.elsewhere.players() if fold(p.handle) not in local)]
+        return sorted(everyone, key=lambda s: fold(s.handle))
+
+    def anywhere(self, word: str) -> Any:
+        """The player ``word`` names (exactly or as a unique prefix) on any node: a
+        :class:`Session` here, else what :attr:`elsewhere` knows.
+
+        :raises ficsfen.names.NameResolutionError: nobody, or several players.
+        """
+        if self.elsewhere is None:
+            return self.named(word)
+        key = fold(word)
+        found = self._sessions.get(key) or self.elsewhere.get(key)
+        if found is not None:
+            return found
+        names: list[str] = []
+        for index in (self._handles, self.elsewhere.handles()):
+            candidates = index.candidates(word) if word else []
+            names.extend([candidates] if isinstance(candidates, str) else candidates)
+        key = fold(resolve_handle(word, names))
+        return self._sessions.get(key) or self.elsewhere.get(key)
+
+    def taken(self, name: str) -> bool:
+        """Whether someone is logged in as ``name`` (any case) on any node."""
+        key = fold(name)
+        return key in self._sessions or (self.elsewhere is not None
+                                          and self.elsewhere.get(key) is not None)
 
     def __len__(self) -> int:
         return len(self._sessions)

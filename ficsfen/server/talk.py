@@ -20,7 +20,7 @@ the offer limiter's window and per-address rate with its own wording).
 from __future__ import annotations
 
 import unicodedata
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
@@ -29,8 +29,9 @@ from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import IServerCaller
 from ficsfen.server.session import Session
 
-__all__ = ["CHANNELS", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
-           "TextTooLongError", "channel_number", "clean_text", "rating_text"]
+__all__ = ["CHANNELS", "SHOUT_FRAMES", "Channels", "Talk", "TalkError", "TalkLimiter", "TalkRateError",
+           "TextTooLongError", "channel_frame", "channel_number", "clean_text", "rating_text",
+           "tell_frame"]
 
 #: FICS's channel numbers.
 CHANNELS = range(256)
@@ -86,6 +87,26 @@ def clean_text(text: str) -> str:
 def rating_text(session: IServerCaller) -> str:
     """How FICS shows a player with no rating: ``----`` registered, ``++++`` guest."""
     return "----" if session.registered else "++++"
+
+
+def tell_frame(name: str, text: str) -> Message:
+    """The line of a tell: ``alice tells you: hi``."""
+    return parsed(msg("{handle} tells you: {text}", handle=name, text=text))
+
+
+def channel_frame(name: str, channel: int, text: str) -> Message:
+    """The line of a channel tell: ``alice(50): hi``."""
+    return parsed(msg("{handle}({channel}): {text}", handle=name, channel=channel, text=text))
+
+
+#: The lines of the shouts, by command: what reads them (the variable) and the frame.
+SHOUT_FRAMES: dict[str, tuple[str, Callable[[str, str], Message]]] = {
+    "shout": ("shout", lambda name, text: parsed(msg("{handle} shouts: {text}", handle=name,
+                                                     text=text))),
+    "cshout": ("cshout", lambda name, text: parsed(msg("{handle} c-shouts: {text}", handle=name,
+                                                       text=text))),
+    "it": ("shout", lambda name, text: msg("--> {handle} {text}", handle=name, text=text)),
+}
 
 
 class Channels:
@@ -155,6 +176,13 @@ class Talk:
         self.last_channel: dict[str, int] = {}
         self.last_teller: dict[str, str] = {}
         self.last_opponent: dict[str, str] = {}
+        #: The other nodes of a cluster (:class:`ficsfen.server.cluster.talk.ClusterTalk`:
+        #: ``tell``, ``channel``, ``shout``), or None: this server is alone.
+        self.elsewhere: Any = None
+
+    def session_of(self, key: str) -> Session | None:
+        """The session logged in here as the folded handle ``key``, or None."""
+        return self._session(key)
 
     def forget(self, handle: str) -> None:
         key = fold(handle)

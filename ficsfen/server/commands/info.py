@@ -108,7 +108,7 @@ class FingerCommand(Command):
             caller.send(self.online(caller, caller, directory))
             return None
         try:
-            target = caller.players.named(who)
+            target = caller.players.anywhere(who)
         except NameResolutionError as e:
             error = e.message
 

@@ -71,7 +71,7 @@ class WhoCommand(Command):
         ratings = caller.boards.ratings
 
         def listing(key: tuple[WhoOptions, str]) -> str | None:
-            return _listing(caller.players.sessions_sorted(), key[0], directory, key[1], ratings)
+            return _listing(caller.players.everyone_sorted(), key[0], directory, key[1], ratings)
 
         key = (request, lang)
         text = listing(key) if self.cache is None else self.cache.answer(key, listing)

@@ -13,7 +13,9 @@ channels is the ``channel`` list (``+channel 5``, ``-channel 5``).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
+
+from twisted.internet.defer import Deferred
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
@@ -22,7 +24,8 @@ from ficsfen.server.commands.online_player import online_player
 from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
-from ficsfen.server.talk import Talk, TalkError, channel_number, rating_text
+from ficsfen.server.talk import (SHOUT_FRAMES, Talk, TalkError, channel_frame, channel_number,
+                                 rating_text, tell_frame)
 
 __all__ = ["COMMANDS", "commands"]
 
@@ -59,72 +62,85 @@ class TellCommand(_TalkCommand):
     remember = True
 
     def run(self, caller: IServerCaller, word: str, text: str, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
         talk, key = self.talk, fold(caller.handle)
         if word == ".":
             if key not in talk.last_told:
                 caller.send(msg("No previous tell."))
-                return
+                return None
             word = talk.last_told[key]
-            if caller.players.session(word) is None:
+            if caller.players.session(word) is None and not _elsewhere(talk, word):
                 caller.send(msg("{handle} is no longer online.", handle=word))
-                return
+                return None
         elif word == ",":
             if key not in talk.last_channel:
                 caller.send(msg("No previous channel."))
-                return
+                return None
             word = str(talk.last_channel[key])
         channel = channel_number(word)
         if channel is not None:
-            self.tell_channel(caller, channel, text)
-        else:
-            self.tell_player(caller, word, text, directory)
+            return self.tell_channel(caller, channel, text)
+        return self.tell_player(caller, word, text, directory)
 
-    def tell_channel(self, caller: IServerCaller, channel: int, text: str) -> None:
+    def tell_channel(self, caller: IServerCaller, channel: int, text: str) -> Deferred[None] | None:
         talk = self.talk
         if channel < 0:
             caller.send(msg("The channel number must be from 0 to 255."))
-            return
+            return None
         if not talk.channels.has(caller.handle, channel):
             caller.send(msg("(Not sent because you are not in channel {channel}.)", channel=channel))
-            return
+            return None
         sent = self._text(caller, text)
         if sent is None:
-            return
+            return None
         count = talk.fanout(caller.handle, list(talk.channels.members(channel)),
-                            parsed(msg("{handle}({channel}): {text}", handle=caller.display_name(),
-                                channel=channel, text=sent)),
+                            channel_frame(caller.display_name(), channel, sent),
                             needs=("chanoff", False))
         if self.remember:
             talk.last_channel[fold(caller.handle)] = channel
-        caller.send(parsed(msgn("(told {count} player in channel {channel})",
-                         "(told {count} players in channel {channel})", count, channel=channel)))
+
+        def told(count: int) -> Message:
+            return parsed(msgn("(told {count} player in channel {channel})",
+                               "(told {count} players in channel {channel})", count,
+                               channel=channel))
+
+        if talk.elsewhere is None:
+            caller.send(told(count))
+            return None
+        remote, published = talk.elsewhere.channel(caller, channel, sent)
+        return _after(caller, remote, published, count, told)
 
     def tell_player(self, caller: IServerCaller, word: str, text: str,
-                    directory: IServerDirectory) -> None:
+                    directory: IServerDirectory) -> Deferred[None] | None:
         talk = self.talk
         try:
-            target = caller.players.named(word)
+            target: Any = caller.players.anywhere(word)
         except NameResolutionError as e:
             caller.send(e.message)
-            return
-        if talk.censors(fold(target.handle), caller.handle):
+            return None
+        if talk.censors(fold(target.handle), caller.handle) or fold(caller.handle) in getattr(
+                target, "censor", ()):  # a player of another node: the list their node gave
             caller.send(parsed(msg("{handle} is censoring you.", handle=target.handle)))
-            return
+            return None
         if not caller.registered and not target.variables.get("tell", True):
             caller.send(msg("Player \"{handle}\" isn't listening to unregistered users' tells.",
                             handle=target.handle))
-            return
+            return None
         sent = self._text(caller, text)
         if sent is None:
-            return
-        talk.fanout(caller.handle, [fold(target.handle)],
-                    parsed(msg("{handle} tells you: {text}", handle=caller.display_name(), text=sent)))
-        talk.last_teller[fold(target.handle)] = caller.handle
+            return None
         if self.remember:
             talk.last_told[fold(caller.handle)] = target.handle
         game = directory.game_of(target.handle)
-        caller.send(talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game)))
+        answer = talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game))
+        key = fold(target.handle)
+        if talk.session_of(key) is not target:  # a player of another node
+            d = talk.elsewhere.tell(caller, target, sent)
+            return d.addCallbacks(lambda _: caller.send(answer), lambda f: _bus_error(caller, f))
+        talk.fanout(caller.handle, [key], tell_frame(caller.display_name(), sent))
+        talk.last_teller[key] = caller.handle
+        caller.send(answer)
+        return None
 
 
 class XtellCommand(TellCommand):
@@ -145,8 +161,9 @@ class _ShortTell(_TalkCommand):
         super().__init__(talk)
         self.tell = tell
 
-    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
-        self.tell.run(caller, self.word, text, directory=directory)
+    def run(self, caller: IServerCaller, text: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
+        return self.tell.run(caller, self.word, text, directory=directory)
 
 
 class DotCommand(_ShortTell):
@@ -164,12 +181,13 @@ class ReplyCommand(_ShortTell):
     name = "reply"
     usage = msg("reply TEXT")
 
-    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, text: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         teller = self.talk.last_teller.get(fold(caller.handle))
         if teller is None:
             caller.send(msg("No one has told you anything."))
-            return
-        self.tell.tell_player(caller, teller, text, directory)
+            return None
+        return self.tell.tell_player(caller, teller, text, directory)
 
 
 class SayCommand(_TalkCommand):
@@ -265,23 +283,29 @@ class ShoutCommand(_TalkCommand):
         super().__init__(talk)
         self.everyone = everyone
 
-    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, text: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         if not caller.registered:
             caller.send(msg("Only registered players can use the {command} command.",
                             command=self.name))
-            return
+            return None
         if caller.muzzled:  # an operator's "muzzle" (FICS's answer)
             caller.send(msg("You are muzzled."))
-            return
+            return None
         sent = self._text(caller, text)
         if sent is None:
-            return
-        count = self.talk.fanout(caller.handle, list(self.everyone()),
-                                 self.frame(caller, sent), needs=(self.variable, True))
-        caller.send(self.sent(count))
+            return None
+        talk = self.talk
+        count = talk.fanout(caller.handle, list(self.everyone()),
+                            self.frame(caller, sent), needs=(self.variable, True))
+        if talk.elsewhere is None:
+            caller.send(self.sent(count))
+            return None
+        remote, published = talk.elsewhere.shout(caller, self.name, sent)
+        return _after(caller, remote, published, count, self.sent)
 
     def frame(self, caller: IServerCaller, text: str) -> Message:
-        return parsed(msg("{handle} shouts: {text}", handle=caller.display_name(), text=text))
+        return SHOUT_FRAMES[self.name][1](caller.display_name(), text)
 
     def sent(self, count: int) -> Message:
         return parsed(msgn("(shouted to {count} player)", "(shouted to {count} players)", count))
@@ -295,9 +319,6 @@ class CshoutCommand(ShoutCommand):
     usage = msg("cshout TEXT")
     variable = "cshout"
 
-    def frame(self, caller: IServerCaller, text: str) -> Message:
-        return parsed(msg("{handle} c-shouts: {text}", handle=caller.display_name(), text=text))
-
     def sent(self, count: int) -> Message:
         return parsed(msgn("(c-shouted to {count} player)", "(c-shouted to {count} players)", count))
 
@@ -309,9 +330,6 @@ class ItCommand(ShoutCommand):
     topic = "it"
     usage = msg("it TEXT")
     variable = "shout"
-
-    def frame(self, caller: IServerCaller, text: str) -> Message:
-        return msg("--> {handle} {text}", handle=caller.display_name(), text=text)
 
     def sent(self, count: int) -> Message:
         return msgn("(it-shouted to {count} player)", "(it-shouted to {count} players)", count)
@@ -356,6 +374,31 @@ class InchannelCommand(_TalkCommand):
             return
         caller.send(parsed(msg("{handle} is in the following channels:\n{channels}",
                                handle=target.handle, channels=" ".join(str(n) for n in numbers))))
+
+
+def _elsewhere(talk: Talk, handle: str) -> bool:
+    """Whether ``handle`` is logged in on another node of the cluster."""
+    return talk.elsewhere is not None and talk.elsewhere.presence.get(fold(handle)) is not None
+
+
+def _bus_error(caller: IServerCaller, failure: Any) -> None:
+    """The bus refused a message (it is down): the sender reads why."""
+    from ficsfen.server.cluster.bus import BusDown  # only ever reached in a cluster
+
+    failure.trap(BusDown)
+    caller.send(failure.value.message)
+
+
+def _after(caller: IServerCaller, remote: int, sent: Deferred[Any], local: int,
+           answer: Callable[[int], Message]) -> Deferred[None]:
+    """The sender's count (``local`` here and ``remote`` on the other nodes) once the bus
+    accepted the message; the local count and the bus-down error if it did not."""
+
+    def failed(failure: Any) -> None:
+        caller.send(answer(local))
+        _bus_error(caller, failure)
+
+    return sent.addCallbacks(lambda _: caller.send(answer(local + remote)), failed)
 
 
 def commands(talk: Talk, everyone: Callable[[], Iterable[str]]) -> list[Command]:

@@ -1,0 +1,146 @@
+"""A :class:`~ficsfen.server.server.FicsServer` as one node of a cluster.
+
+:class:`ClusterNode` makes the node's :class:`~.bus.Bus`, its
+:class:`~.presence.Presence` and its :class:`~.talk.ClusterTalk`, and plugs
+them into the server's seams, which otherwise stay empty:
+
+* ``server.sessions.elsewhere``: the players of the other nodes (``who``,
+  ``finger``, ``tell`` find them; login names are unique across nodes);
+* ``server.talk.elsewhere``: tells, channel tells and shouts to the other nodes;
+* the registry's ``entering``, ``arrivals`` and ``departures`` hooks and the
+  server's ``player_changed``: what this node writes of its players;
+* the bus's state: every player of the node is told when the link between the
+  servers goes down and when it comes back (``cluster_notices``).
+
+``ficsfen serve`` makes one when ``[cluster] url`` or ``--cluster`` names a
+Redis server, starts it with the server and stops it after the
+goodbyes.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from typing import Any, Callable
+
+from twisted.internet.defer import Deferred
+
+from ficsfen.i18n import msg
+from ficsfen.names import fold
+from ficsfen.server.cluster.bus import Bus
+from ficsfen.server.cluster.presence import Presence, RemotePlayer
+from ficsfen.server.cluster.talk import ClusterTalk
+
+__all__ = ["ClusterNode", "DOWN", "UP", "default_node_name"]
+
+#: What every player of a node reads when the bus goes down, and when it is back.
+DOWN = msg("The link between the servers is down: you see and reach the players of this "
+           "server only.")
+UP = msg("The link between the servers is back: you see and reach the players of every "
+         "server again.")
+
+
+def default_node_name() -> str:
+    """``HOST:PID``: this machine's name and this process's id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class ClusterNode:
+    """``server`` joined to the cluster of its ``[cluster]`` settings; see the module.
+
+    ``reactor`` runs the bus and the heartbeats; ``wall()`` is Unix time (login
+    times, compared across nodes).
+
+    :raises ValueError: ``[cluster] url`` is not set or not a Redis URL.
+    """
+
+    def __init__(self, server: Any, *, reactor: Any, wall: Callable[[], float] = time.time) -> None:
+        config = server.config
+        if not config.cluster_url:
+            raise ValueError("no [cluster] url")
+        self.server = server
+        self.wall = wall
+        self.bus = Bus(config.cluster_url, config.cluster_node or default_node_name(),
+                       reactor=reactor, namespace=config.cluster_namespace)
+        sessions = server.sessions
+        self._logins: dict[str, float] = {}  # folded handle -> Unix time of its login here
+        self._was_up = False
+        self.presence = Presence(
+            self.bus, clock=reactor, wall=wall, interval=config.heartbeat_interval,
+            timeout=config.heartbeat_timeout, entries=self._entries, local=self._logins.get,
+            replaced=self._replaced, changed=sessions.listing_changed)
+        self.talk = ClusterTalk(self.bus, self.presence, talk=server.talk, local=sessions.keys)
+        sessions.elsewhere = self.presence
+        server.talk.elsewhere = self.talk
+        sessions.entering.append(self._entering)
+        sessions.arrivals.append(self._arrived)
+        sessions.departures.append(self._departed)
+        server.player_changed.append(self._changed)
+        self.bus.on_state(self._state)
+
+    @property
+    def name(self) -> str:
+        """This node's name."""
+        return self.bus.node
+
+    def start(self) -> None:
+        """Connect to Redis (again and again, backing off, until :meth:`stop`) and beat."""
+        self.bus.start()
+        self.presence.start()
+
+    def stop(self) -> Deferred[None]:
+        """Leave the cluster: this node's table deleted, the bus closed."""
+        return self.presence.stop().addBoth(lambda _: self.bus.stop())
+
+    # -- this node's players --------------------------------------------------------------
+
+    def entry(self, session: Any) -> dict[str, Any]:
+        """What the other nodes are told of ``session``."""
+        server, key = self.server, fold(session.handle)
+        lists = server.lists.of(session.handle)
+        censor = [fold(h) for h in lists.members("censor")] if "censor" in lists.names else []
+        return RemotePlayer.to_json(session, login=self._logins.get(key, self.wall()),
+                                    channels=server.talk.channels.of(session.handle),
+                                    censor=censor, notes=getattr(session, "notes", ()) or ())
+
+    def _entries(self) -> list[dict[str, Any]]:
+        return [self.entry(s) for s in self.server.sessions.all() if fold(s.handle) in self._logins]
+
+    def _entering(self, session: Any, replaced: Any, saved: Any) -> None:
+        key = fold(session.handle)
+        self._logins[key] = self.wall()
+        if replaced is None and self.presence.get(key) is not None:
+            session.send(msg("**** {handle} is already logged in - kicking them out. ****",
+                             handle=session.handle))
+
+    def _arrived(self, session: Any) -> None:
+        self.presence.arrived(self.entry(session))
+        if self._was_up and not self.bus.up:
+            session.notify(DOWN)  # logged in while the link is down
+
+    def _changed(self, session: Any) -> None:
+        if self.server.sessions.is_online(session):
+            self.presence.updated(self.entry(session))
+
+    def _departed(self, session: Any) -> None:
+        self._logins.pop(fold(session.handle), None)
+        self.presence.departed(session.handle)
+
+    def _replaced(self, key: str) -> None:
+        """``key`` logged in on another node after logging in here: this session goes."""
+        session = self.server.sessions.get(key)
+        if session is None:
+            return
+        session.write_text("\n" + session.render(msg(
+            "**** {handle} has arrived - you can't both be logged in. ****",
+            handle=session.handle)))
+        self.server.sessions.logout(session, reason="logged in on another node")
+
+    def _state(self, up: bool) -> None:
+        if up and not self._was_up:
+            self._was_up = True
+            return  # the first connection: nothing to tell
+        for session in list(self.server.sessions.all()):
+            session.notify(UP if up else DOWN)
+
