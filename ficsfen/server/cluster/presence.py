@@ -391,8 +391,10 @@ class Presence:
                 if before.get(key) is not table.players.get(key):
                     self._place(key, before.get(key))
 
-        d.addCallback(read).addErrback(self._failed, "read")
-        d.addBoth(lambda _: self._reading.pop(node, None))
+        def done(_: object) -> None:
+            del self._reading[node]
+
+        d.addCallback(read).addErrback(self._failed, "read").addBoth(done)
 
     # -- the copy ------------------------------------------------------------------------------
 
