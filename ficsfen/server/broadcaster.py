@@ -71,6 +71,11 @@ class Broadcaster(GameStartAnnouncements):
         #: Builds the boards, caching them per game version.
         self.renderer = renderer if renderer is not None else BoardRenderer()
 
+    def find_sessions(self, session: Callable[[str], Session | None]) -> None:
+        """Find sessions with ``session(key)`` from now on (a cluster adds the seats of the
+        players of other nodes in the games this node hosts)."""
+        self._session = session
+
     def _registered(self, handle: str) -> bool:
         session = self._session(fold(handle))
         return session is not None and session.registered

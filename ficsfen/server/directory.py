@@ -11,7 +11,7 @@ or examines which game and who observes it, keyed by
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from twisted.logger import LogLevel, Logger
 from zope.interface import implementer
@@ -56,6 +56,12 @@ class GameDirectory:
         #: Counts changes to who plays or examines a game (what ``who`` marks),
         #: so that a listing can tell it is still current.
         self.changes = 0
+        #: ``taken_elsewhere(number)``: whether another node of a cluster has a game of that
+        #: number (this node then skips it: numbers are unique across the cluster).
+        self.taken_elsewhere: Callable[[int], bool] | None = None
+        #: ``listed_elsewhere()``: the games of the other nodes of a cluster as ``games``
+        #: lists them (objects with ``number``, ``line``, ``players`` and ``kind``).
+        self.listed_elsewhere: Callable[[], list[Any]] | None = None
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -91,9 +97,7 @@ class GameDirectory:
         """Give ``game`` the smallest free number and register its players."""
         if not IGame.providedBy(game):
             raise TypeError(f"{game!r} does not provide IGame")
-        number = heapq.heappop(self._free) if self._free else self._next
-        if number == self._next:
-            self._next += 1
+        number = self._number()
         game.number = number
         self._games[number] = game
         self._observers[number] = {}
@@ -102,6 +106,21 @@ class GameDirectory:
             self._playing[fold(handle)] = game
         self.changes += 1
         self._tell("game_started", lambda listener: listener.game_started(game))
+        return number
+
+    def _number(self) -> int:
+        """The smallest free number (none another node uses)."""
+        skipped: list[int] = []
+        while True:
+            number = heapq.heappop(self._free) if self._free else self._next
+            if number == self._next:
+                self._next += 1
+            taken = self.taken_elsewhere
+            if taken is None or not taken(number):
+                break
+            skipped.append(number)
+        for other in skipped:
+            heapq.heappush(self._free, other)
         return number
 
     def remove(self, game: IGame, result: object = None) -> None:

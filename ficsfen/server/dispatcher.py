@@ -71,6 +71,9 @@ class Dispatcher:
         self.directory = directory
         self._move = move
         self.max_line = max_line
+        #: ``forward(session, line)``: a cluster's way to run a line on another node (the
+        #: node hosting the caller's game); True when it took the line.  None: all runs here.
+        self.forward: Callable[[Session, str], bool] | None = None
 
     def execute(self, session: Session, line: str) -> None:
         """Run one input line for ``session``; its answer leaves in one write.
@@ -83,6 +86,9 @@ class Dispatcher:
         current = session.reply
         if current is not None and current.waiting:  # run once that answer is complete
             current.keep(line)
+            return
+        forward = self.forward
+        if forward is not None and forward(session, line):
             return
         ident: str | None = None
         if session.ivars["block"]:

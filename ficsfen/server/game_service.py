@@ -114,6 +114,11 @@ class GameService:
         #: Players of games being created or resumed, not yet announced (they are busy).
         self._starting: dict[str, PlayedGame] = {}
 
+    def find_sessions(self, session: Callable[[str], Session | None]) -> None:
+        """Find a player's session with ``session(handle)`` from now on (a cluster adds the
+        seats of the players of other nodes)."""
+        self._session = session
+
     def busy(self, handle: str) -> bool:
         """Whether ``handle`` plays or examines a game, or one is being started for them."""
         return self.directory.game_of(handle) is not None or fold(handle) in self._starting

@@ -119,6 +119,11 @@ class Sessions:
         self._game_of = game_of
         self._announce = announce
 
+    @property
+    def services(self) -> Services | None:
+        """The services sessions are made with (:meth:`bind`), or None before."""
+        return self._services
+
     def __repr__(self) -> str:
         return f"<Sessions {len(self._sessions)} online>"
 

@@ -7,6 +7,9 @@ them into the server's seams, which otherwise stay empty:
 * ``server.sessions.elsewhere``: the players of the other nodes (``who``,
   ``finger``, ``tell`` find them; login names are unique across nodes);
 * ``server.talk.elsewhere``: tells, channel tells and shouts to the other nodes;
+* the dispatcher's ``forward``, the broadcaster's and game service's session
+  lookups and the directory's numbers and listings: games across nodes
+  (:mod:`.games`, :mod:`.seats`);
 * the registry's ``entering``, ``arrivals`` and ``departures`` hooks and the
   server's ``player_changed``: what this node writes of its players;
 * the bus's state: every player of the node is told when the link between the
@@ -29,6 +32,7 @@ from twisted.internet.defer import Deferred
 from ficsfen.i18n import msg
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus
+from ficsfen.server.cluster.games import ClusterGames
 from ficsfen.server.cluster.presence import Presence, RemotePlayer
 from ficsfen.server.cluster.talk import ClusterTalk
 
@@ -71,6 +75,9 @@ class ClusterNode:
             timeout=config.heartbeat_timeout, entries=self._entries, local=self._logins.get,
             replaced=self._replaced, changed=sessions.listing_changed)
         self.talk = ClusterTalk(self.bus, self.presence, talk=server.talk, local=sessions.keys)
+        #: Games across nodes: seats, forwarded lines, cluster-wide game numbers.
+        self.games = ClusterGames(server, self.bus, self.presence)
+        self.presence.gone.append(self.games.node_gone)
         sessions.elsewhere = self.presence
         server.talk.elsewhere = self.talk
         sessions.entering.append(self._entering)

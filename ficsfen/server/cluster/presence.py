@@ -145,7 +145,8 @@ class Presence:
     def __init__(self, bus: Bus, *, clock: Any, wall: Callable[[], float], interval: float,
                  timeout: float, entries: Callable[[], Iterable[dict[str, Any]]],
                  local: Callable[[str], float | None], replaced: Callable[[str], None],
-                 changed: Callable[[], None] = lambda: None) -> None:
+                 changed: Callable[[], None] = lambda: None,
+                 gone: Callable[[str], None] = lambda node: None) -> None:
         self.bus = bus
         self.clock = clock
         self.wall = wall
@@ -155,6 +156,8 @@ class Presence:
         self._local = local
         self._replaced = replaced
         self._changed = changed
+        #: Told the name of a node that vanished (its heartbeat expired) or left.
+        self.gone: list[Callable[[str], None]] = [gone]
         self.run = os.urandom(4).hex()
         self.seq = 0
         self._tables: dict[str, _Table] = {}
@@ -430,6 +433,11 @@ class Presence:
                   count=len(table.players))
         for key, player in table.players.items():
             self._place(key, player)
+        for listener in list(self.gone):
+            try:
+                listener(node)
+            except Exception:
+                _log.failure("presence: a listener of departed nodes failed")
 
     def _forget_all(self) -> None:
         self._tables.clear()

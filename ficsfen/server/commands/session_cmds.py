@@ -8,6 +8,8 @@ interface and in the player's language for a person (:mod:`ficsfen.server.parsed
 
 from __future__ import annotations
 
+from typing import Any
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import msg, msgn
 from ficsfen.interfaces import IGame
@@ -153,7 +155,7 @@ def _category(game: IGame) -> str:
     return ""
 
 
-def _matching(games: list[IGame], which: str) -> list[IGame]:
+def _matching(games: list[Any], which: str) -> list[Any]:
     """The games ``games N`` (that number) or ``games WORD`` (a player's handle starts with it) lists."""
     if which.isascii() and which.isdigit():
         return [g for g in games if g.number == int(which)]
@@ -187,11 +189,15 @@ class GamesCommand(Command):
             return
         which = rest[0] if rest else None
         games = directory.games()
-        if not games:
+        listed = getattr(directory, "listed_elsewhere", None)  # a cluster's other nodes
+        elsewhere: list[Any] = list(listed()) if listed is not None else []
+        if not games and not elsewhere:
             caller.send(msg("There are no games in progress."))
             return
         shown = games if which is None else _matching(games, which)
-        if which is not None and not shown:
+        remote = elsewhere if which is None else _matching(elsewhere, which)
+        total = len(games) + len(elsewhere)
+        if which is not None and not shown and not remote:
             caller.send(msg("There is no game {number}.", number=int(which))
                         if which.isascii() and which.isdigit()
                         else msg("No game in progress involves a player whose handle starts "
@@ -199,9 +205,10 @@ class GamesCommand(Command):
             return
         if kinds is not None:
             shown = [g for g in shown if _category(g) in kinds]
-        if not shown:
+            remote = [g for g in remote if g.kind in kinds]
+        if not shown and not remote:
             caller.send(msg("No matching games were found (of {total} in progress).",
-                            total=len(games)))
+                            total=total))
             return
         shown.sort(key=lambda g: not IExaminedGame.providedBy(g))
         # FICS's layout and trailer: clients parse both.  The blank first line
@@ -209,16 +216,21 @@ class GamesCommand(Command):
         # and "  1 ..." would not match its pattern.  The trailer says "games"
         # even for one (see above).
         boards = caller.boards
-        text = "\n" + "\n".join(
-            games_line(g, boards.game_rating_texts(g) if IPlayedGame.providedBy(g) else
-                       ("++++", "++++")) for g in shown) + "\n\n"
-        if len(shown) < len(games):
+        lines = [(not IExaminedGame.providedBy(g), g.number,
+                  games_line(g, boards.game_rating_texts(g) if IPlayedGame.providedBy(g) else
+                             ("++++", "++++"))) for g in shown]
+        lines += [(True, g.number, g.line) for g in remote]  # another node's games, by number
+        if remote:
+            lines.sort(key=lambda entry: (entry[0], entry[1]))
+        count = len(lines)
+        text = "\n" + "\n".join(entry[2] for entry in lines) + "\n\n"
+        if count < total:
             trailer = parsed(msgn("  {count} games displayed (of {total} in progress).",
                                   "  {count} games displayed (of {total} in progress).",
-                                  len(shown), total=len(games)))
+                                  count, total=total))
         else:
             trailer = parsed(msgn("  {count} games displayed.", "  {count} games displayed.",
-                                  len(games)))
+                                  total))
         caller.send(text + caller.render(trailer))
 
 

@@ -1,0 +1,362 @@
+"""Games across nodes: the owner hosts, the other nodes forward lines and relay bytes.
+
+**Ownership.**  A game lives on one node, its *owner*: the node where it
+starts, which keeps its clock, tracker, offers and journal.  A match offer
+to a player of another node is run on that player's node (the receiver's):
+the challenger's line (``match bob 5 0``) is forwarded there
+(``seat.cmd``) and run for the challenger's seat
+(:mod:`~ficsfen.server.cluster.seats`); ``accept`` then starts the game on
+the receiver's node, as on a single server.
+
+**Forwarding.**  While a player of this node is *seated* on another node (has
+a challenge, a game or an observed game there), the lines about it
+(moves, ``draw``, ``resign``, ``abort``, ``adjourn``, ``takeback``,
+``flag``, ``accept``, ``decline``, ``withdraw``, ``pending``, ``moretime``,
+``refresh``, ``fen``, ``moves``) are run there, for the seat, and the answers come back as bytes
+(``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``
+and ``refresh N`` for a game number of another node.  The owner says
+``seat.free`` when a seat has nothing left there (after a line, at a game's
+end); the player's node then runs their lines itself again.  A player of
+this node who logs out while seated elsewhere is logged out of their seats
+too (``seat.leave``: their game there is adjourned or forfeited as on a
+single server).
+
+**Numbers.**  A game's number is unique across the cluster: each owner keeps
+every game it hosts in the Redis hash ``games`` (number -> node and its
+``games`` line, updated after every move) and announces it (``cgame.up``,
+``cgame.down``); a node allocates the smallest number that is free here and
+not listed by another node (two nodes starting a game within the same bus
+round trip could pick the same number: the later listing replaces the
+earlier in the other nodes' ``games``; numbers are reused as on FICS).
+``games`` lists the games of every node.
+
+**Failure.**  A node whose heartbeat expired (:mod:`.presence`) is gone:
+its games leave the lists, and the players of this node seated there are
+told their game is over for now (``seat.free`` from nobody), so their lines
+run here again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from ficsfen.i18n import msg
+from ficsfen.names import NameResolutionError, fold
+from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
+from ficsfen.server.cluster.presence import Presence, RemotePlayer
+from ficsfen.server.cluster.seats import Seats, snapshot
+from ficsfen.server.boards import category
+from ficsfen.server.commands.session_cmds import games_line
+from ficsfen.server.interfaces import IPlayedGame
+from ficsfen.server.variant_games import category_letter
+from ficsfen.tracker import is_move_text
+
+__all__ = ["ClusterGames", "GAME_COMMANDS", "NUMBERED_COMMANDS", "RemoteListing"]
+
+_log = Logger(namespace="ficsfen.cluster.games")
+
+#: Commands run on the node hosting the caller's game or challenge while seated there.
+GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign", "draw", "abort",
+                           "adjourn", "flag", "takeback", "moretime", "refresh", "fen",
+                           "moves"})
+#: Commands run on a game's owner when their argument is the number of a game of another node.
+NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
+
+#: What the players of a node that vanished read, for each game they were in there.
+NODE_GONE = msg("The server hosting your game has stopped; the game is interrupted.")
+
+
+@dataclass(frozen=True)
+class RemoteListing:
+    """A game of another node as ``games`` lists it: its number, owner, line, players and
+    the ``games /FLAGS`` letter that selects it."""
+
+    number: int
+    node: str
+    line: str
+    handles: tuple[str, str]
+    kind: str
+
+    def players(self) -> tuple[str, str]:
+        return self.handles
+
+    def to_json(self) -> str:
+        return json.dumps({"number": self.number, "line": self.line,
+                           "players": list(self.handles), "kind": self.kind},
+                          separators=(",", ":"))
+
+    @staticmethod
+    def of(node: str, body: Any) -> RemoteListing:
+        """From a ``cgame.up`` body or a ``games`` hash value.
+
+        :raises KeyError, TypeError, ValueError: not such a listing.
+        """
+        white, black = body["players"]
+        return RemoteListing(int(body["number"]), node, str(body["line"]),
+                             (str(white), str(black)), str(body.get("kind", "")))
+
+
+class ClusterGames:
+    """This node's part in the games of the cluster; see the module's documentation.
+
+    ``server``: the node's :class:`~ficsfen.server.server.FicsServer`; ``bus``
+    and ``presence``: the node's.
+    """
+
+    def __init__(self, server: Any, bus: Bus, presence: Presence) -> None:
+        self.server = server
+        self.bus = bus
+        self.presence = presence
+        sessions = server.sessions
+        self.seats = Seats(bus, lambda: sessions.services)
+        #: Where each player of this node is seated (folded handle -> owner node).
+        self.seated: dict[str, str] = {}
+        self.listings: dict[int, RemoteListing] = {}
+        lookup = self.seats.lookup(sessions.by_key)
+        server.broadcaster.find_sessions(lookup)
+        server.games.find_sessions(lambda handle: lookup(fold(handle)))
+        server.dispatcher.forward = self.forward
+        directory = server.directory
+        directory.taken_elsewhere = self._taken_elsewhere
+        directory.listed_elsewhere = self.remote_listings
+        directory.listeners.append(self)
+        sessions.departures.append(self._departed)
+        for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
+                              ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
+                              ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
+            bus.on(kind, handler)
+        bus.on_state(self._bus_state)
+        self._unfollow: dict[int, Any] = {}
+
+    # -- the player's node: which lines run elsewhere ---------------------------------
+
+    def forward(self, session: Any, line: str) -> bool:
+        """Run ``line`` of ``session`` on another node when it is about a game or a
+        challenge there (see the module); True when it was sent."""
+        if session in self.seats:
+            return False  # a seat's line, forwarded here: run it here
+        words = line.split()
+        if session.ivars["block"] and words:
+            words = words[1:]  # the block's number, kept in the line sent
+        if not words:
+            return False
+        key = fold(session.handle)
+        command = self._command_name(words[0])
+        owner: str | None = None
+        if command in NUMBERED_COMMANDS and len(words) > 1 and words[1].isdigit():
+            number = int(words[1])
+            listing = self.listings.get(number)
+            if listing is not None and self.server.directory.by_number(number) is None:
+                owner = listing.node
+        if owner is None and command == "match" and len(words) > 1:
+            try:
+                found = self.server.sessions.anywhere(words[1])
+            except NameResolutionError:
+                found = None
+            if isinstance(found, RemotePlayer):
+                owner = found.node
+        if owner is None and key in self.seated and (
+                command in GAME_COMMANDS or (command is None and len(words) == 1
+                                             and is_move_text(words[0]))):
+            owner = self.seated[key]
+        if owner is None:
+            return False
+        if not self.bus.up:
+            return False  # the link is down: the line runs here (and says what it can)
+        self.seated[key] = owner
+        self.bus.to_node(owner, "seat.cmd", {"state": snapshot(session), "line": line}).addErrback(
+            self._unsent, session)
+        return True
+
+    def _command_name(self, word: str) -> str | None:
+        table = self.server.table
+        command = table.exact(word)
+        if command is None:
+            try:
+                command = table.resolve(word)
+            except NameResolutionError:
+                return None
+        return str(command.name)
+
+    def _unsent(self, failure: Failure, session: Any) -> None:
+        if isinstance(failure.value, BusDown):
+            session.notify(failure.value.message)
+        else:
+            _log.failure("a line was not forwarded", failure=failure)
+
+    def _heard_output(self, message: BusMessage) -> None:
+        """Bytes for players of this node, written as they are."""
+        keys, text = message.body.get("to"), message.body.get("d")
+        if not isinstance(keys, list) or not isinstance(text, str):
+            return
+        data = text.encode("latin-1")
+        by_key = self.server.sessions.by_key
+        targets = [s for s in (by_key(str(k)) for k in keys) if s is not None]
+        if targets:
+            type(targets[0]).emit_all(targets, data)
+
+    def _heard_free(self, message: BusMessage) -> None:
+        key = str(message.body.get("key", ""))
+        if self.seated.get(key) == message.sender:
+            del self.seated[key]
+
+    def _departed(self, session: Any) -> None:
+        if session in self.seats:
+            return
+        key = fold(session.handle)
+        node = self.seated.pop(key, None)
+        if node is not None and self.bus.up:
+            self.bus.to_node(node, "seat.leave", {"key": key}).addErrback(lambda _: None)
+
+    # -- the owner: lines of seats, what they hold -----------------------------------------
+
+    def _heard_command(self, message: BusMessage) -> None:
+        state, line = message.body.get("state"), message.body.get("line")
+        if not isinstance(state, dict) or not isinstance(line, str):
+            return
+        try:
+            seat = self.seats.seat(message.sender, state)
+        except ValueError:
+            return
+        self.server.dispatcher.execute(seat, line)
+        self._release_if_idle(fold(seat.handle))
+
+    def _holds(self, key: str) -> bool:
+        seat = self.seats.get(key)
+        if seat is None:
+            return False
+        handle, server = seat.handle, self.server
+        return bool(server.directory.game_of(handle) is not None
+                    or server.directory.observed_games(handle)
+                    or server.challenges.to(handle) or server.challenges.by(handle)
+                    or (seat.reply is not None and seat.reply.waiting))
+
+    def _release_if_idle(self, key: str) -> None:
+        if self._holds(key):
+            return
+        node = self.seats.node_of(key)
+        self.seats.drop(key)
+        if node is not None and self.bus.up:
+            self.bus.to_node(node, "seat.free", {"key": key}).addErrback(lambda _: None)
+
+    def _heard_leave(self, message: BusMessage) -> None:
+        key = str(message.body.get("key", ""))
+        seat = self.seats.get(key)
+        if seat is None or self.seats.node_of(key) != message.sender:
+            return
+        self._leave(seat)
+
+    def _leave(self, seat: Any) -> None:
+        """A seat's player is gone: their game adjourned or forfeited, offers and
+        observations dropped, as a logout on a single server."""
+        server, handle = self.server, seat.handle
+        server.games.departed(seat)
+        server.broadcaster.deliver(server.challenges.drop(handle))
+        for game in list(server.directory.observed_games(handle)):
+            server.directory.unobserve(handle, game)
+        self.seats.drop(fold(handle))
+
+    # -- game numbers and listings ------------------------------------------------------
+
+    def _taken_elsewhere(self, number: int) -> bool:
+        return number in self.listings
+
+    def remote_listings(self) -> list[RemoteListing]:
+        """The games of the other nodes still alive, by number."""
+        alive = self.presence.nodes()
+        return [g for n, g in sorted(self.listings.items()) if g.node in alive]
+
+    def _listing(self, game: Any) -> RemoteListing:
+        line = games_line(game, self.server.broadcaster.game_rating_texts(game))
+        return RemoteListing(game.number, self.bus.node, line, tuple(game.players()),
+                             category_letter(category(game)))
+
+    def _publish(self, game: Any) -> None:
+        if not self.bus.up or self.server.directory.by_number(game.number) is not game:
+            return
+        listing = self._listing(game)
+        body = json.loads(listing.to_json())
+        self.bus.execute("HSET", self.bus.key("games"), str(game.number),
+                         json.dumps({**body, "node": self.bus.node})).addErrback(lambda _: None)
+        self.bus.broadcast("cgame.up", body).addErrback(lambda _: None)
+
+    # IGameEvents: this node's games
+
+    def game_started(self, game: Any) -> None:
+        if not IPlayedGame.providedBy(game):
+            return
+        self._publish(game)
+        self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish(game))
+
+    def game_ended(self, game: Any, result: object = None) -> None:
+        number = game.number
+        unfollow = self._unfollow.pop(number, None)
+        if unfollow is None:
+            return
+        unfollow()
+        if self.bus.up:
+            self.bus.execute("HDEL", self.bus.key("games"), str(number)).addErrback(lambda _: None)
+            self.bus.broadcast("cgame.down", {"number": number}).addErrback(lambda _: None)
+        # its players and observers of other nodes may have nothing more here
+        self.server.clock.callLater(0, self._release_idle_seats)
+
+    def position_changed(self, game: Any) -> None:
+        if game.number in self._unfollow:
+            self._publish(game)
+
+    def _release_idle_seats(self) -> None:
+        for key in self.seats.keys():
+            self._release_if_idle(key)
+
+    # -- other nodes' games -------------------------------------------------------------
+
+    def _heard_up(self, message: BusMessage) -> None:
+        try:
+            listing = RemoteListing.of(message.sender, message.body)
+        except (KeyError, TypeError, ValueError):
+            return
+        self.listings[listing.number] = listing
+
+    def _heard_down(self, message: BusMessage) -> None:
+        number = message.body.get("number")
+        listing = self.listings.get(number) if isinstance(number, int) else None
+        if listing is not None and listing.node == message.sender:
+            del self.listings[listing.number]
+
+    def _bus_state(self, up: bool) -> None:
+        if not up:
+            return
+        for game in self.server.directory.games():
+            if game.number in self._unfollow:
+                self._publish(game)
+        self.bus.execute("HGETALL", self.bus.key("games")).addCallback(self._read).addErrback(
+            lambda _: None)
+
+    def _read(self, flat: list[str]) -> None:
+        for value in flat[1::2]:
+            try:
+                body = json.loads(value)
+                listing = RemoteListing.of(str(body["node"]), body)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if listing.node != self.bus.node:
+                self.listings.setdefault(listing.number, listing)
+
+    def node_gone(self, node: str) -> None:
+        """``node`` vanished: its listings go; this node's players seated there are told and
+        run their lines here again."""
+        for number in [n for n, g in self.listings.items() if g.node == node]:
+            del self.listings[number]
+        for key in [k for k, n in self.seated.items() if n == node]:
+            del self.seated[key]
+            session = self.server.sessions.by_key(key)
+            if session is not None:
+                session.notify(NODE_GONE)
+        for seat in self.seats.of_node(node):
+            self._leave(seat)
+

@@ -1,0 +1,169 @@
+"""Seats: the players of other nodes, as sessions of the node hosting their game.
+
+A game is hosted by one node (its *owner*: clock, tracker, offers).  A player
+logged in on another node who plays or observes it, or who challenged a
+player of the owner, has a *seat* there: a real
+:class:`~ficsfen.server.session.Session` of the owner, made from what the
+player's node says of them (:func:`snapshot`: language, charset, style,
+interface variables, prompt...), kept out of the owner's session registry
+(``who`` does not list it twice) but found by the owner's
+:class:`~ficsfen.server.broadcaster.Broadcaster` and game service.  Every
+byte the owner writes to a seat (boards, results, offers, the answers to the
+commands run for it) leaves as a ``seat.out`` message to the player's node,
+which writes it to the player's connection as it is: the text is built by
+the same code, for the same settings, as for a player of the owner, so it is
+exactly what a single server writes.
+
+A board for many observers of one node is one message with all their
+handles (:class:`SeatSink`: the fan-out's ``write_all`` per kind of sink).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from twisted.logger import Logger
+
+from ficsfen.names import fold
+from ficsfen.server.cluster.bus import Bus, BusDown
+from ficsfen.server.session import Services, Session
+
+__all__ = ["SeatSink", "Seats", "snapshot"]
+
+_log = Logger(namespace="ficsfen.cluster.seats")
+
+
+def snapshot(session: Any) -> dict[str, Any]:
+    """What a seat copies of a local ``session`` (sent with each line run elsewhere)."""
+    return {"handle": session.handle, "registered": bool(session.registered),
+            "admin": bool(session.admin), "lang": session.lang, "charset": session.charset,
+            "style": session.style, "showfen": bool(session.showfen),
+            "ivars": dict(session.ivars), "timeseal": bool(session.timeseal),
+            "lag": int(session.lag_ms or 0), "interface": session.interface,
+            "prompt": session.chosen_prompt, "variables": dict(session.variables)}
+
+
+class SeatSink:
+    """Where a seat's bytes go: the player's node, on the bus (one message per node and
+    write, whatever the number of seats written)."""
+
+    def __init__(self, bus: Bus, node: str, key: str) -> None:
+        self.bus, self.node, self.key = bus, node, key
+
+    def write(self, data: bytes) -> None:
+        """``data`` to this seat's player."""
+        SeatSink.write_all([self], data)
+
+    @staticmethod
+    def write_all(sinks: list[SeatSink], data: bytes) -> None:
+        """The same ``data`` to each seat of ``sinks``: one ``seat.out`` per node."""
+        by_node: dict[str, list[str]] = {}
+        for sink in sinks:
+            by_node.setdefault(sink.node, []).append(sink.key)
+        bus = sinks[0].bus
+        text = data.decode("latin-1")  # bytes as they are, in JSON
+        for node, keys in by_node.items():
+            bus.to_node(node, "seat.out", {"to": keys, "d": text}).addErrback(_lost)
+
+
+def _lost(failure: Any) -> None:
+    if not failure.check(BusDown):
+        _log.failure("a seat's output was not sent", failure=failure)
+
+
+class Seats:
+    """The seats of this node (the players of other nodes in the games it hosts).
+
+    ``services``: the node's session services (seats are sessions of this node).
+    """
+
+    def __init__(self, bus: Bus, services: Callable[[], Services | None]) -> None:
+        self.bus = bus
+        self._services = services
+        self._seats: dict[str, Session] = {}
+        self._nodes: dict[str, str] = {}
+
+    def get(self, key: str) -> Session | None:
+        """The seat of the folded handle ``key``, or None."""
+        return self._seats.get(key)
+
+    def node_of(self, key: str) -> str | None:
+        """The node of the player seated as ``key``, or None."""
+        return self._nodes.get(key)
+
+    def __contains__(self, session: object) -> bool:
+        handle = getattr(session, "handle", None)
+        return handle is not None and self._seats.get(fold(handle)) is session
+
+    def __len__(self) -> int:
+        return len(self._seats)
+
+    def keys(self) -> list[str]:
+        """The folded handles seated here."""
+        return list(self._seats)
+
+    def lookup(self, local: Callable[[str], Session | None]) -> Callable[[str], Session | None]:
+        """A lookup by folded handle: ``local(key)``, else the seat."""
+        seats = self._seats
+
+        def find(key: str) -> Session | None:
+            return local(key) or seats.get(key)
+
+        return find
+
+    def seat(self, node: str, state: Mapping[str, Any]) -> Session:
+        """The seat of the player ``state`` describes (:func:`snapshot`), on ``node``: made
+        or brought up to date.
+
+        :raises ValueError: the session services are not bound yet, or ``state`` has no handle.
+        """
+        handle = str(state.get("handle", ""))
+        if not handle:
+            raise ValueError("a seat needs a handle")
+        key = fold(handle)
+        seat = self._seats.get(key)
+        if seat is None or self._nodes.get(key) != node:
+            services = self._services()
+            if services is None:
+                raise ValueError("the session services are not bound")
+            sink = SeatSink(self.bus, node, key)
+            seat = Session(services, handle, write=sink.write, close=lambda: self._closed(key),
+                           lang=str(state.get("lang", "en")))
+            seat.sink = sink  # type: ignore[assignment]  # a SeatSink writes as ILineConnection says
+            self._seats[key], self._nodes[key] = seat, node
+        seat.lang = str(state.get("lang", seat.lang))
+        seat.registered = bool(state.get("registered", seat.registered))
+        seat.admin = bool(state.get("admin", seat.admin))
+        charset = state.get("charset")
+        if charset in ("utf8", "latin1", "ascii"):
+            seat.charset = str(charset)
+        style = state.get("style")
+        if isinstance(style, int):
+            seat.style = style
+        seat.showfen = bool(state.get("showfen", seat.showfen))
+        ivars = state.get("ivars")
+        if isinstance(ivars, dict) and ivars != dict(seat.ivars):
+            seat.preset_ivars({str(k): bool(v) for k, v in ivars.items()})
+        seat.timeseal = bool(state.get("timeseal", seat.timeseal))
+        seat.lag_ms = int(state.get("lag", seat.lag_ms) or 0)
+        seat.interface = str(state.get("interface", seat.interface) or "")
+        prompt = state.get("prompt")
+        if isinstance(prompt, str):
+            seat.chosen_prompt = prompt
+        variables = state.get("variables")
+        if isinstance(variables, dict):
+            seat.variables.update({str(k): v for k, v in variables.items()
+                                   if isinstance(v, (bool, int))})
+        return seat
+
+    def _closed(self, key: str) -> None:
+        self.drop(key)
+
+    def drop(self, key: str) -> Session | None:
+        """Forget the seat of ``key``; returns it (or None)."""
+        self._nodes.pop(key, None)
+        return self._seats.pop(key, None)
+
+    def of_node(self, node: str) -> list[Session]:
+        """The seats of the players of ``node``."""
+        return [self._seats[k] for k, n in self._nodes.items() if n == node and k in self._seats]

@@ -1,0 +1,117 @@
+"""Games across two real ``ficsfen serve`` nodes sharing one real Redis server.
+
+alice (node one) challenges bob (node two): the game is hosted by bob's node
+(the receiver's); alice's moves and answers cross the bus.  An observer on
+each node (carol on one, dave on two) reads every board; ``fen N`` and
+``games`` answer the same on both nodes.  Waits poll with a generous
+deadline; nothing is timed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterator
+
+import chess
+import pytest
+from redis_server import RedisServer, namespace
+
+from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
+
+pytestmark = pytest.mark.slow
+
+PASSWORDS = {"alice": "apass", "bob": "bpass", "carol": "cpass", "dave": "dpass"}
+
+
+def node_config(tmp_path: Path, name: str, ns: str) -> Path:
+    path = accounts_config(tmp_path / f"{name}.toml", PASSWORDS)
+    path.write_text(path.read_text() + f'[cluster]\nnode = "{name}"\nnamespace = "{ns}"\n'
+                    "heartbeat_interval = 0.2\nheartbeat_timeout = 1.5\n")
+    return path
+
+
+@pytest.fixture
+def nodes(redis: RedisServer, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    ns = namespace("games")
+    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url)
+    two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster", redis.url)
+    with one, two:
+        yield one, two
+
+
+def login(node: ServerProcess, name: str) -> TelnetClient:
+    client = node.connect()
+    client.login(name, PASSWORDS[name])
+    assert client.command("set style 12").strip()
+    return client
+
+
+def board_of(text: str) -> str:
+    """The placement of the last style 12 board in ``text``, as a FEN's first field."""
+    rows = re.findall(r"^<12> ((?:[-pnbrqkPNBRQK]{8} ){8})", text, re.M)
+    assert rows, f"no board in {text!r}"
+    fen_rows = []
+    for row in rows[-1].split():
+        fen_rows.append(re.sub(r"-+", lambda m: str(len(m.group())), row))
+    return "/".join(fen_rows)
+
+
+def wait_for_board(client: TelnetClient, placement: str) -> str:
+    """Read boards until one shows ``placement``; returns what was read."""
+    text = ""
+    while True:
+        chunk = client.read_until("fics% ", timeout=60)
+        text += chunk
+        if "<12> " in chunk and board_of(chunk) == placement:
+            return text
+
+
+def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
+    one, two = nodes
+    with login(one, "alice") as alice, login(one, "carol") as carol, \
+            login(two, "bob") as bob, login(two, "dave") as dave:
+        from test_cluster_serve import eventually, who_lists  # the presence helpers
+        eventually("node one sees bob", lambda: who_lists(alice, "bob"))
+        eventually("node two sees alice", lambda: who_lists(bob, "alice"))
+        answer = alice.command("match bob 5 0 white")
+        assert answer == "Issuing: alice (----) [white] bob (----) unrated blitz 5 0.\n"
+        bob.read_until("Challenge: alice (----) [white] bob (----) unrated blitz 5 0.")
+        bob.read_until("fics% ")
+        started = bob.command("accept")
+        number = int(re.search(r"\{Game (\d+) \(alice vs\. bob\) Creating", started).group(1))
+        assert "Creating: alice (----) bob (----) unrated blitz 5 0" in alice.read_until(
+            "Creating unrated blitz match.}")
+        alice.read_until("fics% ")
+        # the game is listed on both nodes, with the same line
+        listed = [ln for ln in dave.command("games").splitlines() if "alice" in ln]
+        assert len(listed) == 1 and listed[0].startswith(f"{number:>3} ---- alice")
+        eventually("node one lists the game of node two as node two does",
+                   lambda: listed[0] in carol.command("games").splitlines())
+        # an observer on each node: carol's observe runs on the owner (node two)
+        assert f"You are now observing game {number}." in carol.command(f"observe {number}")
+        assert f"You are now observing game {number}." in dave.command(f"observe {number}")
+        board = chess.Board()
+        players = {chess.WHITE: alice, chess.BLACK: bob}
+        for san in ("f3", "e5", "g4", "Qh4#"):
+            mover = players[board.turn]
+            waiting = players[not board.turn]
+            board.push_san(san)
+            placement = board.board_fen()
+            answer = mover.command(san)
+            assert board_of(answer) == placement
+            for client in (waiting, carol, dave):
+                wait_for_board(client, placement)
+            if not board.is_game_over():
+                fen_one = carol.command(f"fen {number}")
+                fen_two = dave.command(f"fen {number}")
+                assert fen_one == fen_two
+                assert board.fen(en_passant="fen") in fen_one
+        end = f"{{Game {number} (alice vs. bob) alice checkmated}} 0-1"
+        for client in (alice, carol, dave):
+            assert end in client.read_until(end)
+        # the game is over everywhere; alice's lines run on node one again
+        eventually("the game left node one's list",
+                   lambda: "There are no games in progress." in carol.command("games"))
+        eventually("alice's lines run at home again",
+                   lambda: "You are not playing" in alice.command("draw"))
