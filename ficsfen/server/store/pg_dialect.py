@@ -175,7 +175,8 @@ class PgConnection:
 
     def _error(self, e: Exception) -> PgError:
         sqlstate = getattr(e, "sqlstate", None)
-        message = str(e).strip() or type(e).__name__
+        # the first line: PostgreSQL's DETAIL and HINT lines follow it
+        message = (str(e).strip() or type(e).__name__).splitlines()[0]
         if isinstance(e, self._psycopg.IntegrityError):
             return PgIntegrityError(message, sqlstate)
         return PgError(message, sqlstate)

@@ -131,8 +131,13 @@ class PostgresStore(RowStore):
         def later() -> Deferred[int]:
             return self._writer.submit(run=next_block)
 
-        def now() -> int:
-            return next_block(self._reader())
+        def now() -> int:  # on the read connection, read-only but for this transaction
+            conn = self._reader()
+            conn.execute("BEGIN READ WRITE")
+            try:
+                return next_block(conn)
+            finally:
+                conn.execute("COMMIT")
 
         return IdBlocks(first, block, fetch_later=later, fetch_now=now)
 
