@@ -89,7 +89,7 @@ class TemporaryPostgres:
             "-E", "UTF8", "--locale=C", "--no-sync"]), capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError(f"initdb failed: {run.stderr.strip() or run.stdout.strip()}")
-        options = [f"-c listen_addresses=127.0.0.1", f"-c unix_socket_directories={self.folder}",
+        options = ["-c listen_addresses=127.0.0.1", f"-c unix_socket_directories={self.folder}",
                    "-c max_connections=200", "-c shared_buffers=64MB"]
         if not self.durable:
             options += ["-c fsync=off", "-c full_page_writes=off"]

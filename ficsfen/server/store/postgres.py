@@ -99,7 +99,7 @@ class PostgresStore(RowStore):
         self._admin = AdminRows(writer, reader)
         games, log = first_ids if first_ids is not None else (1, 1)
         self._game_writes = PgGameWrites(
-            writer, path=where, exclusive=exclusive,  # type: ignore[arg-type]
+            writer, path=where, exclusive=exclusive,
             games=self._blocks(GAME_IDS, games), log=self._blocks(LOG_IDS, log))
         self._game_reads = GameReads(reader)
         self._messages = MessageRows(writer, reader)
@@ -173,7 +173,8 @@ class PostgresStore(RowStore):
             import psycopg
         except ImportError:
             raise StoreOpenError(msg(
-                "{file}: a PostgreSQL store needs psycopg 3: pip install 'ficsfen[cluster]'.",
+                "{file}: a PostgreSQL store needs psycopg 3 (the cluster extra: pip install "
+                "ficsfen[cluster]).",
                 file=str(where)), where) from None
         opened: list[PgConnection] = []
         try:
