@@ -40,7 +40,7 @@ def _rows(data, sql, params=()):
 
         from ficsfen.server.store.pg_dialect import translate
 
-        with psycopg.connect(data, autocommit=True) as db:
+        with psycopg.connect(data, autocommit=True, cursor_factory=psycopg.RawCursor) as db:
             return [tuple(row) for row in db.execute(translate(sql)[0], params).fetchall()]
     with sqlite3.connect(data) as db:
         return db.execute(sql, params).fetchall()

@@ -92,7 +92,7 @@ def peek(path, sql, params=()):
     if isinstance(path, str):
         import psycopg
 
-        with psycopg.connect(path, autocommit=True) as conn:
+        with psycopg.connect(path, autocommit=True, cursor_factory=psycopg.RawCursor) as conn:
             return [tuple(row) for row in conn.execute(translate(sql)[0], params).fetchall()]
     conn = sqlite3.connect(path)
     try:

@@ -110,14 +110,14 @@ def test_a_url_naming_no_database_is_refused_before_connecting(reactor):
 
 def test_the_row_modules_statements_in_postgresql_dialect():
     assert translate("SELECT a FROM t WHERE k = ? AND s LIKE '%x'") == (
-        "SELECT a FROM t WHERE k = %s AND s LIKE '%%x'", False)
+        "SELECT a FROM t WHERE k = $1 AND s LIKE '%x'", False)
     assert translate("INSERT OR IGNORE INTO accounts (key, name) VALUES (?, ?)")[0] == (
-        "INSERT INTO accounts (key, name) VALUES (%s, %s) ON CONFLICT DO NOTHING")
+        "INSERT INTO accounts (key, name) VALUES ($1, $2) ON CONFLICT DO NOTHING")
     assert translate("INSERT OR REPLACE INTO settings (key, data) VALUES (?, ?)")[0] == (
-        "INSERT INTO settings (key, data) VALUES (%s, %s) "
+        "INSERT INTO settings (key, data) VALUES ($1, $2) "
         "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data")
     assert translate("INSERT INTO news (posted) VALUES (?)") == (
-        "INSERT INTO news (posted) VALUES (%s) RETURNING id", True)
+        "INSERT INTO news (posted) VALUES ($1) RETURNING id", True)
     assert translate("BEGIN IMMEDIATE") == ("BEGIN", False)
     assert translate_ddl("PRAGMA application_id = 1") is None
     assert translate_ddl("CREATE TABLE t (id INTEGER PRIMARY KEY, at REAL, n TEXT) "

@@ -10,8 +10,8 @@ cached) and errors are raised as subclasses of :mod:`sqlite3`'s classes
 (:class:`PgIntegrityError` is a :class:`sqlite3.IntegrityError`), so that the
 code catching them is the same for both databases.
 
-What :func:`translate` changes: ``?`` becomes ``%s`` (a literal ``%``
-doubled); ``INSERT OR IGNORE`` an ``INSERT ... ON CONFLICT DO NOTHING``;
+What :func:`translate` changes: ``?`` becomes ``$1``, ``$2``... (the
+connection's cursors are psycopg's raw cursors); ``INSERT OR IGNORE`` an ``INSERT ... ON CONFLICT DO NOTHING``;
 ``INSERT OR REPLACE INTO t`` an upsert on ``t``'s key (:data:`KEYS`);
 ``BEGIN IMMEDIATE`` a ``BEGIN``; ``char(10)`` ``chr(10)``; an ``INSERT`` into
 a table whose ids the database allocates gets ``RETURNING id``, read back as
@@ -59,13 +59,21 @@ class PgIntegrityError(PgError, sqlite3.IntegrityError):
     """A broken constraint (a unique key, a foreign key, a check)."""
 
 
+def _number_placeholders(text: str) -> str:
+    """``?, ?`` as PostgreSQL's own ``$1, $2``: psycopg's raw cursor sends the statement as
+    it is, where its ``%s`` form is parsed in Python at every call for a long statement
+    (the writer's multi-row INSERTs: most of its CPU)."""
+    count = iter(range(1, text.count("?") + 1))
+    return re.sub(r"\?", lambda _: f"${next(count)}", text)
+
+
 @lru_cache(maxsize=256)
 def translate(sql: str) -> tuple[str, bool]:
     """``sql`` (SQLite's) in PostgreSQL's dialect, and whether it returns the new row's id."""
     text = sql.strip()
     if re.fullmatch(r"BEGIN\s+IMMEDIATE", text, re.IGNORECASE):
         return "BEGIN", False
-    text = text.replace("%", "%%").replace("?", "%s")
+    text = _number_placeholders(text)
     text = re.sub(r"\bchar\(10\)", "chr(10)", text, flags=re.IGNORECASE)
     match = _OR_ACTION.match(text)
     if match is not None:
@@ -142,10 +150,11 @@ class PgConnection:
     """
 
     def __init__(self, conn: Any) -> None:
-        self.raw = conn
         import psycopg
 
+        self.raw = conn
         self._psycopg = psycopg
+        conn.cursor_factory = psycopg.RawCursor  # statements keep their $n placeholders
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> PgCursor:
         """Run one statement; :raises PgError: (a :class:`PgIntegrityError` for a constraint)."""
