@@ -371,6 +371,12 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     limited = AcceptLimitedReactor(reactor, config.accepts_per_turn)
 
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
+        if _endpoint_kind(description) == "haproxy":
+            # the PROXY protocol: the protocol starts once the header named the client
+            from ficsfen.server.proxied import ProxiedEndpoint
+
+            inner = endpoint((_UNESCAPED_COLON.split(description, 1) + [""])[1], backlog)[1]
+            return description, ProxiedEndpoint(inner, clock=reactor, timeout=config.login_timeout)
         # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
         listener = limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor
         try:
