@@ -388,7 +388,7 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
             raise EndpointError(description, str(e) or type(e).__name__) from None
         except ImportError as e:  # ssl: without pyOpenSSL
             raise EndpointError(description, msg("{reason}; TLS needs the tls extra: pip install "
-                                                 "'ficsfen[tls]'", reason=str(e))) from None
+                                                 "\"ficsfen[tls]\"", reason=str(e))) from None
         except Exception as e:  # ssl: a key or certificate file missing or unreadable
             reason = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) else str(e)
             raise EndpointError(description, reason or type(e).__name__) from None
