@@ -108,7 +108,8 @@ class PeerGate(ProtocolWrapper):
         """The header is read: the protocol's connection is made (once; not once closing)."""
         if not self.opened and not self.disconnecting:
             self.opened = True
-            self.wrappedProtocol.makeConnection(self)
+            myself: Any = self  # a transport by delegation (ProtocolWrapper), not by declaration
+            self.wrappedProtocol.makeConnection(myself)
 
     def dataReceived(self, data: bytes) -> None:  # noqa: N802 - Twisted's name
         if self.opened:

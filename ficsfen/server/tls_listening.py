@@ -52,7 +52,8 @@ class HandshakeGate(PeerGate):
         self._timer = None
         self.log.info("closed {peer}: no TLS handshake within {seconds:g} s",
                       peer=peer_text(self.transport), seconds=self.factory.timeout)
-        self.transport.abortConnection()
+        transport: Any = self.transport  # Twisted's TLS layer (an ITCPTransport)
+        transport.abortConnection()
 
     def _stop_timer(self) -> None:
         timer, self._timer = self._timer, None
