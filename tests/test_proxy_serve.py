@@ -127,3 +127,12 @@ def test_a_client_without_a_header_is_closed_without_a_banner(tmp_path) -> None:
         assert direct.login().startswith("Guest")
         direct.close()
     assert any("no PROXY protocol header" in line for line in server.log_lines)
+
+
+def test_the_web_side_behind_the_proxy_sees_the_claimed_address(tmp_path) -> None:
+    with ServerProcess("--web", PROXY, listeners=2) as server:
+        client = proxied(server, "203.0.113.7", 7777)
+        client.send_bytes(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        assert until_closed(client).startswith("HTTP/1.1 200 OK")
+    assert any('"203.0.113.7" - - [' in line and '"GET / HTTP/1.1" 200' in line
+               for line in server.log_lines)
