@@ -3,8 +3,12 @@
 
 import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
+import { FenBox } from "/static/fenbox.js";
+import { HelpViewer } from "/static/help.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
-import { clockText, parseStyle12 } from "/static/style12.js";
+import { GameFen } from "/static/gamefen.js";
+import { setServerLanguage } from "/static/sessionlang.js";
+import { clockText } from "/static/style12.js";
 
 const GAMES_EVERY_MS = 10000;
 const $ = (id) => document.getElementById(id);
@@ -19,6 +23,10 @@ let board = null;
 // the clocks as of the last board: seconds left and when that board arrived
 let clocks = null;
 let gamesTimer = null;
+// the observed game's FEN, followed from board to board
+let gameFen = new GameFen();
+// the session and the parts that follow the language of the server's texts
+let tools = null;
 
 function showStatus(key, values = {}) {
   status = { key, values };
@@ -33,6 +41,14 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
+  if (tools !== null) serverLanguage();
+}
+
+/** The server's texts in the page's language, then what shows them read again. */
+async function serverLanguage() {
+  await setServerLanguage(tools.connection, lang);
+  tools.help.refresh();
+  tools.fenBox.refresh();
 }
 
 // -- the list of live games ------------------------------------------------------------
@@ -82,10 +98,14 @@ function showBoard(position) {
   } else {
     board.set(config);
   }
-  element.dataset.fen = position.fen;
-  $("fen").textContent = position.fen;
+  showFen(position.fen);
   clocks = { position, since: performance.now() };
   showClocks();
+}
+
+function showFen(fen) {
+  $("board").dataset.fen = fen;
+  $("fen").textContent = fen;
 }
 
 /** The players and their clocks, the side to move's running down while the clock ticks. */
@@ -101,16 +121,20 @@ function showClocks() {
 
 function gameLine(line) {
   if (line.startsWith("<12> ")) {
-    const position = parseStyle12(line);
+    const position = gameFen.board(line);
     if (position !== null && position.game === gameNumber) showBoard(position);
+  } else if (line.startsWith("<b1> ")) {
+    const position = gameFen.holdings(line);
+    if (position !== null && position.game === gameNumber) showFen(position.fen);
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
-    $("game-note").textContent = line;
+    if (line.startsWith("{Game ")) $("game-note").textContent = line; // the result stays shown
     if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
 }
 
 async function observe(connection) {
   $("game-note").textContent = format(catalog, "waiting_board");
+  gameFen = new GameFen();
   try {
     await connection.command("style 12");
     const reply = await connection.command(`observe ${gameNumber}`);
@@ -151,6 +175,7 @@ async function main() {
     onStatus: (key) => showStatus(key),
     onReady: (name) => {
       showStatus("logged_in_as", { name });
+      serverLanguage();
       if (gameNumber === null) {
         refreshGames(connection);
         clearInterval(gamesTimer);
@@ -164,6 +189,7 @@ async function main() {
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
   connection.open();
 }
 
