@@ -44,6 +44,12 @@ class HandshakeGate(PeerGate):
         factory = self.factory
         self._timer = factory.clock.callLater(factory.timeout, self._timed_out)
 
+    def write_later(self, data: bytes) -> None:
+        """Through the TLS layer, as every write: the governor's ``write_later`` would
+        otherwise reach, through the wrappers' attribute forwarding, a TCP connection's own
+        (:meth:`ficsfen.server.listening.Connection.write_later`) under the encryption."""
+        self.write(data)
+
     def handshakeCompleted(self) -> None:  # noqa: N802 - Twisted's name
         self._stop_timer()
         self.open()
