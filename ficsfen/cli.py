@@ -219,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     if args.command is None:
         err.write(parser.format_usage())
-        err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
+        err.write(_usage_line(msg("give a command: check, fens, serve, accounts, games or backup"),
                               lang))
         return EXIT_USAGE
     try:
