@@ -200,3 +200,35 @@ def test_the_client_address_is_written_one_way() -> None:
     mapped = StringTransport(peerAddress=IPv6Address("TCP", "::ffff:192.0.2.7", 1))
     assert peer_host(mapped) == "192.0.2.7"
     assert peer_host(object()) == "?" and peer_text(object()) == "?"
+
+
+def test_socket_options_reach_the_tcp_connection_under_the_wrappers() -> None:
+    """``[limits] send_buffer`` is the TCP connection's high-water mark and SO_SNDBUF, also
+    under the PROXY protocol's layers (a wrapper's own attribute would bound nothing)."""
+    from types import SimpleNamespace
+
+    from twisted.internet import tcp
+    from twisted.internet.testing import MemoryReactor
+
+    from ficsfen.server.sockets import tune
+
+    class Port:  # what Twisted's tcp.Server reads of its listening port
+        _realPortNumber = 5000
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    try:
+        proxied = Listening()
+        bottom = proxied.factory.buildProtocol(PROXY_HOST)
+        connection = tcp.Server(accepted, bottom, ("127.0.0.1", 40000), Port(), 1, MemoryReactor())
+        bottom.makeConnection(connection)
+        bottom.dataReceived(V1)
+        top = proxied.made[-1]
+        tune(top.transport, SimpleNamespace(keepalive_idle=0, send_buffer=16384), "test")
+        assert connection.bufferSize == 16384
+        assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) >= 16384  # Linux doubles it
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        for sock in (client, accepted, listener):
+            sock.close()
