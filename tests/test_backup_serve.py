@@ -11,6 +11,7 @@ backup began is in it, and none sent after it ended.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import signal
@@ -247,3 +248,27 @@ def test_a_backup_during_200_games_resumes_them_all_where_the_copy_has_them(tmp_
     with ServerProcess("--config", str(config), "--data", str(copy), timeout=WAIT) as server:
         fens = asyncio.run(resume_all(server.port))
     assert fens == [game.fens[ply_of[k]] for k, game in enumerate(games)]
+
+
+def test_a_backup_by_a_symbolic_link_works_by_a_hard_link_is_refused(tmp_path) -> None:
+    data = tmp_path / "data.sqlite3"
+    with ServerProcess("--data", str(data)) as server:
+        guest = server.connect()
+        guest.login()  # the server has the file open, its -wal file beside it
+        symlink, hardlink = tmp_path / "sym.sqlite3", tmp_path / "hard.sqlite3"
+        symlink.symlink_to(data)
+        os.link(data, hardlink)
+
+        def run(source, target):
+            return subprocess.run([sys.executable, "-m", "ficsfen", "backup", str(target), "--data",
+                                   str(source), "--lang", "en"], capture_output=True, text=True,
+                                  timeout=WAIT)
+
+        done = run(symlink, tmp_path / "one.sqlite3")
+        assert done.returncode == 0 and "0 games" in done.stdout, done.stderr
+        refused = run(hardlink, tmp_path / "two.sqlite3")
+        assert refused.returncode == 1
+        assert refused.stderr.startswith(f"{hardlink}: a server (process {server.process.pid}) runs "
+                                         "on this data file by another name"), refused.stderr
+        assert not (tmp_path / "two.sqlite3").exists()
+        guest.close()

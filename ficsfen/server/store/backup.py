@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import Callable
 
 from ficsfen.i18n import msg
-from ficsfen.server.store.errors import StoreError, StoreOpenError
+from ficsfen.server.store.errors import StoreError, StoreOpenError, StoreOtherNameError
+from ficsfen.server.store.lock import server_by_another_name
 from ficsfen.server.store.opening import check_read_only, connect_read_only, open_error
 from ficsfen.server.store.schema import APPLICATION_ID, SCHEMA_VERSION, user_version
 
@@ -93,14 +94,18 @@ def backup(source: Path | str, target: Path | str, *, force: bool = False,
     :raises BackupError: ``target`` exists (without ``force``), is the data
         file itself or a folder, or the copy failed its check.
     :raises StoreOpenError: ``source`` cannot be read as a ficsfen data file
-        at this version (its subclasses say why), or ``target``'s folder
-        cannot be written.
+        at this version (its subclasses say why; :class:`StoreOtherNameError`:
+        a server runs on it by another name, a hard link, whose ``-wal`` file
+        the copy would miss), or ``target``'s folder cannot be written.
     """
     source = Path(os.path.abspath(os.path.expanduser(source)))
     target = Path(os.path.abspath(os.path.expanduser(target)))
     real = Path(os.path.realpath(source))
     if not real.is_file():
         raise StoreOpenError.because(source, os.strerror(errno.EISDIR if real.exists() else errno.ENOENT))
+    elsewhere = server_by_another_name(source)
+    if elsewhere is not None:  # its -wal file, named after the server's path, would be missed
+        raise StoreOtherNameError(source, elsewhere)
     _check_target(real, target, force)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     read = connect_read_only(real, source, check_same_thread=True)
