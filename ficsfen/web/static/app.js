@@ -3,6 +3,7 @@
 
 import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
+import { Console } from "/static/console.js";
 import { FenBox } from "/static/fenbox.js";
 import { HelpViewer } from "/static/help.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
@@ -171,6 +172,8 @@ async function main() {
   $("flip").addEventListener("click", () => board?.toggleOrientation());
   setInterval(showClocks, 200);
   $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  const panel = new Console($("console-log"), $("console-input"),
+    (line) => (connection.ready ? connection.command(line) : Promise.reject(new Error("closed"))), () => catalog);
   const connection = new Connection({
     onStatus: (key) => showStatus(key),
     onReady: (name) => {
@@ -185,6 +188,7 @@ async function main() {
       }
     },
     onLine: (line) => {
+      panel.line(line);
       if (gameNumber !== null) gameLine(line);
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
