@@ -5,12 +5,18 @@ import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
 import { clockText, parseStyle12 } from "/static/style12.js";
+import { Login } from "/static/login.js";
+import { MoveList } from "/static/movelist.js";
+import { Offers } from "/static/offers.js";
+import { Play } from "/static/play.js";
+import { Seeks } from "/static/seeks.js";
 
 const GAMES_EVERY_MS = 10000;
 const $ = (id) => document.getElementById(id);
 
 const route = /^\/game\/(\d+)$/.exec(location.pathname);
-const gameNumber = route === null ? null : Number(route[1]);
+// the game on the board: the address's, or the one the reader plays
+let gameNumber = route === null ? null : Number(route[1]);
 
 let catalog = {};
 let lang = "en";
@@ -19,6 +25,8 @@ let board = null;
 // the clocks as of the last board: seconds left and when that board arrived
 let clocks = null;
 let gamesTimer = null;
+let play = null;
+let moves = null;
 
 function showStatus(key, values = {}) {
   status = { key, values };
@@ -78,12 +86,15 @@ function showBoard(position) {
     check: position.check,
   };
   if (board === null) {
-    board = Chessground(element, { ...config, viewOnly: true, coordinates: true, orientation: position.flip ? "black" : "white" });
+    board = Chessground(element, { ...config, movable: { color: undefined }, premovable: { enabled: false },
+      drawable: { enabled: false }, coordinates: true, orientation: position.flip ? "black" : "white" });
   } else {
     board.set(config);
   }
   element.dataset.fen = position.fen;
   $("fen").textContent = position.fen;
+  play.update(board, position);
+  moves.update(position, play.kind(position.game), play.holdings(position.game));
   clocks = { position, since: performance.now() };
   showClocks();
 }
@@ -102,11 +113,22 @@ function showClocks() {
 function gameLine(line) {
   if (line.startsWith("<12> ")) {
     const position = parseStyle12(line);
+    if (position !== null && play.mine(position)) watch(position.game);
     if (position !== null && position.game === gameNumber) showBoard(position);
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
     $("game-note").textContent = line;
     if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
+}
+
+/** Show game `number` (one the reader plays) instead of the list or another game. */
+function watch(number) {
+  if (number === gameNumber) return;
+  gameNumber = number;
+  clocks = null;
+  $("games-view").hidden = true;
+  $("game-view").hidden = false;
+  $("game-title").textContent = format(catalog, "game_title", { number });
 }
 
 async function observe(connection) {
@@ -147,10 +169,26 @@ async function main() {
   $("flip").addEventListener("click", () => board?.toggleOrientation());
   setInterval(showClocks, 200);
   $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  // every line the server sends, in a reply or between replies, to whom it concerns
+  const dispatch = (line) => {
+    if (!seeks.line(line) && !offers.line(line)) gameLine(line);
+    play.line(line);
+  };
+  const run = async (command) => {
+    const reply = await connection.command(command);
+    for (const line of reply.text.split("\n")) if (line.trim() !== "") dispatch(line);
+    return reply;
+  };
   const connection = new Connection({
     onStatus: (key) => showStatus(key),
-    onReady: (name) => {
+    onRefused: (text) => login.refused(text),
+    onReady: (name, registered) => {
       showStatus("logged_in_as", { name });
+      login.ready(name);
+      seeks.ready(registered);
+      offers.ready();
+      $("lobby").hidden = false;
+      for (const setting of ["style 12", "iset showownseek 1", "iset seekinfo 1", "iset pendinfo 1"]) run(setting).catch(() => {});
       if (gameNumber === null) {
         refreshGames(connection);
         clearInterval(gamesTimer);
@@ -159,11 +197,14 @@ async function main() {
         observe(connection);
       }
     },
-    onLine: (line) => {
-      if (gameNumber !== null) gameLine(line);
-    },
+    onLine: dispatch,
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
+  const login = new Login(connection);
+  const seeks = new Seeks({ send: run, me: () => connection.name, catalog: () => catalog });
+  const offers = new Offers({ send: run, catalog: () => catalog, note: (text) => ($("lobby-note").textContent = text) });
+  play = new Play({ send: run, catalog: () => catalog, shown: () => gameNumber });
+  moves = new MoveList($("moves"));
   connection.open();
 }
 
