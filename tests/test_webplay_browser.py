@@ -1,0 +1,305 @@
+"""Playing from the web page in a real browser (headless chromium driven by Selenium)
+against telnet guests of a real ``ficsfen serve``: a whole game to mate with moves
+clicked, dragged and typed, the page's ``data-fen`` equal to the telnet side's
+``fen`` after every move; a promotion through the piece dialog; a seek posted from
+the page and answered with ``play``; a telnet seek answered from the page's list; a
+telnet ``match`` accepted with the page's button; a draw offered over telnet and
+accepted in the page; resigning; a move the server refuses; a registered login.
+
+Under CI=true a missing chromium or chromedriver fails; otherwise these tests skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+DRIVER = "/usr/bin/chromedriver"
+WAIT = 60.0
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+FEN_LINE = re.compile(r"^[1-8pnbrqkPNBRQK/]+ [wb] \S+ \S+ \d+ \d+$", re.M)
+PASSWORDS = {"alice": "ecila"}
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def chrome() -> Iterator[Any]:
+    """A headless chromium on the system's browser and driver."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium is not installed")
+    for path in (CHROMIUM, DRIVER):
+        if shutil.which(path) is None:
+            _missing(f"{path} is not installed")
+    options = Options()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1400",
+                     "--lang=en-US"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[ServerProcess]:
+    config = accounts_config(tmp_path_factory.mktemp("web") / "ficsfen.toml", PASSWORDS)
+    with ServerProcess("--config", str(config), "--lang", "en", web=True) as running:
+        yield running
+
+
+class Page:
+    """The page in the browser: its elements by id, waits, moves on the board."""
+
+    def __init__(self, driver: Any, server: ServerProcess) -> None:
+        self.driver = driver
+        driver.get(f"http://127.0.0.1:{server.web_port}/")
+        self.name = self.wait(lambda: self.text("user") or None)
+
+    def el(self, element_id: str) -> Any:
+        from selenium.webdriver.common.by import By
+        return self.driver.find_element(By.ID, element_id)
+
+    def text(self, element_id: str) -> str:
+        return str(self.driver.execute_script(
+            "const e = document.getElementById(arguments[0]); return e ? e.textContent : '';", element_id))
+
+    def shown(self, element_id: str) -> bool:
+        return bool(self.driver.execute_script(
+            "const e = document.getElementById(arguments[0]); return !!e && e.offsetParent !== null;",
+            element_id))
+
+    def fen(self) -> str:
+        return str(self.driver.execute_script("return document.getElementById('board').dataset.fen || '';"))
+
+    def wait(self, condition: Callable[[], Any], what: str = "the page") -> Any:
+        from selenium.webdriver.support.ui import WebDriverWait
+        try:
+            return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(lambda _: condition())
+        except Exception as e:  # TimeoutException: say what the page showed
+            raise AssertionError(f"{what} did not happen; fen={self.fen()!r} note={self.text('play-note')!r} "
+                                 f"lobby={self.text('lobby-note')!r} status={self.text('status')!r}") from e
+
+    def click(self, element_id: str) -> None:
+        self.wait(lambda: self.shown(element_id), f"#{element_id} shown")
+        self.el(element_id).click()
+
+    def type(self, element_id: str, text: str, *, enter: bool = False) -> None:
+        from selenium.webdriver.common.keys import Keys
+        field = self.el(element_id)
+        field.clear()
+        field.send_keys(text + (Keys.ENTER if enter else ""))
+
+    def _offset(self, square: str) -> tuple[float, float]:
+        """The offset of `square`'s centre from the board's centre, as the board is turned."""
+        board = self.el("board")
+        size = board.rect["width"] / 8
+        white = bool(self.driver.execute_script(
+            "return document.querySelector('#board .cg-wrap, #board.cg-wrap')"
+            ".classList.contains('orientation-white');"))
+        file, rank = "abcdefgh".index(square[0]), int(square[1]) - 1
+        col, row = (file, 7 - rank) if white else (7 - file, rank)
+        return (col + 0.5) * size - 4 * size, (row + 0.5) * size - 4 * size
+
+    def click_move(self, orig: str, dest: str) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+        board = self.el("board")
+        for square in (orig, dest):
+            x, y = self._offset(square)
+            ActionChains(self.driver).move_to_element_with_offset(board, int(x), int(y)).click().perform()
+
+    def drag_move(self, orig: str, dest: str) -> None:
+        from selenium.webdriver.common.action_chains import ActionChains
+        board = self.el("board")
+        (x1, y1), (x2, y2) = self._offset(orig), self._offset(dest)
+        (ActionChains(self.driver).move_to_element_with_offset(board, int(x1), int(y1)).click_and_hold()
+         .move_by_offset(int((x2 - x1) / 2), int((y2 - y1) / 2)).move_by_offset(int((x2 - x1) / 2), int((y2 - y1) / 2))
+         .release().perform())
+
+    def moved_to(self, fen: str) -> None:
+        self.wait(lambda: self.fen() == fen, f"the board at {fen}")
+
+
+def telnet_guest(server: ServerProcess) -> tuple[TelnetClient, str]:
+    client = server.connect()
+    name = client.login()
+    client.command("style 12")
+    return client, name
+
+
+def telnet_fen(client: TelnetClient) -> str | None:
+    """The telnet side's ``fen`` of its game (boards arriving meanwhile skipped); None
+    once the game is over."""
+    client.send("fen")
+    while True:
+        text = client.read_until(client.prompt)
+        m = FEN_LINE.search(text)
+        if m is not None:
+            return m.group(0)
+        if "You are not playing, examining or observing a game." in text:
+            return None
+
+
+def page_moves(page: Page, client: TelnetClient, play: Callable[[], None], *, mate: str | None = None) -> str:
+    """Play one move from the page; wait until the telnet side has it; the page's FEN
+    must be telnet's (a mate ends the game: then the page's must be `mate`, and the
+    telnet side must have no game left)."""
+    before = telnet_fen(client)
+    play()
+    page.wait(lambda: page.fen() not in ("", before), "the page's move")
+    if mate is not None:
+        client.read_until("} 1-0")
+        assert telnet_fen(client) is None
+        page.moved_to(mate)
+        return mate
+    fen = telnet_fen(client)
+    assert fen is not None and fen != before
+    page.moved_to(fen)
+    return fen
+
+
+def telnet_moves(page: Page, client: TelnetClient, move: str) -> str:
+    reply = client.command(move)
+    assert "<12> " in reply, reply
+    fen = telnet_fen(client)
+    assert fen is not None
+    page.moved_to(fen)
+    return fen
+
+
+def page_accepts_match(page: Page, client: TelnetClient, terms: str) -> None:
+    """Telnet challenges the page; the page accepts with its button."""
+    client.command(f"match {page.name} {terms}")
+    offer = page.wait(lambda: page.driver.execute_script(
+        "const b = document.querySelector('#offers-in button[id^=accept-]'); return b ? b.id : null;"),
+        "the challenge shown")
+    page.click(offer)
+    page.moved_to(START)
+    page.wait(lambda: page.shown("play-controls"), "the game's controls")
+    client.read_until("<12> ")
+    client.read_until(client.prompt)
+
+
+def test_scholars_mate_clicked_dragged_and_typed(chrome, server):
+    page = Page(chrome, server)
+    with telnet_guest(server)[0] as black:
+        page_accepts_match(page, black, "5 0 black")
+        assert page.driver.execute_script(
+            "return document.querySelector('#board .cg-wrap, #board.cg-wrap').classList.contains('orientation-white');")
+        page_moves(page, black, lambda: page.click_move("e2", "e4"))
+        telnet_moves(page, black, "e7e5")
+        page_moves(page, black, lambda: page.type("move-input", "Bc4", enter=True))
+        telnet_moves(page, black, "b8c6")
+        page_moves(page, black, lambda: page.drag_move("d1", "h5"))
+        telnet_moves(page, black, "g8f6")
+        page_moves(page, black, lambda: page.click_move("h5", "f7"),
+                   mate="r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4")
+        page.wait(lambda: "1-0" in page.text("result"), "the result")
+        assert "checkmated" in page.text("result")
+        moves = page.driver.execute_script(
+            "return [...document.querySelectorAll('#moves .move')].map((e) => e.textContent);")
+        assert moves == ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+        assert page.driver.execute_script("return document.querySelector('#moves .last').textContent;") == "Qxf7#"
+        assert not page.shown("play-controls")
+
+
+def test_promotion_through_the_dialog_then_resign(chrome, server):
+    page = Page(chrome, server)
+    with telnet_guest(server)[0] as black:
+        page_accepts_match(page, black, "5 0 black")
+        for mine, theirs in (("a2a4", "b7b5"), ("a4b5", "a7a6"), ("b5a6", "c8b7"), ("a6b7", "b8c6")):
+            page_moves(page, black, lambda mine=mine: page.type("move-input", mine, enter=True))
+            telnet_moves(page, black, theirs)
+        page.drag_move("b7", "a8")
+        page.wait(lambda: page.shown("promotion"), "the promotion dialog")
+        before = telnet_fen(black)
+        page.click("promote-n")
+        page.wait(lambda: page.fen().startswith("N"), "the knight on a8")
+        assert telnet_fen(black) == page.fen() != before
+        telnet_moves(page, black, "e7e6")
+        page.click("resign")
+        page.wait(lambda: "0-1" in page.text("result"), "the result")
+        assert "resigns" in page.text("result")
+        assert "resigns}" in black.read_until("0-1")
+
+
+def test_seek_from_the_page_answered_over_telnet_then_draw(chrome, server):
+    page = Page(chrome, server)
+    with telnet_guest(server)[0] as other:
+        page.type("seek-time", "3")
+        page.type("seek-inc", "2")
+        page.click("seek-submit")
+        number = page.wait(lambda: page.driver.execute_script(
+            "const b = document.querySelector('#seek-rows button[id^=unseek-]'); return b ? b.id.slice(7) : null;"),
+            "the page's own seek listed")
+        seen = other.read_until(f'("play {number}" to respond)')
+        assert f"{page.name} (++++) seeking 3 2 unrated blitz" in seen, seen
+        other.read_until(other.prompt)
+        other.command(f"play {number}")
+        page.moved_to(START)
+        page.wait(lambda: page.shown("play-controls"), "the game's controls")
+        page.wait(lambda: not page.text("seek-rows"), "the seek gone")
+        other.command("draw")
+        offer = page.wait(lambda: page.driver.execute_script(
+            "const b = document.querySelector('#offers-in button[id^=accept-]'); return b ? b.id : null;"),
+            "the draw offer shown")
+        assert "Draw offer" in page.text("offers-in")
+        page.click(offer)
+        page.wait(lambda: "1/2-1/2" in page.text("result"), "the draw")
+        assert "1/2-1/2" in other.read_until("1/2-1/2")
+
+
+def test_telnet_seek_answered_from_the_list_and_a_refused_move(chrome, server):
+    page = Page(chrome, server)
+    black, name = telnet_guest(server)
+    with black:
+        black.command("seek 5 0 black")
+        button = page.wait(lambda: page.driver.execute_script(
+            "const b = document.querySelector('#seek-rows button[id^=play-]'); return b ? b.id : null;"),
+            "the telnet seek listed")
+        assert name in page.text("seek-rows")
+        page.click(button)
+        page.moved_to(START)
+        page.wait(lambda: page.shown("play-controls"), "the game's controls")
+        page.type("move-input", "e5", enter=True)
+        page.wait(lambda: "Illegal move" in page.text("play-note"), "the server's refusal")
+        assert page.fen() == START == telnet_fen(black)
+        page_moves(page, black, lambda: page.type("move-input", "e2e4", enter=True))
+
+
+def test_registered_login(chrome, server):
+    page = Page(chrome, server)
+    assert page.name.startswith("Guest")
+    page.type("login-name", "alice")
+    page.type("login-password", "wrong")
+    page.click("login-submit")
+    page.wait(lambda: "Invalid password" in page.text("login-error"), "the refusal")
+    page.wait(lambda: page.text("user").startswith("Guest") and page.text("user") != page.name, "a new guest")
+    assert page.el("seek-rated").get_attribute("disabled") is not None
+    page.type("login-name", "alice")
+    page.type("login-password", "ecila")
+    page.click("login-submit")
+    page.wait(lambda: page.text("user") == "alice", "alice logged in")
+    assert page.el("seek-rated").get_attribute("disabled") is None
+    assert page.text("login-error") == ""
