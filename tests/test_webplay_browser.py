@@ -303,3 +303,46 @@ def test_registered_login(chrome, server):
     page.wait(lambda: page.text("user") == "alice", "alice logged in")
     assert page.el("seek-rated").get_attribute("disabled") is None
     assert page.text("login-error") == ""
+
+
+def test_challenge_withdrawn_then_takeback_and_abort(chrome, server):
+    page = Page(chrome, server)
+    other, name = telnet_guest(server)
+    with other:
+        other.command("iset pendinfo 1")
+        page.type("match-name", name)
+        page.type("match-time", "4")
+        page.click("match-submit")
+        offer = page.wait(lambda: page.driver.execute_script(
+            "const b = document.querySelector('#offers-out button[id^=withdraw-]'); return b ? b.id : null;"),
+            "the challenge listed")
+        number = offer.split("-")[1]
+        assert f"<pf> {number} w={page.name} t=match" in other.read_until(f"<pf> {number} w={page.name} t=match")
+        page.click(offer)
+        other.read_until(f"<pr> {number}")
+        page.wait(lambda: not page.shown("offers"), "the challenge gone")
+        page.click("match-submit")
+        page.wait(lambda: page.shown("offers"), "a new challenge")
+        other.read_until("t=match")
+        other.command("accept")
+        page.moved_to(START)
+        page.wait(lambda: page.shown("play-controls"), "the game's controls")
+        white = "orientation-white" in page.driver.execute_script(
+            "return document.querySelector('#board .cg-wrap, #board.cg-wrap').className;")
+        # both sides move (an abort is then a request), the page's last move is taken back
+        if not white:
+            telnet_moves(page, other, "e2e4")
+        page_moves(page, other, lambda: page.type("move-input", "d4" if white else "d5", enter=True))
+        telnet_moves(page, other, "d7d5" if white else "d2d4")
+        page_moves(page, other, lambda: page.type("move-input", "c4" if white else "e6", enter=True))
+        after = page.fen()
+        page.click("takeback")
+        other.read_until("t=takeback")
+        other.command("accept")
+        page.wait(lambda: page.fen() != after, "the move taken back")
+        assert page.fen() == telnet_fen(other)
+        page.click("abort")
+        other.read_until("t=abort")
+        other.command("accept")
+        page.wait(lambda: "aborted" in page.text("result"), "the game aborted")
+        assert not page.shown("play-controls")
