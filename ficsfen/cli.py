@@ -28,7 +28,7 @@ from ficsfen.i18n import (Message, available_languages, language_from_environ, m
 from ficsfen.pgn import PgnError
 from ficsfen.variants import VARIANTS, VariantPosition, parse_variant
 
-__all__ = ["board_diagram", "game_file_name", "main", "write_fens"]
+__all__ = ["board_diagram", "game_file_name", "main", "version", "write_fens"]
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -107,6 +107,8 @@ def _parser(lang: str) -> _Parser:
         parents=[common],
         lang=lang,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                        help=t(msg("print the version of ficsfen and exit")))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser(
         "check",
@@ -157,6 +159,20 @@ def _parser(lang: str) -> _Parser:
         add_help=False,
     )
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (``pyproject.toml``'s), or the package's own
+    ``__version__`` when ficsfen runs from a checkout that is not installed."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as distribution_version
+
+    try:
+        return distribution_version("ficsfen")
+    except PackageNotFoundError:
+        from ficsfen import __version__
+
+        return __version__
 
 
 def _jobs(text: str) -> int:

@@ -24,6 +24,9 @@ settings.register_profile("ficsfen", deadline=None, suppress_health_check=[Healt
 settings.load_profile("ficsfen")
 SHARED_PGN = REPO.parent / "shared" / "data" / "pgn"
 
+# The real-browser kit (tests/browser.py): its ``chrome`` fixture for every test.
+pytest_plugins = ["browser"]
+
 #: Values of ``CI`` that mean "this is a CI run" (CI services set ``true``).
 _CI_VALUES = frozenset({"true", "1", "yes"})
 

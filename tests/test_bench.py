@@ -40,7 +40,8 @@ def load(name: str) -> ModuleType:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
-                                    "fanout_tell", "bench_fens", "bench_parse", "conn_memory"])
+                                    "fanout_tell", "bench_fens", "bench_parse", "conn_memory",
+                                    "web_observers", "page_weight"])
 def test_every_bench_script_starts(script):
     """Imports survive layout moves: ``--help`` runs from the repository root."""
     proc = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), "--help"], cwd=REPO,

@@ -6,60 +6,27 @@ the page and answered with ``play``; a telnet seek answered from the page's list
 telnet ``match`` accepted with the page's button; a draw offered over telnet and
 accepted in the page; resigning; a move the server refuses; a registered login.
 
-Under CI=true a missing chromium or chromedriver fails; otherwise these tests skip.
+The browser is the kit's (tests/browser.py): under CI=true a missing chromium or
+chromedriver fails, otherwise these tests skip; an error in the page's console fails
+the test.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from browser import element, page_url, wait_until
 
 from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-DRIVER = "/usr/bin/chromedriver"
-WAIT = 60.0
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 FEN_LINE = re.compile(r"^[1-8pnbrqkPNBRQK/]+ [wb] \S+ \S+ \d+ \d+$", re.M)
 PASSWORDS = {"alice": "ecila"}
-
-
-def _missing(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def chrome() -> Iterator[Any]:
-    """A headless chromium on the system's browser and driver."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium is not installed")
-    for path in (CHROMIUM, DRIVER):
-        if shutil.which(path) is None:
-            _missing(f"{path} is not installed")
-    options = Options()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1400",
-                     "--lang=en-US"):
-        options.add_argument(argument)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "en-US,en"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +41,11 @@ class Page:
 
     def __init__(self, driver: Any, server: ServerProcess) -> None:
         self.driver = driver
-        driver.get(f"http://127.0.0.1:{server.web_port}/")
+        driver.get(page_url(server, "/"))
         self.name = self.wait(lambda: self.text("user") or None)
 
     def el(self, element_id: str) -> Any:
-        from selenium.webdriver.common.by import By
-        return self.driver.find_element(By.ID, element_id)
+        return element(self.driver, element_id)
 
     def text(self, element_id: str) -> str:
         return str(self.driver.execute_script(
@@ -94,11 +60,10 @@ class Page:
         return str(self.driver.execute_script("return document.getElementById('board').dataset.fen || '';"))
 
     def wait(self, condition: Callable[[], Any], what: str = "the page") -> Any:
-        from selenium.webdriver.support.ui import WebDriverWait
         try:
-            return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(lambda _: condition())
-        except Exception as e:  # TimeoutException: say what the page showed
-            raise AssertionError(f"{what} did not happen; fen={self.fen()!r} note={self.text('play-note')!r} "
+            return wait_until(self.driver, lambda _: condition(), what=what)
+        except AssertionError as e:  # say what the page showed
+            raise AssertionError(f"{e}; fen={self.fen()!r} note={self.text('play-note')!r} "
                                  f"lobby={self.text('lobby-note')!r} status={self.text('status')!r}") from e
 
     def click(self, element_id: str) -> None:
@@ -114,6 +79,7 @@ class Page:
     def _offset(self, square: str) -> tuple[float, float]:
         """The offset of `square`'s centre from the board's centre, as the board is turned."""
         board = self.el("board")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", board)
         size = board.rect["width"] / 8
         white = bool(self.driver.execute_script(
             "return document.querySelector('#board .cg-wrap, #board.cg-wrap')"

@@ -175,3 +175,32 @@ def test_a_taken_port_stops_serve_with_one_line_saying_so(option, lang, because)
     assert done.returncode == 1
     [line] = [line for line in done.stderr.splitlines() if "#error]" in line]
     assert line.endswith(cannot + because)
+
+
+def test_a_script_plays_a_game_over_websocket_as_over_telnet(server):
+    """A WebSocket guest plays white against a telnet guest to mate, with the same
+    commands, answers and boards as telnet; both sides read the same ``fen``."""
+    with SocketWsClient(server.web_port) as web, server.connect() as telnet:
+        white, black = web.login(), telnet.login()
+        web.command("style 12")
+        telnet.command("style 12")
+        assert f"Issuing: {white} (++++) [white] {black} (++++) unrated blitz 5 0." in (
+            web.command(f"match {black} 5 0 white"))
+        telnet.read_until("accept")
+        telnet.read_until(PROMPT)
+        assert f"Creating: {white} (++++) {black} (++++) unrated blitz 5 0" in telnet.command("accept")
+        web.read_until("<12> ")
+        web.read_until(PROMPT)
+        moves = [("e4", web), ("e5", telnet), ("Bc4", web), ("Nc6", telnet),
+                 ("Qh5", web), ("Nf6", telnet)]
+        for move, player in moves:
+            board = player.command(move)
+            assert "<12> " in board, board
+            other = telnet if player is web else web
+            other.read_until("<12> ")
+            other.read_until(PROMPT)
+            assert web.command("fen 1") == telnet.command("fen 1")
+        ending = web.command("Qxf7#")
+        assert f"{{Game 1 ({white} vs. {black}) {black} checkmated}} 1-0" in ending
+        assert f"{{Game 1 ({white} vs. {black}) {black} checkmated}} 1-0" in (
+            telnet.read_until("1-0"))

@@ -34,7 +34,7 @@ from twisted.cred.credentials import ICredentials
 from twisted.cred.error import UnauthorizedLogin
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorThreads, IReactorTime
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python import failure
 from zope.interface import Attribute, implementer
 
@@ -304,4 +304,4 @@ class Accounts:
             return
         d = self._store.save_settings(session.handle, data)
         d.addErrback(lambda reason: self.log.failure(
-            "could not save the settings of {handle}", reason, handle=session.handle))
+            "could not save the settings of {handle}", reason, LogLevel.error, handle=session.handle))

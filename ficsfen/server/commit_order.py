@@ -14,7 +14,7 @@ from collections import deque
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, succeed
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python.failure import Failure
 
 __all__ = ["AfterCommit"]
@@ -60,7 +60,8 @@ class AfterCommit:
             try:
                 announce()
             except Exception:
-                self.log.failure("announcing a change of {game!r} failed", game=self._owner)
+                self.log.failure("announcing a change of {game!r} failed", level=LogLevel.error,
+                                 game=self._owner)
         if not waiting and self._settled:
             self.fire_settled()
 

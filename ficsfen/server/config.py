@@ -25,6 +25,7 @@ from ficsfen.i18n import LocalizedError, Message, available_languages, msg
 from ficsfen.names import fold
 from ficsfen.helpcatalog import HELP_DIR
 from ficsfen.server.glicko import FICS_CONSTANTS, GlickoConstants
+from ficsfen.server.logs import DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL, LOG_FORMATS, LOG_LEVELS
 
 __all__ = [
     "Config",
@@ -198,7 +199,14 @@ class Config:
     web: str | None = "tcp:8080:interface=127.0.0.1"
     #: Origins a browser's WebSocket may come from (``[web] origins``); empty: the site's own.
     web_origins: tuple[str, ...] = ()
+    #: The log's least level and its format (``[log]``, ``--log-level``, ``--log-format``).
+    log_level: str = DEFAULT_LOG_LEVEL
+    log_format: str = DEFAULT_LOG_FORMAT
     source: Path | None = None
+
+    def with_log(self, level: str | None = None, fmt: str | None = None) -> Config:
+        """A copy logging at ``level`` and as ``fmt`` instead; ``None`` keeps the current one."""
+        return replace(self, log_level=level or self.log_level, log_format=fmt or self.log_format)
 
     def with_web(self, endpoint: str | None) -> Config:
         """A copy serving the web side on ``endpoint`` instead, or none if ``None`` (``--web``)."""
@@ -311,6 +319,16 @@ def _synchronous(value: object) -> str:
     if value not in ("full", "normal"):
         raise _ExpectedTypeError(msg("one of: {choices}", choices="full, normal"))
     return value
+
+
+def _choice(*choices: str) -> Any:
+    """A converter accepting one of ``choices``."""
+    def convert(value: object) -> str:
+        value = _string(value)
+        if value not in choices:
+            raise _ExpectedTypeError(msg("one of: {choices}", choices=", ".join(choices)))
+        return value
+    return convert
 
 
 def _number(value: object) -> float:
@@ -435,8 +453,10 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
     ("web", "listen"): ("web", _web_endpoint),
     ("web", "origins"): ("web_origins", _origins),
+    ("log", "level"): ("log_level", _choice(*LOG_LEVELS)),
+    ("log", "format"): ("log_format", _choice(*LOG_FORMATS)),
 }
-_TABLES = {"server", "limits", "storage", "accounts", "ratings", "web"}
+_TABLES = {"server", "limits", "storage", "accounts", "ratings", "web", "log"}
 
 
 def load(path: Path | str | None = None) -> Config:

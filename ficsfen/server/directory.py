@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from zope.interface import implementer
 
 from ficsfen.interfaces import IGame, IMoveEvents
@@ -155,7 +155,7 @@ class GameDirectory:
             try:
                 call(listener)
             except Exception:
-                _log.failure("game listener {listener!r} failed on {event}",
+                _log.failure("game listener {listener!r} failed on {event}", level=LogLevel.error,
                              listener=listener, event=event)
 
     def join(self, handle: str, game: IGame) -> None:

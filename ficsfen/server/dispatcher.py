@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from twisted.internet.defer import Deferred
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python.failure import Failure
 
 from ficsfen.i18n import Message, msg, msgn
@@ -226,6 +226,6 @@ class Dispatcher:
             secret = bool(getattr(self.table.resolve(word.lstrip("$")), "secret", False))
         except NameResolutionError:
             secret = False
-        self.log.failure("command {line!r} from {handle} failed", failure,
+        self.log.failure("command {line!r} from {handle} failed", failure, LogLevel.error,
                          line=f"{word} [hidden]" if secret else line[:200], handle=session.handle)
         reply.send(msg("Sorry, an internal error occurred; it has been logged."))

@@ -48,7 +48,7 @@ import chess
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IAddress, IConsumer, IListeningPort, IPushProducer, ITransport
 from twisted.internet.protocol import Factory, Protocol, connectionDone
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
@@ -283,7 +283,7 @@ class GameFeed:
             try:
                 reader.send(line)
             except Exception:
-                _log.failure("feed reader {reader!r} failed", reader=reader)
+                _log.failure("feed reader {reader!r} failed", level=LogLevel.error, reader=reader)
 
     def game_started(self, game: IGame) -> None:
         """Announce ``game`` (an :class:`~ficsfen.interfaces.IGame`) and follow its moves.

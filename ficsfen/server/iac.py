@@ -31,7 +31,7 @@ from typing import Callable, Protocol
 from twisted.conch.telnet import (
     AO, AYT, BRK, DM, DO, DONT, EC, EL, EOR, GA, IAC, IP, NOP, SB, SE, WILL, WONT,
 )
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 
 __all__ = ["MAX_SUBNEGOTIATION", "OptionState", "Side", "TelnetCodec", "TelnetHost", "escape"]
 
@@ -380,4 +380,4 @@ class TelnetCodec:
         try:
             handler(*args)
         except Exception:
-            self.log.failure("telnet option handling failed; ignored")
+            self.log.failure("telnet option handling failed; ignored", level=LogLevel.error)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python import failure as tw_failure
 
 from ficsfen.i18n import Message, msg, msgn
@@ -230,7 +230,7 @@ class PasswordCheck:
         if self.desk.stopping:  # the store may be closed already
             self._refuse_stopping()
             return
-        self.log.failure("password check failed", reason)
+        self.log.failure("password check failed", reason, LogLevel.error)
         self._refuse_unavailable()
 
     def _echo_on(self) -> None:
@@ -422,7 +422,8 @@ class LoginDialogue(PasswordCheck):
         if self.desk.stopping:  # the store may be closed already
             self._refuse_stopping()
             return
-        self.log.failure("store read for the login of {name} failed", failure, name=name)
+        self.log.failure("store read for the login of {name} failed", failure, LogLevel.error,
+                         name=name)
         self._refuse_unavailable()
 
     def _refuse_stopping(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 
 from ficsfen.server.session import Session
 
@@ -42,5 +42,5 @@ class LogonLog:
             return
         d = store.record_logon(session.handle, event, self._wall(), session.host)
         d.addErrback(lambda reason: self.log.failure(
-            "could not record the {event} of {handle}", reason, event=event,
+            "could not record the {event} of {handle}", reason, LogLevel.error, event=event,
             handle=session.handle))

@@ -1,7 +1,8 @@
 """``ficsfen serve``: run the telnet server on one or more Twisted endpoints.
 
     ficsfen serve [--config FILE] [--listen ENDPOINT]... [--feed ENDPOINT] [--data FILE|none]
-                  [--web ENDPOINT|none] [--hash-password]
+                  [--web ENDPOINT|none] [--log-level LEVEL] [--log-format text|json]
+                  [--hash-password] [--print-config]
 
 Endpoints are Twisted endpoint strings (``tcp:5000:interface=127.0.0.1``,
 ``ssl:5001:privateKey=key.pem``, ``tcp:0`` for any free port); ``--listen``
@@ -10,6 +11,8 @@ replaces the configuration's list.  ``--web`` is the web side's endpoint
 which adjourns the games in progress (written to the store, and told to
 their players and observers), says goodbye to every session and closes the
 listening ports, then commits what the store has queued and closes it.
+The log goes to standard error, filtered by level, as text or JSON lines
+(:mod:`ficsfen.server.logs`).
 
 The store's data file (``[storage] path``, ``--data``) is opened before the
 server listens, and the games it has unfinished come back adjourned
@@ -31,7 +34,6 @@ import logging
 import os
 import re
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -41,7 +43,8 @@ from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
 from ficsfen.argparse_i18n import LocalizedArgumentParser
-from ficsfen.server.config import Config, ConfigError, hash_password, load, web_endpoint
+from ficsfen.server.config import DEFAULT_CONFIG, Config, ConfigError, hash_password, load, web_endpoint
+from ficsfen.server.logs import LOG_FORMATS, LOG_LEVELS, log_observer, log_time
 from ficsfen.server.openfiles import SPARE_FILES, connections_allowed, limit_notices, raise_limit
 from ficsfen.i18n import (
     LocalizedError,
@@ -54,7 +57,8 @@ from ficsfen.i18n import (
 
 __all__ = ["CONFIG_OPTION_HELP", "DATA_OPTION_HELP", "LISTEN_OPTION_HELP", "SHUTDOWN_GRACE",
            "EndpointError", "FicsService", "TwistedLogHandler", "data_file_option",
-           "forward_library_logging", "listen_error", "main", "make_service", "open_store", "run", "with_backlog"]
+           "forward_library_logging", "listen_error", "log_observer", "log_time", "main",
+           "make_service", "open_store", "run", "with_backlog"]
 
 # Seconds a stopping server waits for its connections to close after saying goodbye.
 SHUTDOWN_GRACE = 2.0
@@ -141,6 +145,15 @@ def _parser(lang: str) -> argparse.ArgumentParser:
     parser.add_argument("--web", metavar="ENDPOINT", help=WEB_OPTION_HELP.render(lang))
     parser.add_argument("--hash-password", action="store_true",
                         help=msg("read a password and print the hash to put in [accounts]").render(lang))
+    parser.add_argument("--print-config", action="store_true", help=msg(
+        "print the shipped configuration file, every setting commented with its default, "
+        "and exit").render(lang))
+    parser.add_argument("--log-level", choices=LOG_LEVELS, help=msg(
+        "least important events logged: {choices} (default: [log] level, info)",
+        choices=", ".join(LOG_LEVELS)).render(lang))
+    parser.add_argument("--log-format", choices=LOG_FORMATS, help=msg(
+        "log on standard error as Twisted's text lines or as one JSON object per line "
+        "(default: [log] format, text)").render(lang))
     return parser
 
 
@@ -162,6 +175,9 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
         password = getpass.getpass() if sys.stdin.isatty() else sys.stdin.readline().rstrip("\n")
         print(hash_password(password))
         return 0
+    if args.print_config:
+        sys.stdout.write(DEFAULT_CONFIG.read_text(encoding="utf-8"))
+        return 0
     try:
         config = load(args.config)
     except ConfigError as e:
@@ -173,6 +189,7 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
         config = config.with_data_file(data_file_option(args.data))
     if args.web is not None:
         config = config.with_web(web_endpoint(args.web))
+    config = config.with_log(args.log_level, args.log_format)
     from twisted.internet import reactor
 
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
@@ -460,28 +477,6 @@ def space_full_collections(every: int = FULL_COLLECTION_EVERY) -> None:
     gc.set_threshold(young, middle, every)
 
 
-def log_time(when: float | None) -> str:
-    """A log line's time as Twisted's ``textFileLogObserver`` writes it (RFC 3339, local time).
-
-    Why not Twisted's ``formatTime``: it makes a time zone object for every
-    line, whose ``utcoffset`` CPython looks up under a new name string each
-    time, and its type cache keeps the last of those strings.  During an
-    attack's thousands of log lines they land in the attack's arenas and
-    then keep them after it (docs/benchmarks/memory.md).  The C
-    library's ``strftime`` reads the offset from the ``struct tm``.
-    """
-    if when is None:
-        return "-"
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(when))
-
-
-def log_observer(out: Any) -> Any:
-    """The server's log observer: Twisted's classic text lines, timed by :func:`log_time`."""
-    from twisted.logger import FileLogObserver, formatEventAsClassicLogText
-
-    return FileLogObserver(out, lambda event: formatEventAsClassicLogText(event, formatTime=log_time))
-
-
 def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = None,
         log_file: Any = None) -> int:
     """Serve ``config`` (and the feed) until the reactor stops; returns the exit status."""
@@ -497,8 +492,8 @@ def run(config: Config, *, reactor: Any, lang: str = "en", feed: str | None = No
     except StoreError as e:
         print(e.render(lang), file=sys.stderr)
         return 1
-    globalLogBeginner.beginLoggingTo([log_observer(log_file or sys.stderr)],
-                                     redirectStandardIO=False)
+    observer = log_observer(log_file or sys.stderr, level=config.log_level, fmt=config.log_format)
+    globalLogBeginner.beginLoggingTo([observer], redirectStandardIO=False)
     space_full_collections()
     reactor.callWhenRunning(service.startService)
     reactor.addSystemEventTrigger("before", "shutdown", service.stopService)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Generic, Hashable, TypeVar
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 
 __all__ = ["Timeouts"]
 
@@ -83,6 +83,6 @@ class Timeouts(Generic[T]):
             try:
                 self.expired(who)
             except Exception:  # one failing expiry must not keep the others' from running
-                self.log.failure("timeout of {who!r} failed", who=who)
+                self.log.failure("timeout of {who!r} failed", level=LogLevel.error, who=who)
         if self._call is None:
             self._schedule()

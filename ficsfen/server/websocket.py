@@ -18,7 +18,11 @@ Each web connection is, from the socket up:
 One text message in is one input line (or several, split on ``\\n``);
 each write of the session is one text message, the bytes a telnet client
 gets decoded as UTF-8 (no IAC doubling, no telnet options; ``echo`` is the
-page's business).  Timeseal is not spoken here.
+page's business).  The server's text frames are built here
+(:func:`ficsfen.server.wsframes.text_frame`, once per broadcast) and written
+where Twisted's WebSocket layer writes; that layer still does the handshake,
+reads the client's frames, answers pings and closes.  Timeseal is not spoken
+here.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from ficsfen.i18n import Message, msg
 from ficsfen.server.governor import InputGovernor
 from ficsfen.server.telnet import FicsFactory, TelnetConnection
 from ficsfen.server.web import make_site
-from ficsfen.server.wsframes import CLOSE_TOO_BIG, CLOSE_UNSUPPORTED, FrameWatch, close_frame
+from ficsfen.server.wsframes import (CLOSE_TOO_BIG, CLOSE_UNSUPPORTED, FrameWatch, close_frame, text_frame,
+                                     utf8_payload)
 
 __all__ = ["HTTP_INPUT_LIMIT", "WebCodec", "WebConnection", "WebFactory"]
 
@@ -195,19 +200,30 @@ class WebConnection(TelnetConnection):
     # -- output ------------------------------------------------------------------------
 
     def write(self, data: bytes) -> None:
-        """Bytes already encoded (UTF-8, CR LF line ends): one text message."""
-        websocket = self.websocket
-        if websocket is not None:
-            websocket.sendTextMessage(data.decode("utf-8", "replace"))
+        """Bytes already encoded (UTF-8, CR LF line ends): one text message.
+
+        Nothing is sent before the WebSocket is open or once the connection is
+        closing (a Close frame may have gone, in either direction).
+        """
+        if self.websocket is not None and not self.closed:
+            self.transport.write(text_frame(utf8_payload(data)))
 
     @staticmethod
     def write_all(connections: list[WebConnection], data: bytes) -> None:  # type: ignore[override]
-        """:meth:`write` the same ``data`` to each of ``connections``, decoded once."""
-        text = data.decode("utf-8", "replace")
+        """:meth:`write` the same ``data`` to each of ``connections``: the frame built once.
+
+        The fan-out of a board to its WebSocket observers
+        (``bench/web_observers.py``): the text message's frame
+        (:func:`ficsfen.server.wsframes.text_frame`) is the same bytes for every
+        recipient, since no WebSocket extension is ever negotiated, so it is
+        built once and written to each connection's governor, where Twisted's
+        ``sendTextMessage`` would have written it.  Skipped, as by :meth:`write`:
+        connections not yet open or closing.
+        """
+        frame = text_frame(utf8_payload(data))
         for connection in connections:
-            websocket = connection.websocket
-            if websocket is not None:
-                websocket.sendTextMessage(text)
+            if connection.websocket is not None and not connection.closed:
+                connection.transport.write(frame)
 
     def echo(self, on: bool) -> None:
         """Nothing to negotiate: a page hides a password field itself."""

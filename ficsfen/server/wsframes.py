@@ -10,7 +10,9 @@ its payload is buffered anywhere:
   payload bytes;
 - a binary message (this server speaks text).
 
-:func:`close_frame` builds the server's Close frame that says why.
+:func:`close_frame` builds the server's Close frame that says why;
+:func:`text_frame` a whole text message of the server's (the broadcast fast
+path of :mod:`ficsfen.server.websocket`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from __future__ import annotations
 import struct
 from typing import Literal
 
-__all__ = ["CLOSE_POLICY", "CLOSE_TOO_BIG", "CLOSE_UNSUPPORTED", "FrameWatch", "Refusal", "close_frame"]
+__all__ = ["CLOSE_POLICY", "CLOSE_TOO_BIG", "CLOSE_UNSUPPORTED", "FrameWatch", "Refusal", "close_frame",
+           "text_frame", "utf8_payload"]
 
 #: Close codes (RFC 6455 section 7.4.1).
 CLOSE_UNSUPPORTED = 1003  # a kind of data the endpoint does not accept (binary here)
@@ -112,3 +115,33 @@ def close_frame(code: int, reason: str) -> bytes:
     text = reason.encode("utf-8")[:123].decode("utf-8", "ignore").encode("utf-8")
     payload = struct.pack("!H", code) + text
     return bytes([0x88, len(payload)]) + payload
+
+
+def utf8_payload(data: bytes) -> bytes:
+    """``data`` as a text message carries it: itself when it is valid UTF-8, else decoded
+    with U+FFFD for each bad sequence and encoded again (what
+    ``WebSocketTransport.sendTextMessage(data.decode("utf-8", "replace"))`` sends)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace").encode("utf-8")
+    return data
+
+
+def text_frame(payload: bytes) -> bytes:
+    """The server's frame of one whole text message holding ``payload`` (UTF-8, not
+    checked here: see :func:`utf8_payload`): FIN set, opcode 1, unmasked, the length in
+    7, 16 or 64 bits (RFC 6455 section 5.2).
+
+    The same bytes as wsproto's for that message on a connection with no extension:
+    Twisted's :class:`twisted.web.websocket.WebSocketResource` accepts none
+    (``tests/test_websocket.py`` checks both).
+    """
+    n = len(payload)
+    if n < 126:
+        header = bytes((0x81, n))
+    elif n < 65536:
+        header = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        header = struct.pack("!BBQ", 0x81, 127, n)
+    return header + payload

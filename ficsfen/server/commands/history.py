@@ -24,7 +24,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 from twisted.python.failure import Failure
 
 from ficsfen.commands.base import Command
@@ -366,7 +366,8 @@ class PasswordCommand(Command):
         if isinstance(error, StoreError):
             caller.send(error.message)
             return
-        self.log.failure("password change of {handle} failed", failure, handle=caller.handle)
+        self.log.failure("password change of {handle} failed", failure, LogLevel.error,
+                         handle=caller.handle)
         caller.send(msg("Your password could not be changed; try again later."))
 
 

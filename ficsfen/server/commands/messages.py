@@ -21,7 +21,7 @@ import re
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred
-from twisted.logger import Logger
+from twisted.logger import LogLevel, Logger
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn, render
@@ -90,7 +90,7 @@ class Mailbox:
         self.read(store.message_counts, session.handle).addCallbacks(tell, self._logged)
 
     def _logged(self, failure: Any) -> None:
-        self.log.failure("could not read stored messages", failure)
+        self.log.failure("could not read stored messages", failure, LogLevel.error)
 
     def mark_read(self, handle: str, shown: list[StoredMessage]) -> None:
         """Those just shown are read now (nothing waits for it; a failure is logged)."""

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from twisted.internet.defer import Deferred
+from twisted.logger import LogLevel
 
 from ficsfen.commands.base import Command
 from ficsfen.i18n import Message, msg, msgn
@@ -117,7 +118,7 @@ class MuzzleCommand(OperatorCommand):
             if target.registered and operators.store is not None:
                 operators.store.set_muzzled(target.handle, muzzled).addErrback(
                     lambda failure: operators.log.failure(
-                        "could not store the muzzle of {handle}", failure, handle=target.handle))
+                        "could not store the muzzle of {handle}", failure, LogLevel.error, handle=target.handle))
             return None
         store = operators.store
         if store is None:

@@ -4,7 +4,8 @@
 import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
-import { clockText, parseStyle12 } from "/static/style12.js";
+import { GameFen } from "/static/gamefen.js";
+import { clockText } from "/static/style12.js";
 import { Login } from "/static/login.js";
 import { MoveList } from "/static/movelist.js";
 import { Offers } from "/static/offers.js";
@@ -25,6 +26,8 @@ let board = null;
 // the clocks as of the last board: seconds left and when that board arrived
 let clocks = null;
 let gamesTimer = null;
+// the observed game's FEN, followed from board to board
+let gameFen = new GameFen();
 let play = null;
 let moves = null;
 
@@ -91,12 +94,16 @@ function showBoard(position) {
   } else {
     board.set(config);
   }
-  element.dataset.fen = position.fen;
-  $("fen").textContent = position.fen;
+  showFen(position.fen);
   play.update(board, position);
-  moves.update(position, play.kind(position.game), play.holdings(position.game));
+  moves.update(position);
   clocks = { position, since: performance.now() };
   showClocks();
+}
+
+function showFen(fen) {
+  $("board").dataset.fen = fen;
+  $("fen").textContent = fen;
 }
 
 /** The players and their clocks, the side to move's running down while the clock ticks. */
@@ -112,11 +119,18 @@ function showClocks() {
 
 function gameLine(line) {
   if (line.startsWith("<12> ")) {
-    const position = parseStyle12(line);
+    const position = gameFen.board(line);
     if (position !== null && play.mine(position)) watch(position.game);
     if (position !== null && position.game === gameNumber) showBoard(position);
+  } else if (line.startsWith("<b1> ")) {
+    const position = gameFen.holdings(line);
+    if (position !== null && position.game === gameNumber) {
+      showFen(position.fen);
+      play.holdings(position);
+      moves.holdings(position);
+    }
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
-    $("game-note").textContent = line;
+    if (line.startsWith("{Game ")) $("game-note").textContent = line; // the result stays shown
     if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
 }
@@ -133,6 +147,7 @@ function watch(number) {
 
 async function observe(connection) {
   $("game-note").textContent = format(catalog, "waiting_board");
+  gameFen = new GameFen();
   try {
     await connection.command("style 12");
     const reply = await connection.command(`observe ${gameNumber}`);

@@ -7,15 +7,15 @@
 import { Chess, compat, fen as fenText, makeSquare, parseSquare, parseUci, san, variant } from "/static/vendor/chessops/chessops.js";
 
 /**
- * The position of a FEN record, or null if chessops cannot read it.  `kind` is the
- * game's FICS type: "crazyhouse" takes `pockets` (the <b1> holdings, "PNpq"); any other
- * type is played with standard rules (Chess960's castling read from the rooks).
+ * The position of a FEN record as the page builds it (gamefen.js: X-FEN castling for
+ * Chess960, "[...]" pieces in hand and "~" promoted pieces for crazyhouse), or null if
+ * chessops cannot read it.  With pieces in hand it is played by crazyhouse rules, else
+ * by standard rules (Chess960's castling read from the rooks).
  */
-export function positionOf(fen, kind = "", pockets = "") {
-  const crazyhouse = kind === "crazyhouse";
-  const setup = fenText.parseFen(crazyhouse ? fen.replace(" ", `[${pockets}] `) : fen);
+export function positionOf(fen) {
+  const setup = fenText.parseFen(fen);
   if (!setup.isOk) return null;
-  const made = (crazyhouse ? variant.Crazyhouse : Chess).fromSetup(setup.value);
+  const made = (fen.split(" ")[0].includes("[") ? variant.Crazyhouse : Chess).fromSetup(setup.value);
   return made.isOk ? made.value : null;
 }
 

@@ -5,12 +5,6 @@
 
 import { positionOf, sanOf } from "/static/chessrules.js";
 
-/** The half-moves played before a style 12 board's position. */
-function pliesOf(position) {
-  const [, side, , , , fullmove] = position.fen.split(" ");
-  return (Number(fullmove) - 1) * 2 + (side === "b" ? 1 : 0);
-}
-
 export class MoveList {
   /** `element`: the <ol> the moves go in. */
   constructor(element) {
@@ -22,17 +16,17 @@ export class MoveList {
     this.game = game;
     this.first = 0; // the ply of moves[0]
     this.moves = [];
-    this.previous = null; // {plies, fen, kind, pockets}
+    this.previous = null; // {plies, fen}
     this.render();
   }
 
-  /** A new board of the shown game (`kind`: the FICS type, `pockets`: crazyhouse holdings). */
-  update(position, kind = "", pockets = "") {
+  /** A new board of the shown game. */
+  update(position) {
     if (position.game !== this.game) this.reset(position.game);
-    const plies = pliesOf(position);
+    const plies = position.ply;
     const before = this.previous;
     if (before !== null && plies === before.plies + 1 && position.pretty !== "") {
-      const san = sanOf(positionOf(before.fen, kind, before.pockets), position.pretty);
+      const san = sanOf(positionOf(before.fen), position.pretty);
       this.moves.length = Math.max(0, plies - 1 - this.first);
       this.moves.push(san);
     } else if (plies < this.first + this.moves.length) {
@@ -41,8 +35,13 @@ export class MoveList {
       this.first = plies;
       this.moves = [];
     }
-    this.previous = { plies, fen: position.fen, pockets };
+    this.previous = { plies, fen: position.fen };
     this.render();
+  }
+
+  /** The last board's crazyhouse holdings changed (a <b1> line): its new FEN. */
+  holdings(position) {
+    if (position.game === this.game && this.previous?.plies === position.ply) this.previous.fen = position.fen;
   }
 
   render() {

@@ -14,7 +14,6 @@ const $ = (id) => document.getElementById(id);
 const ACTIONS = ["draw", "resign", "abort", "takeback", "adjourn"];
 const GAME_END = /^\{Game (\d+) \((\S+) vs\. (\S+)\) ([^}]*)\} (1-0|0-1|1\/2-1\/2|\*)/;
 const GAME_START = /^\{Game (\d+) \(\S+ vs\. \S+\) (?:Creating|Continuing) \S+ (\S+) match\.\}/;
-const HOLDINGS = /^<b1> game (\d+) white \[([A-Z]*)\] black \[([A-Z]*)\]/;
 
 /** The game number, players, reason and result of a game end line, or null. */
 export function parseGameEnd(line) {
@@ -33,7 +32,6 @@ export class Play {
     this.last = null; // the last style 12 board of that game
     this.boards = 0;
     this.kinds = new Map(); // game number -> FICS type ("blitz", "crazyhouse", "wild/fr")
-    this.pockets = new Map(); // game number -> crazyhouse holdings ("PNq")
     this.pending = null; // a promotion waiting for its piece
     for (const action of ACTIONS) $(action).addEventListener("click", () => this.act(action));
     for (const letter of "qrbn") $(`promote-${letter}`).addEventListener("click", () => this.promote(letter));
@@ -48,8 +46,11 @@ export class Play {
     return this.kinds.get(game) ?? "";
   }
 
-  holdings(game) {
-    return this.pockets.get(game) ?? "";
+  /** The shown board's crazyhouse holdings changed (a <b1> line): its new position. */
+  holdings(position) {
+    if (this.game?.number !== position.game || this.last === null || position.ply !== this.last.ply) return;
+    this.last = position;
+    this.refresh();
   }
 
   /** Whether a board is of a game the reader plays. */
@@ -57,15 +58,10 @@ export class Play {
     return Math.abs(position.relation) === 1;
   }
 
-  /** One line from the server (the start, holdings and end of games). */
+  /** One line from the server (the start and end of games). */
   line(line) {
     const start = GAME_START.exec(line);
     if (start !== null) this.kinds.set(Number(start[1]), start[2]);
-    const held = HOLDINGS.exec(line);
-    if (held !== null) {
-      this.pockets.set(Number(held[1]), held[2] + held[3].toLowerCase());
-      if (this.game?.number === Number(held[1]) && this.last !== null) this.refresh();
-    }
     const end = parseGameEnd(line);
     if (end === null) return;
     if (end.game === this.shown()) $("result").textContent = format(this.catalog(), "result", end);
@@ -98,7 +94,7 @@ export class Play {
   /** The board movable for the reader's colour, with the legal moves when it is their turn. */
   refresh() {
     const number = this.game.number;
-    this.position = positionOf(this.last.fen, this.kind(number), this.holdings(number));
+    this.position = positionOf(this.last.fen);
     const turn = this.last.relation === 1 && !this.game.over;
     this.board.set({
       turnColor: this.last.turn,

@@ -5,9 +5,57 @@
 
 const FILES = "abcdefgh";
 
-/** The placement field of FEN from style 12's eight ranks ("rnbqkbnr" ... "-" empty). */
-export function placement(ranks) {
-  return ranks.map((rank) => rank.replace(/-+/g, (run) => String(run.length))).join("/");
+/**
+ * The placement field of FEN from style 12's eight ranks ("rnbqkbnr" ... "-" empty),
+ * with "~" after the pieces on the squares of `promoted` (crazyhouse: once pawns).
+ */
+export function placement(ranks, promoted = new Set()) {
+  return ranks
+    .map((rank, row) =>
+      [...rank].map((c, file) => (c !== "-" && promoted.has(FILES[file] + (8 - row)) ? c + "~" : c)).join(""))
+    .map((rank) => rank.replace(/-+/g, (run) => String(run.length)))
+    .join("/");
+}
+
+const CASTLING = ["K", "Q", "k", "q"];
+
+/** The files (0-7) of the rooks that could castle for `letter` (K, Q, k, q) and the outermost. */
+function rooksFor(ranks, letter) {
+  const white = letter === "K" || letter === "Q";
+  const kingside = letter === "K" || letter === "k";
+  const rank = ranks[white ? 7 : 0];
+  const king = rank.indexOf(white ? "K" : "k");
+  const rook = white ? "R" : "r";
+  const files = king < 0 ? [] : [...rank].flatMap((c, f) => (c === rook && (kingside ? f > king : f < king) ? [f] : []));
+  const outer = files.length === 0 ? -1 : kingside ? Math.max(...files) : Math.min(...files);
+  return { white, files, outer };
+}
+
+/**
+ * The castling field as X-FEN writes it, from style 12's four flags (K, Q, k, q):
+ * the letter when the castling rook is the outermost rook of its colour on that
+ * side of the king, else the rook's file letter (Chess960).  `rooks` gives the
+ * castling rook's file (0-7) by letter when known; otherwise it is the outermost.
+ */
+export function castlingField(ranks, flags, rooks = {}) {
+  let field = "";
+  CASTLING.forEach((letter, i) => {
+    if (!flags[i]) return;
+    const { white, files, outer } = rooksFor(ranks, letter);
+    const file = files.includes(rooks[letter]) ? rooks[letter] : outer;
+    field += file === outer ? letter : white ? FILES[file].toUpperCase() : FILES[file];
+  });
+  return field || "-";
+}
+
+/** The castling rooks' files as first seen: the outermost rook for each flag set. */
+export function castlingRooks(ranks, flags) {
+  const rooks = {};
+  CASTLING.forEach((letter, i) => {
+    const { outer } = rooksFor(ranks, letter);
+    if (flags[i] && outer >= 0) rooks[letter] = outer;
+  });
+  return rooks;
 }
 
 /** The squares of a verbose move ("P/e2-e4", "o-o", "P/@@-e4", "none") for a side that moved. */
@@ -34,8 +82,8 @@ export function parseStyle12(line) {
   const side = f[9] === "W" ? "w" : f[9] === "B" ? "b" : null;
   if (side === null) return null;
   const epFile = Number(f[10]);
-  let castling = ["K", "Q", "k", "q"].filter((_, i) => f[11 + i] === "1").join("");
-  if (castling === "") castling = "-";
+  const flags = [0, 1, 2, 3].map((i) => f[11 + i] === "1");
+  const castling = castlingField(ranks, flags);
   const ep = epFile >= 0 && epFile <= 7 ? FILES[epFile] + (side === "b" ? "3" : "6") : "-";
   const halfmoves = Number(f[15]);
   const fullmove = Number(f[26]);
@@ -44,6 +92,11 @@ export function parseStyle12(line) {
   const pretty = f[29];
   return {
     fen,
+    ranks,
+    flags,
+    fields: [side, castling, ep, String(halfmoves), String(fullmove)],
+    ply: (fullmove - 1) * 2 + (side === "b" ? 1 : 0),
+    verbose: f[27],
     turn: side === "w" ? "white" : "black",
     game: Number(f[16]),
     white: f[17],

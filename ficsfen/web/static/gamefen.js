@@ -1,0 +1,81 @@
+// The FEN of one observed game, as the server's `fen` writes it, from its style 12
+// boards and FICS's "<b1>" holdings lines: what a single board does not say is
+// followed from board to board.  Chess960: which rook may still castle (X-FEN
+// writes its file when it is not the outermost).  Crazyhouse: the pieces in hand
+// ("[...]" after the placement, White's then Black's, in QRBNP order) and the pieces
+// that were pawns ("~"), known exactly when the game is watched move after move
+// from a position without such pieces.  No DOM, no network.
+
+import { castlingField, castlingRooks, parseStyle12, placement } from "/static/style12.js";
+
+const HAND_ORDER = "QRBNPqrbnp";
+
+/** "<b1> game 1 white [PN] black [Q]" (maybe "<- WP" after): {game, white, black}, or null. */
+export function parseHoldings(line) {
+  const m = /^<b1> game (\d+) white \[([PNBRQ]*)\] black \[([PNBRQ]*)\]/.exec(line.trim());
+  return m === null ? null : { game: Number(m[1]), white: m[2], black: m[3] };
+}
+
+/** The pieces in hand as FEN writes them: "QRBNPqrbnp" order, White's in capitals. */
+export function handField(white, black) {
+  const pieces = [...white.toUpperCase(), ...black.toLowerCase()];
+  return pieces.sort((a, b) => HAND_ORDER.indexOf(a) - HAND_ORDER.indexOf(b)).join("");
+}
+
+export class GameFen {
+  constructor() {
+    this.game = null;
+    this.last = null; // the last board's position
+    this.rooks = {};
+    this.hand = null; // {white, black} once a <b1> line said the game is crazyhouse
+    this.promoted = new Set();
+  }
+
+  /** A style 12 line: its position with `fen` as the server writes it, or null. */
+  board(line) {
+    const position = parseStyle12(line);
+    if (position === null) return null;
+    if (position.game !== this.game) {
+      this.game = position.game;
+      this.last = null;
+      this.hand = null;
+      this.promoted.clear();
+    }
+    if (this.last === null) this.rooks = castlingRooks(position.ranks, position.flags);
+    else if (position.ply === this.last.ply + 1) this.follow(position);
+    this.last = position;
+    return this.withFen(position);
+  }
+
+  /** A "<b1>" line: the last board with these pieces in hand, or null (another game, no board). */
+  holdings(line) {
+    const held = parseHoldings(line);
+    if (held === null || (this.game !== null && held.game !== this.game)) return null;
+    this.game = held.game;
+    this.hand = { white: held.white, black: held.black };
+    return this.last === null ? null : this.withFen(this.last);
+  }
+
+  /** The move that led to `position` (one ply after the last board): moves the "~" marks, spends a dropped piece. */
+  follow(position) {
+    const m = /^([A-Za-z])\/(@@|[a-h][1-8])-([a-h][1-8])(=([A-Za-z]))?/.exec(position.verbose);
+    if (m === null) return;
+    const [, piece, from, to, , promotion] = m;
+    const wasPromoted = this.promoted.has(from);
+    this.promoted.delete(to);
+    this.promoted.delete(from);
+    if (wasPromoted || promotion !== undefined) this.promoted.add(to);
+    if (from === "@@" && this.hand !== null) {
+      const side = position.turn === "white" ? "black" : "white"; // who dropped
+      this.hand = { ...this.hand, [side]: this.hand[side].replace(piece.toUpperCase(), "") };
+    }
+  }
+
+  withFen(position) {
+    const castling = castlingField(position.ranks, position.flags, this.rooks);
+    let board = placement(position.ranks, this.hand === null ? new Set() : this.promoted);
+    if (this.hand !== null) board += `[${handField(this.hand.white, this.hand.black)}]`;
+    const [side, , ep, halfmoves, fullmove] = position.fields;
+    return { ...position, fen: [board, side, castling, ep, halfmoves, fullmove].join(" ") };
+  }
+}
