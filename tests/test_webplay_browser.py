@@ -25,7 +25,7 @@ from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
 pytestmark = pytest.mark.slow
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-FEN_LINE = re.compile(r"^[1-8pnbrqkPNBRQK/]+ [wb] \S+ \S+ \d+ \d+$", re.M)
+FEN_LINE = re.compile(r"^[1-8pnbrqkPNBRQK/~]+(\[[pnbrqPNBRQ]*\])? [wb] \S+ \S+ \d+ \d+$", re.M)
 PASSWORDS = {"alice": "ecila"}
 
 
@@ -154,17 +154,22 @@ def telnet_moves(page: Page, client: TelnetClient, move: str) -> str:
     return fen
 
 
-def page_accepts_match(page: Page, client: TelnetClient, terms: str) -> None:
-    """Telnet challenges the page; the page accepts with its button."""
+def page_accepts_match(page: Page, client: TelnetClient, terms: str, start: str | None = START) -> str:
+    """Telnet challenges the page; the page accepts with its button; the page's board
+    must be at `start` (None: wherever the telnet side's ``fen`` says it starts)."""
     client.command(f"match {page.name} {terms}")
     offer = page.wait(lambda: page.driver.execute_script(
         "const b = document.querySelector('#offers-in button[id^=accept-]'); return b ? b.id : null;"),
         "the challenge shown")
     page.click(offer)
-    page.moved_to(START)
     page.wait(lambda: page.shown("play-controls"), "the game's controls")
     client.read_until("<12> ")
     client.read_until(client.prompt)
+    if start is None:
+        start = telnet_fen(client)
+        assert start is not None
+    page.moved_to(start)
+    return start
 
 
 def test_scholars_mate_clicked_dragged_and_typed(chrome, server):
@@ -312,3 +317,31 @@ def test_challenge_withdrawn_then_takeback_and_abort(chrome, server):
         other.command("accept")
         page.wait(lambda: "aborted" in page.text("result"), "the game aborted")
         assert not page.shown("play-controls")
+
+
+def test_crazyhouse_drop_typed(chrome, server):
+    page = Page(chrome, server)
+    with telnet_guest(server)[0] as black:
+        page_accepts_match(page, black, "5 0 zh black", START.replace(" ", "[] ", 1))
+        page_moves(page, black, lambda: page.type("move-input", "e4", enter=True))
+        telnet_moves(page, black, "d7d5")
+        page_moves(page, black, lambda: page.click_move("e4", "d5"))
+        telnet_moves(page, black, "d8d5")
+        fen = page_moves(page, black, lambda: page.type("move-input", "P@e6", enter=True))
+        assert fen.startswith("rnb1kbnr/ppp1pppp/4P3/3q4/8/8/PPPP1PPP/RNBQKBNR[p] b ")
+        moves = page.driver.execute_script(
+            "return [...document.querySelectorAll('#moves .move')].map((e) => e.textContent);")
+        assert moves == ["e4", "d5", "exd5", "Qxd5", "P@e6"]
+
+
+def test_chess960_moves(chrome, server):
+    page = Page(chrome, server)
+    with telnet_guest(server)[0] as black:
+        start = page_accepts_match(page, black, "5 0 fr black", None)
+        assert start.split(" ")[1] == "w"
+        page_moves(page, black, lambda: page.click_move("e2", "e4"))
+        telnet_moves(page, black, "e7e5")
+        page_moves(page, black, lambda: page.type("move-input", "d4", enter=True))
+        moves = page.driver.execute_script(
+            "return [...document.querySelectorAll('#moves .move')].map((e) => e.textContent);")
+        assert moves == ["e4", "e5", "d4"]

@@ -74,10 +74,13 @@ export function serverText(position, move) {
   return makeSquare(move.from) + makeSquare(move.to) + letter;
 }
 
-/** The SAN of the server's move text (style 12's pretty move) in `position`, else that text. */
+/** The SAN of the server's move text (style 12's pretty move) in `position`, else that text
+ * (a pawn's drop "P@e6", as FICS writes it, where chessops writes "@e6"). */
 export function sanOf(position, pretty) {
   if (position === null || pretty === "") return pretty;
   const word = pretty.replace(/^o-o(-o)?/i, (m) => m.toUpperCase()).replace(/[+#]$/, "");
   const move = san.parseSan(position, word);
-  return move === undefined ? pretty : san.makeSan(position, move);
+  if (move === undefined) return pretty;
+  const text = san.makeSan(position, move);
+  return text.startsWith("@") ? "P" + text : text; // a pawn's drop as FICS writes it
 }
