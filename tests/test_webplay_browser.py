@@ -345,3 +345,28 @@ def test_chess960_moves(chrome, server):
         moves = page.driver.execute_script(
             "return [...document.querySelectorAll('#moves .move')].map((e) => e.textContent);")
         assert moves == ["e4", "e5", "d4"]
+
+
+def test_move_list_while_observing(chrome, server):
+    white, black = server.connect(), server.connect()
+    with white, black:
+        white.login()
+        black_name = black.login()
+        white.command(f"match {black_name} 5 0 white")
+        black.read_until("Challenge:")
+        black.command("accept")
+        white.read_until("Creating:")
+        created = white.read_until(white.prompt)
+        number = re.search(r"\{Game (\d+) \(", created)
+        assert number is not None, created
+        chrome.get(page_url(server, f"/game/{number.group(1)}"))
+        page = Page.__new__(Page)
+        page.driver = chrome
+        page.wait(lambda: page.fen() == START, "the observed board")
+        played = ""
+        for client, move in ((white, "e4"), (black, "e5"), (white, "Nf3"), (black, "Nc6"), (white, "Bb5")):
+            client.send(move)  # the next move once the page has this one: the players in turn
+            played += move
+            page.wait(lambda played=played: page.text("moves") == played, f"the move list up to {move}")
+        assert page.driver.execute_script("return document.querySelector('#moves .last').textContent;") == "Bb5"
+        assert not page.shown("play-controls")
