@@ -215,7 +215,7 @@ def test_promotion_through_the_dialog_then_resign(chrome, server):
         assert "resigns}" in black.read_until("0-1")
 
 
-def test_seek_from_the_page_answered_over_telnet_then_draw(chrome, server):
+def test_seek_from_the_page_answered_over_telnet_then_draw_then_another_game(chrome, server):
     page = Page(chrome, server)
     with telnet_guest(server)[0] as other:
         page.type("seek-time", "3")
@@ -239,6 +239,11 @@ def test_seek_from_the_page_answered_over_telnet_then_draw(chrome, server):
         page.click(offer)
         page.wait(lambda: "1/2-1/2" in page.text("result"), "the draw")
         assert "1/2-1/2" in other.read_until("1/2-1/2")
+        other.read_until(other.prompt)
+        # the next game (maybe under the same number) starts afresh, the page as White
+        page_accepts_match(page, other, "2 0 black")
+        assert page.text("result") == "" and page.text("moves") == ""
+        page_moves(page, other, lambda: page.type("move-input", "Nf3", enter=True))
 
 
 def test_telnet_seek_answered_from_the_list_and_a_refused_move(chrome, server):

@@ -28,7 +28,7 @@ export class Play {
     this.catalog = catalog;
     this.shown = shown;
     this.board = null;
-    this.game = null; // {number, colour, over}
+    this.game = null; // {number, colour} while the reader plays it
     this.last = null; // the last style 12 board of that game
     this.boards = 0;
     this.kinds = new Map(); // game number -> FICS type ("blitz", "crazyhouse", "wild/fr")
@@ -66,7 +66,7 @@ export class Play {
     if (end === null) return;
     if (end.game === this.shown()) $("result").textContent = format(this.catalog(), "result", end);
     if (this.game?.number === end.game) {
-      this.game.over = true;
+      this.game = null; // the number may be given to the reader's next game
       this.freeze();
     }
   }
@@ -80,7 +80,7 @@ export class Play {
     }
     const colour = position.relation === 1 ? position.turn : position.turn === "white" ? "black" : "white";
     if (this.game?.number !== position.game) {
-      this.game = { number: position.game, colour, over: false };
+      this.game = { number: position.game, colour };
       board.set({ orientation: colour });
       $("result").textContent = "";
       $("play-note").textContent = "";
@@ -95,7 +95,7 @@ export class Play {
   refresh() {
     const number = this.game.number;
     this.position = positionOf(this.last.fen);
-    const turn = this.last.relation === 1 && !this.game.over;
+    const turn = this.last.relation === 1;
     this.board.set({
       turnColor: this.last.turn,
       movable: {
@@ -139,7 +139,7 @@ export class Play {
   }
 
   typed(text) {
-    if (text.trim() === "" || this.game === null || this.game.over) return;
+    if (text.trim() === "" || this.game === null) return;
     const move = typedMove(this.position, text);
     $("move-input").value = "";
     this.play(move === undefined ? text.trim() : serverText(this.position, move));
@@ -166,7 +166,7 @@ export class Play {
       lastMove: this.last.lastMove.length ? this.last.lastMove : undefined,
       check: this.last.check,
     });
-    if (this.game !== null && !this.game.over) this.refresh();
+    if (this.game !== null) this.refresh();
   }
 
   async act(action) {
