@@ -41,6 +41,7 @@ __all__ = [
     "NO_SEQUENCE",
     "NULL",
     "OBSOLETE",
+    "OWN_CODES",
     "REMOVED",
     "RIGHTS",
     "SHORTCUTS",
@@ -98,6 +99,11 @@ BLOCK_CODES: dict[str, int] = {
     "rmatch": 183, "rstat": 184, "crstat": 185, "hrstat": 186, "gstat": 187,
 }
 
+#: Codes of this server's own commands that a client or the web page tells
+#: apart by code; FICS's codes end at 187, these start at 200 so that they
+#: never meet one of FICS's.  Other commands FICS lacks (``fen``) answer 0.
+OWN_CODES: dict[str, int] = {"checkfen": 200}
+
 #: FICS's shortcuts for a command: they answer with its code.
 SHORTCUTS: dict[str, str] = {".": "tell", ",": "tell"}
 
@@ -123,6 +129,8 @@ ERROR_MESSAGES: dict[str, int] = {
     "You are not playing or examining a game.": NOT_PLAYING,
     "You are not playing game {number}.": NOT_PLAYING,
     "You are not examining a game.": NOT_PLAYING,
+    # checkfen's refusal of a record: its parameter is bad
+    "Invalid FEN: {error}": BAD_PARAMS,
     "{command}: Insufficient rights.": RIGHTS,
 }
 
@@ -134,9 +142,13 @@ class BlockIdError(ValueError):
     """A line without a valid command identifier while block mode is on."""
 
 
+_CODES: dict[str, int] = {**BLOCK_CODES, **OWN_CODES}
+
+
 def code_for(name: str) -> int:
-    """FICS's code for the command ``name``; 0 (null) for commands FICS lacks (``fen``)."""
-    return BLOCK_CODES.get(SHORTCUTS.get(name, name), NULL)
+    """FICS's code for the command ``name``, or :data:`OWN_CODES`'; 0 (null) for
+    the other commands FICS lacks (``fen``)."""
+    return _CODES.get(SHORTCUTS.get(name, name), NULL)
 
 
 _NUMBERED = re.compile(rf"[ \t]*([0-9]{{1,{MAX_ID_DIGITS}}})(?:[ \t]+(.*))?", re.DOTALL)

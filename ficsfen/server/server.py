@@ -40,6 +40,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
+from ficsfen.commands.checkfen import CheckFenCommand
 from ficsfen.commands.fen import FenCommand
 from ficsfen.commands.help import HelpCommand, NextCommand, Pager
 from ficsfen.helpcatalog import HelpCatalog
@@ -87,6 +88,7 @@ def build_command_table(server: FicsServer) -> CommandTable:
     read = server.reads.read
     for command in (
         FenCommand(),
+        CheckFenCommand(),
         HelpCommand(server.catalog, pager=pager, command_names=lambda: table.names(),
                     exact_command=table.exact),
         NextCommand(pager),

@@ -3,8 +3,12 @@
 
 import { Chessground } from "/static/vendor/chessground/chessground.js";
 import { Connection } from "/static/connection.js";
+import { Console } from "/static/console.js";
+import { FenBox } from "/static/fenbox.js";
+import { HelpViewer } from "/static/help.js";
 import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage } from "/static/i18n.js";
 import { GameFen } from "/static/gamefen.js";
+import { setServerLanguage } from "/static/sessionlang.js";
 import { clockText } from "/static/style12.js";
 import { Login } from "/static/login.js";
 import { MoveList } from "/static/movelist.js";
@@ -30,6 +34,8 @@ let gamesTimer = null;
 let gameFen = new GameFen();
 let play = null;
 let moves = null;
+// the session and the parts that follow the language of the server's texts
+let tools = null;
 
 function showStatus(key, values = {}) {
   status = { key, values };
@@ -44,6 +50,14 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
+  if (tools !== null) serverLanguage();
+}
+
+/** The server's texts in the page's language, then what shows them read again. */
+async function serverLanguage() {
+  await setServerLanguage(tools.connection, lang);
+  tools.help.refresh();
+  tools.fenBox.refresh();
 }
 
 // -- the list of live games ------------------------------------------------------------
@@ -194,11 +208,14 @@ async function main() {
     for (const line of reply.text.split("\n")) if (line.trim() !== "") dispatch(line);
     return reply;
   };
+  const panel = new Console($("console-log"), $("console-input"),
+    (line) => (connection.ready ? run(line) : Promise.reject(new Error("closed"))), () => catalog);
   const connection = new Connection({
     onStatus: (key) => showStatus(key),
     onRefused: (text) => login.refused(text),
     onReady: (name, registered) => {
       showStatus("logged_in_as", { name });
+      serverLanguage();
       login.ready(name);
       seeks.ready(registered);
       offers.ready();
@@ -212,9 +229,13 @@ async function main() {
         observe(connection);
       }
     },
-    onLine: dispatch,
+    onLine: (line) => {
+      panel.line(line);
+      dispatch(line);
+    },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
   const login = new Login(connection);
   const seeks = new Seeks({ send: run, me: () => connection.name, catalog: () => catalog });
   const offers = new Offers({ send: run, catalog: () => catalog, note: (text) => ($("lobby-note").textContent = text) });

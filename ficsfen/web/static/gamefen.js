@@ -22,6 +22,16 @@ export function handField(white, black) {
   return pieces.sort((a, b) => HAND_ORDER.indexOf(a) - HAND_ORDER.indexOf(b)).join("");
 }
 
+/** A castling's king move (Chess960: the king starts on any file), from the board before it. */
+function castlingSquares(before, after) {
+  const white = after.turn === "black";
+  const row = white ? 7 : 0;
+  const file = before.ranks[row].indexOf(white ? "K" : "k");
+  if (file < 0) return after.lastMove;
+  const rank = white ? "1" : "8";
+  return ["abcdefgh"[file] + rank, (after.verbose === "o-o" ? "g" : "c") + rank];
+}
+
 export class GameFen {
   constructor() {
     this.game = null;
@@ -42,7 +52,10 @@ export class GameFen {
       this.promoted.clear();
     }
     if (this.last === null) this.rooks = castlingRooks(position.ranks, position.flags);
-    else if (position.ply === this.last.ply + 1) this.follow(position);
+    else if (position.ply === this.last.ply + 1) {
+      this.follow(position);
+      if (position.verbose.startsWith("o-o")) position.lastMove = castlingSquares(this.last, position);
+    }
     this.last = position;
     return this.withFen(position);
   }
