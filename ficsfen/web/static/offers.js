@@ -57,7 +57,12 @@ export class Offers {
   }
 
   async answer(command) {
-    const reply = await this.send(command);
+    let reply;
+    try {
+      reply = await this.send(command);
+    } catch {
+      return; // the session closed: its offers went with it
+    }
     this.note(reply.text.split("\n").filter((l) => l && !l.startsWith("<")).join("\n"));
   }
 

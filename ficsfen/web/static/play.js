@@ -148,7 +148,12 @@ export class Play {
   /** Send a move; if no new board came with the reply, the server refused it. */
   async play(text) {
     const before = this.boards;
-    const reply = await this.send(text);
+    let reply;
+    try {
+      reply = await this.send(text);
+    } catch {
+      return; // the session closed: the next one shows the game again
+    }
     if (this.boards === before) {
       $("play-note").textContent = reply.text.trim();
       this.reset();
@@ -170,7 +175,12 @@ export class Play {
   }
 
   async act(action) {
-    const reply = await this.send(action);
+    let reply;
+    try {
+      reply = await this.send(action);
+    } catch {
+      return; // the session closed
+    }
     $("play-note").textContent = reply.text.split("\n").filter((l) => l && !l.startsWith("<")).join("\n");
   }
 }

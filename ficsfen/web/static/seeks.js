@@ -61,7 +61,12 @@ export class Seeks {
     const increment = Number($("seek-inc").value) || 0;
     const rated = $("seek-rated").checked ? "rated" : "unrated";
     const variant = $("seek-variant").value;
-    const reply = await this.send(`seek ${minutes} ${increment} ${rated}${variant ? " " + variant : ""}`);
+    let reply;
+    try {
+      reply = await this.send(`seek ${minutes} ${increment} ${rated}${variant ? " " + variant : ""}`);
+    } catch {
+      return; // the session closed: the seek went with it
+    }
     $("lobby-note").textContent = reply.text.split("\n").filter((l) => l && !l.startsWith("<")).join("\n");
   }
 
@@ -82,7 +87,7 @@ export class Seeks {
       button.type = "button";
       button.id = own ? `unseek-${seek.id}` : `play-${seek.id}`;
       button.textContent = format(t, own ? "withdraw" : "play");
-      button.addEventListener("click", () => this.send(own ? `unseek ${seek.id}` : `play ${seek.id}`));
+      button.addEventListener("click", () => this.send(own ? `unseek ${seek.id}` : `play ${seek.id}`).catch(() => {}));
       const cell = document.createElement("td");
       cell.append(button);
       row.append(cell);
