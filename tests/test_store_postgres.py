@@ -312,3 +312,39 @@ def test_accounts_and_games_export_work_on_a_database(reactor, pg_url):
         err.getvalue()
     assert '[White "alice"]' in out.getvalue()
     assert "1. e4 {[%clk 0:00:00.001]} {bob resigns} 1-0" in out.getvalue()
+
+
+def test_backup_copies_a_database_into_a_data_file_a_server_can_use(reactor, pg_url, tmp_path):
+    """One snapshot of every table, in an SQLite data file at the same schema version: the
+    game in play is there with its moves (the log's), the finished one too."""
+    from ficsfen.server.backup_cli import backup_main
+    from ficsfen.server.store import SQLiteStore
+
+    store = PostgresStore.open(pg_url, reactor=reactor)
+    try:
+        wait_for(reactor, store.add_account("alice", HASH))
+        wait_for(reactor, store.save_settings("alice", {"style": 12}))
+        finished, _ = store.start_game(_start())
+        wait_for(reactor, store.add_move(finished, _move(1)))
+        wait_for(reactor, store.end_game(finished, GameEnd("1-0", "r", EndCode.RESIGNATION, 2e9)))
+        playing, _ = store.start_game(_start())
+        for ply in (1, 2, 3):
+            d = store.add_move(playing, _move(ply))
+        wait_for(reactor, d)
+        copy = tmp_path / "copy.sqlite3"
+        out, err = io.StringIO(), io.StringIO()
+        assert backup_main([str(copy), "--data", pg_url], lang="en", out=out, err=err) == 0, \
+            err.getvalue()
+        assert "1 account, 2 games: 1 in play" in out.getvalue()
+        assert backup_main([str(copy), "--data", pg_url], lang="en", out=out, err=err) == 1
+        assert "exists already; give --force" in err.getvalue()
+    finally:
+        wait_for(reactor, store.close())
+    local = SQLiteStore.open(copy, reactor=reactor)  # a server's start folds the log
+    try:
+        assert local.load_settings("ALICE") == {"style": 12}
+        assert [m.ply for m in local.get_game(playing).moves] == [1, 2, 3]
+        assert [m.ply for m in local.get_game(finished).moves] == [1]
+        assert [g.id for g in local.unfinished_games()] == [playing]
+    finally:
+        wait_for(reactor, local.close())

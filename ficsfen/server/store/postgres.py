@@ -60,7 +60,7 @@ from ficsfen.server.store.row_store import RowStore
 from ficsfen.server.store.schema import SCHEMA_VERSION
 from ficsfen.server.store.writer import Writer
 
-__all__ = ["CONNECT_TIMEOUT", "DatabaseName", "PostgresStore"]
+__all__ = ["CONNECT_TIMEOUT", "DatabaseName", "PostgresStore", "check_current"]
 
 #: Seconds a connection attempt waits for the database before giving up.
 CONNECT_TIMEOUT = 10
@@ -189,7 +189,7 @@ class PostgresStore(RowStore):
             read.execute("SET default_transaction_read_only = on")
             first_ids = None
             if read_only:
-                _check_current(write, where)
+                check_current(write, where)
                 write.execute("SET default_transaction_read_only = on")
             else:
                 migrate(write, where)
@@ -235,7 +235,7 @@ class PostgresStore(RowStore):
         return self._read
 
 
-def _check_current(conn: PgConnection, where: DatabaseName) -> None:
+def check_current(conn: PgConnection, where: DatabaseName) -> None:
     """Refuse, for a read-only tool, a database no server has set up or of another version."""
     found = schema_version(conn)
     if not found:
