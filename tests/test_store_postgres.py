@@ -32,7 +32,8 @@ from ficsfen.server.store import (
     StoreOpenError,
     StoreVersionError,
 )
-from ficsfen.server.store.pg_dialect import PgConnection, translate, translate_ddl
+from ficsfen.server.store.pg_connection import PgConnection
+from ficsfen.server.store.pg_dialect import translate, translate_ddl
 from ficsfen.server.store.pg_schema import VERSION_TABLE, migrate, schema_version
 from ficsfen.server.store.postgres import PostgresStore
 from ficsfen.server.store.schema import MIGRATIONS
@@ -287,6 +288,36 @@ def test_a_node_starting_copies_the_log_of_games_in_play_and_loses_no_move(react
             wait_for(reactor, starting.close())
     finally:
         wait_for(reactor, running.close())
+
+
+def _cut_connections(pg_url):
+    """Terminate every other connection to the database (a restart of the database, as the
+    store sees it)."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        cut = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        return cut.fetchone()[0]
+
+
+def test_lost_connections_are_opened_again_and_the_writes_go_on(reactor, pg_url):
+    """Transactions and reads run again on a new connection.  A write outside a
+    transaction that met the loss is not retried by the connection: the writer runs its
+    batch again in a transaction, where the row's own key (a move's log id) would refuse
+    it had the lost statement stored it."""
+    store = PostgresStore.open(pg_url, reactor=reactor)
+    try:
+        game_id, d = store.start_game(_start())
+        wait_for(reactor, d)
+        assert _cut_connections(pg_url) == 2  # the writer's and the reader's
+        wait_for(reactor, store.add_account("bob", HASH))  # a transaction: BEGIN again
+        assert store.get_account("bob").name == "bob"  # a read: retried
+        assert _cut_connections(pg_url) == 2
+        wait_for(reactor, store.add_move(game_id, _move(1)))  # one INSERT: run again by the writer
+        wait_for(reactor, store.add_move(game_id, _move(2)))
+        assert [m.ply for m in store.get_game(game_id).moves] == [1, 2]
+        assert store._writer._conn.reconnects == 2 and store._read.reconnects == 2
+    finally:
+        wait_for(reactor, store.close())
 
 
 # -- the operator tools --------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ficsfen.i18n import msg
 from ficsfen.server.database_url import display_url, url_problem
 from ficsfen.server.store.backup import BackupError, BackupSummary, _remove, _verify, _write_out
 from ficsfen.server.store.errors import StoreOpenError
-from ficsfen.server.store.pg_dialect import PgConnection
+from ficsfen.server.store.pg_connection import PgConnection
 from ficsfen.server.store.postgres import CONNECT_TIMEOUT, DatabaseName, check_current
 from ficsfen.server.store.schema import migrate
 

@@ -4,11 +4,12 @@ The row modules (``account_rows.py``, ``game_writes.py``...) and the
 :class:`~.writer.Writer` speak SQLite's SQL through a DB-API connection:
 ``conn.execute(sql, params)`` with ``?`` placeholders, ``cursor.rowcount``,
 ``cursor.lastrowid``, and :mod:`sqlite3`'s exception classes.
-:class:`PgConnection` gives them that on a :mod:`psycopg` (3) connection in
-autocommit mode: each statement is translated once (:func:`translate`,
-cached) and errors are raised as subclasses of :mod:`sqlite3`'s classes
-(:class:`PgIntegrityError` is a :class:`sqlite3.IntegrityError`), so that the
-code catching them is the same for both databases.
+:class:`~.pg_connection.PgConnection` gives them that on a :mod:`psycopg`
+connection: each statement is translated once (:func:`translate`, cached)
+and errors are raised as :class:`PgError` and :class:`PgIntegrityError`,
+subclasses of :mod:`sqlite3`'s classes (a :class:`sqlite3.IntegrityError`
+for a broken constraint), so that the code catching them is the same for
+both databases.
 
 What :func:`translate` changes: ``?`` becomes ``$1``, ``$2``... (the
 connection's cursors are psycopg's raw cursors); ``INSERT OR IGNORE`` an ``INSERT ... ON CONFLICT DO NOTHING``;
@@ -24,12 +25,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Any
 
-__all__ = ["KEYS", "PgConnection", "PgCursor", "PgError", "PgIntegrityError", "translate",
-           "translate_ddl"]
+__all__ = ["KEYS", "MAX_PARAMETERS", "PgError", "PgIntegrityError", "translate", "translate_ddl"]
 
 #: The key each table an ``INSERT OR REPLACE`` writes is unique on.
 KEYS = {
@@ -114,78 +112,3 @@ def translate_ddl(statement: str) -> str | None:
     text = re.sub(r"\bTEXT\b", 'text COLLATE "C"', text)
     text = re.sub(r"\)\s*WITHOUT\s+ROWID\s*$", ")", text)
     return text
-
-
-class PgCursor:
-    """What a statement gave back: its rows (read at once), ``rowcount`` and ``lastrowid``."""
-
-    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int,
-                 lastrowid: int | None = None) -> None:
-        self._rows = rows
-        self._at = 0
-        self.rowcount = rowcount
-        self.lastrowid = lastrowid
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        if self._at >= len(self._rows):
-            return None
-        row = self._rows[self._at]
-        self._at += 1
-        return row
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        rows = self._rows[self._at:]
-        self._at = len(self._rows)
-        return rows
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        while (row := self.fetchone()) is not None:
-            yield row
-
-
-class PgConnection:
-    """A :mod:`psycopg` connection (autocommit) that takes the store's SQLite statements.
-
-    Used by one thread at a time, as the store's :mod:`sqlite3` connections are.
-    """
-
-    def __init__(self, conn: Any) -> None:
-        import psycopg
-
-        self.raw = conn
-        self._psycopg = psycopg
-        conn.cursor_factory = psycopg.RawCursor  # statements keep their $n placeholders
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> PgCursor:
-        """Run one statement; :raises PgError: (a :class:`PgIntegrityError` for a constraint)."""
-        text, returns_id = translate(sql)
-        try:
-            cursor = self.raw.execute(text, tuple(params) if params else None)
-            rows = cursor.fetchall() if cursor.description is not None else []
-        except self._psycopg.Error as e:
-            raise self._error(e) from None
-        lastrowid = rows[0][0] if returns_id and rows else None
-        return PgCursor([] if returns_id else rows, cursor.rowcount, lastrowid)
-
-    def executemany(self, sql: str, seq: Sequence[Sequence[Any]]) -> None:
-        text, _ = translate(sql)
-        try:
-            with self.raw.cursor() as cursor:
-                cursor.executemany(text, [tuple(p) for p in seq])
-        except self._psycopg.Error as e:
-            raise self._error(e) from None
-
-    def getlimit(self, category: int) -> int:
-        """The most parameters a statement takes (``category`` is SQLite's; only that one)."""
-        return MAX_PARAMETERS
-
-    def close(self) -> None:
-        self.raw.close()
-
-    def _error(self, e: Exception) -> PgError:
-        sqlstate = getattr(e, "sqlstate", None)
-        # the first line: PostgreSQL's DETAIL and HINT lines follow it
-        message = (str(e).strip() or type(e).__name__).splitlines()[0]
-        if isinstance(e, self._psycopg.IntegrityError):
-            return PgIntegrityError(message, sqlstate)
-        return PgError(message, sqlstate)

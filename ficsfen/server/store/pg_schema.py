@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ficsfen.server.store.errors import StoreCorruptError, StoreVersionError
-from ficsfen.server.store.pg_dialect import PgConnection, translate_ddl
+from ficsfen.server.store.pg_connection import PgConnection
+from ficsfen.server.store.pg_dialect import translate_ddl
 from ficsfen.server.store.schema import MIGRATIONS, Migration
 
 __all__ = ["GAME_IDS", "LOG_IDS", "VERSION_TABLE", "fold_log", "migrate", "prepare_ids",

@@ -29,6 +29,7 @@ database server may lose its last commits).  Nothing imports
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.defer import Deferred
@@ -43,7 +44,7 @@ from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.store.logon_rows import LogonRows
 from ficsfen.server.store.message_rows import MessageRows
-from ficsfen.server.store.pg_dialect import PgConnection
+from ficsfen.server.store.pg_connection import PgConnection
 from ficsfen.server.store.pg_ids import IdBlocks, PgGameWrites
 from ficsfen.server.store.pg_schema import (
     GAME_IDS,
@@ -176,21 +177,30 @@ class PostgresStore(RowStore):
                 "{file}: a PostgreSQL store needs psycopg 3 (the cluster extra: pip install "
                 "ficsfen[cluster]).",
                 file=str(where)), where) from None
-        opened: list[PgConnection] = []
-        try:
-            for _ in range(2):
+        commit = f"SET synchronous_commit = {_SYNCHRONOUS_COMMIT[synchronous]}"
+        read_only_set = "SET default_transaction_read_only = on"
+
+        def connector(*settings: str) -> Callable[[], Any]:
+            def connect() -> Any:
                 raw = psycopg.connect(url.strip(), autocommit=True,
                                       connect_timeout=CONNECT_TIMEOUT,
                                       application_name="ficsfen")
-                opened.append(PgConnection(raw))
-            write, read = opened
-            for conn in opened:
-                conn.execute(f"SET synchronous_commit = {_SYNCHRONOUS_COMMIT[synchronous]}")
-            read.execute("SET default_transaction_read_only = on")
+                for setting in settings:
+                    raw.execute(setting)
+                return raw
+            return connect
+
+        opened: list[PgConnection] = []
+        try:
+            writes = connector(commit, *((read_only_set,) if read_only else ()))
+            reads = connector(commit, read_only_set)
+            write = PgConnection(writes(), reconnect=writes)
+            opened.append(write)
+            read = PgConnection(reads(), reconnect=reads)
+            opened.append(read)
             first_ids = None
             if read_only:
                 check_current(write, where)
-                write.execute("SET default_transaction_read_only = on")
             else:
                 migrate(write, where)
                 prepare_ids(write)
