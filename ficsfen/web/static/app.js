@@ -154,9 +154,15 @@ function watch(number) {
   if (number === gameNumber) return;
   gameNumber = number;
   clocks = null;
+  showGameView();
+  $("game-title").textContent = format(catalog, "game_title", { number });
+}
+
+/** The game's section instead of the list, the offers (a draw, a challenge) beside its board. */
+function showGameView() {
   $("games-view").hidden = true;
   $("game-view").hidden = false;
-  $("game-title").textContent = format(catalog, "game_title", { number });
+  $("play-note").after($("offers"));
 }
 
 async function observe(connection) {
@@ -197,7 +203,8 @@ async function main() {
   $("copy").addEventListener("click", copyFen);
   $("flip").addEventListener("click", () => board?.toggleOrientation());
   setInterval(showClocks, 200);
-  $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  if (gameNumber === null) $("games-view").hidden = false;
+  else showGameView();
   // every line the server sends, in a reply or between replies, to whom it concerns
   const dispatch = (line) => {
     if (!seeks.line(line) && !offers.line(line)) gameLine(line);
