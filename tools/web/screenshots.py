@@ -32,6 +32,7 @@ import argparse
 import base64
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -86,11 +87,16 @@ def viewport(driver: Any, width: int, height: int) -> None:
 
 
 def text(driver: Any, element_id: str) -> str:
-    return driver.execute_script(f"return document.getElementById('{element_id}').textContent")
+    return str(driver.execute_script(f"return document.getElementById('{element_id}').textContent"))
 
 
 def fen(driver: Any, element_id: str = "board") -> str:
-    return driver.execute_script(f"return document.getElementById('{element_id}').dataset.fen")
+    return str(driver.execute_script(f"return document.getElementById('{element_id}').dataset.fen"))
+
+
+def to_move(side: str, driver: Any) -> bool:
+    """Whether the board's FEN says ``side`` (" w " or " b ") is to move."""
+    return side in fen(driver)
 
 
 def shot(driver: Any, path: Path, *selectors: str, max_height: int = 0, margin: int = 8) -> None:
@@ -114,8 +120,8 @@ def shot(driver: Any, path: Path, *selectors: str, max_height: int = 0, margin: 
 def logged_in(driver: Any, base: str, path: str = "/") -> str:
     """Open ``path``; the page's guest name once it is logged in."""
     driver.get(base + path)
-    return wait(driver, lambda d: text(d, "status").startswith("Connected as ")
-                and text(d, "status")[len("Connected as "):-1], "the login")
+    return str(wait(driver, lambda d: text(d, "status").startswith("Connected as ")
+                and text(d, "status")[len("Connected as "):-1], "the login"))
 
 
 def button(driver: Any, selector: str) -> Any:
@@ -139,7 +145,7 @@ def playing(driver: Any, base: str, server: ServerProcess, out: Path) -> None:
                 driver.find_element("id", "move-input").send_keys(move + "\n")
             else:
                 morphy.command(move)
-            wait(driver, lambda d: side in fen(d), f"the move {move}")
+            wait(driver, partial(to_move, side), f"the move {move}")
         morphy.command("draw")
         wait(driver, lambda d: button(d, "#offers-in button[id^=accept-]"), "the draw offer")
         shot(driver, out / "web-play.png", "#game-view", "#offers")

@@ -50,7 +50,10 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
-  if (tools !== null) serverLanguage();
+  if (tools === null) return;
+  tools.seeks.render(); // their rows' labels
+  tools.offers.render();
+  serverLanguage();
 }
 
 /** The server's texts in the page's language, then what shows them read again. */
@@ -242,10 +245,10 @@ async function main() {
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
-  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
   const login = new Login(connection);
   const seeks = new Seeks({ send: run, me: () => connection.name, catalog: () => catalog });
   const offers = new Offers({ send: run, catalog: () => catalog, note: (text) => ($("lobby-note").textContent = text) });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen"), seeks, offers };
   play = new Play({ send: run, catalog: () => catalog, shown: () => gameNumber });
   moves = new MoveList($("moves"));
   connection.open();
