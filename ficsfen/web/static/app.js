@@ -50,7 +50,10 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
-  if (tools !== null) serverLanguage();
+  if (tools === null) return;
+  tools.seeks.render(); // their rows' labels
+  tools.offers.render();
+  serverLanguage();
 }
 
 /** The server's texts in the page's language, then what shows them read again. */
@@ -154,9 +157,15 @@ function watch(number) {
   if (number === gameNumber) return;
   gameNumber = number;
   clocks = null;
+  showGameView();
+  $("game-title").textContent = format(catalog, "game_title", { number });
+}
+
+/** The game's section instead of the list, the offers (a draw, a challenge) beside its board. */
+function showGameView() {
   $("games-view").hidden = true;
   $("game-view").hidden = false;
-  $("game-title").textContent = format(catalog, "game_title", { number });
+  $("play-note").after($("offers"));
 }
 
 async function observe(connection) {
@@ -197,7 +206,8 @@ async function main() {
   $("copy").addEventListener("click", copyFen);
   $("flip").addEventListener("click", () => board?.toggleOrientation());
   setInterval(showClocks, 200);
-  $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  if (gameNumber === null) $("games-view").hidden = false;
+  else showGameView();
   // every line the server sends, in a reply or between replies, to whom it concerns
   const dispatch = (line) => {
     if (!seeks.line(line) && !offers.line(line)) gameLine(line);
@@ -235,10 +245,10 @@ async function main() {
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
-  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
   const login = new Login(connection);
   const seeks = new Seeks({ send: run, me: () => connection.name, catalog: () => catalog });
   const offers = new Offers({ send: run, catalog: () => catalog, note: (text) => ($("lobby-note").textContent = text) });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen"), seeks, offers };
   play = new Play({ send: run, catalog: () => catalog, shown: () => gameNumber });
   moves = new MoveList($("moves"));
   connection.open();

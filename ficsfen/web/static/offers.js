@@ -75,7 +75,8 @@ export class Offers {
       item.id = `offer-${offer.id}`;
       const kind = KINDS.includes(offer.kind) ? format(t, `offer_${offer.kind}`) : offer.kind;
       const text = document.createElement("span");
-      text.textContent = format(t, offer.to ? "offer_from" : "offer_to", { kind, name: offer.name }) + (offer.params ? `: ${offer.params}` : "");
+      const said = format(t, offer.to ? "offer_from" : "offer_to", { kind, name: offer.name });
+      text.textContent = offer.params ? format(t, "offer_terms", { offer: said, terms: offer.params }) : said;
       item.append(text);
       const buttons = offer.to ? [["accept", "accept"], ["decline", "decline"]] : [["withdraw", "withdraw"]];
       for (const [command, label] of buttons) {

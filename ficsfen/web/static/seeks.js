@@ -6,6 +6,9 @@
 import { format } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
+// the labels of the FICS game types a seek may have (others are shown as the server names them)
+const TYPES = { lightning: "lightning", blitz: "blitz", standard: "standard", untimed: "untimed",
+  crazyhouse: "crazyhouse", "wild/fr": "chess960" };
 
 /** The fields of an <s> line ("<s> 7 w=alice ti=00 rt=1500 t=5 i=0 r=r tp=blitz ..."), or null. */
 export function parseSeek(line) {
@@ -77,8 +80,9 @@ export class Seeks {
       row.id = `seek-${seek.id}`;
       const own = seek.w === this.me();
       const rated = seek.r === "r" ? format(t, "rated") : format(t, "unrated");
+      const type = seek.tp in TYPES ? format(t, TYPES[seek.tp]) : seek.tp;
       const colour = seek.c === "W" ? format(t, "white") : seek.c === "B" ? format(t, "black") : "";
-      for (const text of [String(seek.id), seek.w, (seek.rt ?? "").replace(/^0P$/, ""), `${seek.t} ${seek.i}`, rated, seek.tp, colour]) {
+      for (const text of [String(seek.id), seek.w, (seek.rt ?? "").replace(/^0P$/, ""), `${seek.t} ${seek.i}`, rated, type, colour]) {
         const cell = document.createElement("td");
         cell.textContent = text ?? "";
         row.append(cell);
