@@ -50,6 +50,7 @@ from twisted.internet.defer import Deferred
 from zope.interface import implementer
 
 from ficsfen.i18n import Message
+from ficsfen.server.database_url import is_database_url
 from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.rating_rows import PlayerRatings
 from ficsfen.server.store.admin_rows import AdminRows
@@ -161,6 +162,8 @@ class SQLiteStore(RowStore):
         """
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, not {synchronous!r}")
+        if isinstance(path, str) and is_database_url(path):  # never a folder named "scheme:"
+            raise StoreOpenError.because(path, "a database URL, not a file (PostgresStore)")
         path = Path(os.path.abspath(os.path.expanduser(path)))
         if not exclusive or read_only:
             elsewhere = server_by_another_name(path)
