@@ -133,6 +133,24 @@ def test_the_row_modules_statements_in_postgresql_dialect():
         'at double precision, n text COLLATE "C")')
 
 
+def test_id_blocks_hand_out_growing_ids_and_fetch_at_once_only_when_a_block_runs_out():
+    from twisted.internet.defer import Deferred
+
+    from ficsfen.server.store.pg_ids import IdBlocks
+
+    asked: list[Deferred] = []
+    starts = iter([100, 200])
+    blocks = IdBlocks(1, 4, fetch_later=lambda: asked.append(Deferred()) or asked[-1],
+                      fetch_now=lambda: next(starts))
+    assert [blocks.take(), blocks.take()] == [1, 2] and len(asked) == 1  # half used: ask
+    assert [blocks.take(), blocks.take()] == [3, 4] and len(asked) == 1  # asked once
+    assert blocks.take() == 100 and blocks.waits == 1  # the answer is late: fetched at once
+    asked[0].callback(50)  # below the ids handed out: never used
+    assert [blocks.take(), blocks.take()] == [101, 102] and len(asked) == 2
+    asked[1].callback(300)
+    assert [blocks.take(), blocks.take()] == [103, 300] and blocks.waits == 1
+
+
 # -- opening: down, another program's, versions ------------------------------------------------
 
 

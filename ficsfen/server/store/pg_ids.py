@@ -91,6 +91,11 @@ class PgGameWrites(GameWrites):
         self._log = log
         self._next_log_id = self._log_start = self._cut_tried = log.next
 
+    @property
+    def id_waits(self) -> int:
+        """Times a game or log id was wanted before its next block had arrived."""
+        return self._games.waits + self._log.waits
+
     def new_game_id(self) -> int:
         return self._games.take()
 

@@ -99,7 +99,7 @@ class PostgresStore(RowStore):
         self._accounts = AccountRows(writer, reader)
         self._admin = AdminRows(writer, reader)
         games, log = first_ids if first_ids is not None else (1, 1)
-        self._game_writes = PgGameWrites(
+        self._game_writes: PgGameWrites = PgGameWrites(
             writer, path=where, exclusive=exclusive,
             games=self._blocks(GAME_IDS, games), log=self._blocks(LOG_IDS, log))
         self._game_reads = GameReads(reader)
@@ -120,8 +120,7 @@ class PostgresStore(RowStore):
     @property
     def id_waits(self) -> int:
         """Times a game or log id was wanted before its next block had arrived."""
-        writes: Any = self._game_writes
-        return int(writes._games.waits + writes._log.waits)
+        return self._game_writes.id_waits
 
     def _blocks(self, sequence: tuple[str, int], first: int) -> IdBlocks:
         name, block = sequence
