@@ -76,7 +76,7 @@ DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [sto
 class EndpointError(LocalizedError, ValueError):
     """An endpoint string Twisted cannot parse; ``ficsfen serve`` and the plugin report it."""
 
-    def __init__(self, endpoint: str, reason: str) -> None:
+    def __init__(self, endpoint: str, reason: str | Message) -> None:
         super().__init__(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=endpoint, reason=reason))
         self.endpoint = endpoint
         self.reason = reason
@@ -388,12 +388,33 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     limited = AcceptLimitedReactor(reactor, config.accepts_per_turn)
 
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
+        if _endpoint_kind(description) == "haproxy":
+            # the PROXY protocol: the protocol starts once the header named the client
+            from ficsfen.server.proxied import ProxiedEndpoint
+
+            try:
+                inner = endpoint((_UNESCAPED_COLON.split(description, 1) + [""])[1], backlog)[1]
+            except EndpointError as e:
+                raise EndpointError(description, e.reason) from None
+            return description, ProxiedEndpoint(inner, clock=reactor, timeout=config.login_timeout)
         # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
         listener = limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor
         try:
-            return description, serverFromString(listener, with_backlog(description, backlog))
+            made = serverFromString(listener, with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
+        except ImportError as e:  # ssl: without pyOpenSSL
+            raise EndpointError(description, msg("{reason}; TLS needs the tls extra: pip install "
+                                                 "\"ficsfen[tls]\"", reason=str(e))) from None
+        except Exception as e:  # ssl: a key or certificate file missing or unreadable
+            reason = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) else str(e)
+            raise EndpointError(description, reason or type(e).__name__) from None
+        if _endpoint_kind(description) == "ssl":
+            # the protocol starts once the TLS handshake is over
+            from ficsfen.server.tls_listening import HandshakeGatedEndpoint
+
+            made = HandshakeGatedEndpoint(made, clock=reactor, timeout=config.login_timeout)
+        return description, made
 
     endpoints = [endpoint(d, config.listen_backlog) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None
