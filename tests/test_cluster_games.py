@@ -43,7 +43,7 @@ def nodes(redis: RedisServer, tmp_path: Path) -> Iterator[tuple[ServerProcess, S
 def login(node: ServerProcess, name: str) -> TelnetClient:
     client = node.connect()
     client.login(name, PASSWORDS[name])
-    assert client.command("set style 12").strip()
+    client.ask("set style 12", "Style 12 set.")
     return client
 
 
@@ -115,3 +115,69 @@ def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
                    lambda: "There are no games in progress." in carol.command("games"))
         eventually("alice's lines run at home again",
                    lambda: "You are not playing" in alice.command("draw"))
+
+
+@pytest.fixture
+def shared_nodes(redis: RedisServer, pg_url: str, tmp_path: Path
+                 ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    """Two nodes sharing one Redis and one PostgreSQL database."""
+    ns = namespace("failover")
+    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url,
+                        "--data", pg_url)
+    two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster", redis.url,
+                        "--data", pg_url)
+    with one, two:
+        yield one, two
+
+
+def test_kill_9_of_the_owner_adjourns_its_game_resumed_on_the_other_node(shared_nodes) -> None:
+    import signal
+
+    from test_cluster_serve import eventually, who_lists
+    one, two = shared_nodes
+    alice = login(one, "alice")
+    bob = login(two, "bob")
+    try:
+        eventually("node one sees bob", lambda: who_lists(alice, "bob"))
+        alice.command("match bob 3 0 white")
+        bob.read_until("Challenge: alice (----) [white] bob (----) unrated blitz 3 0.")
+        bob.read_until("fics% ")
+        bob.send("accept")  # answered once the game is stored
+        number = int(re.search(r"\{Game (\d+) \(alice vs\. bob\) Creating", bob.read_until(
+            "Creating unrated blitz match.}")).group(1))
+        bob.read_until("fics% ")
+        alice.read_until("Creating unrated blitz match.}")
+        alice.read_until("fics% ")
+        board = chess.Board()
+        for san in ("e4", "c5", "Nf3", "d6"):
+            mover, other = (alice, bob) if board.turn == chess.WHITE else (bob, alice)
+            board.push_san(san)
+            assert board_of(mover.command(san)) == board.board_fen()  # stored, then shown
+            wait_for_board(other, board.board_fen())
+        # the owner (node two, bob's) dies without a word
+        two.stop(signal.SIGKILL)
+        bob.close()
+        alice.read_until("The server hosting your game has stopped; the game is interrupted.",
+                         timeout=60)
+        alice.read_until("You have an adjourned game with bob, who is not logged in.", timeout=60)
+        alice.read_until("fics% ")
+        assert "There are no games in progress." in alice.command("games")
+        # bob comes back on node one: the adjourned game, resumed at the exact position
+        bob = login(one, "bob")
+        alice.read_until("Notification: bob, who has an adjourned game with you, has arrived.")
+        alice.read_until("fics% ")
+        assert " 1: B alice           Y [ bu  3   0]" in bob.ask("stored", "Stored games for bob:")
+        bob.send("resume alice")
+        alice.read_until("Challenge: bob (----) [black] alice (----) unrated blitz 3 0 "
+                         "(adjourned).")
+        alice.read_until("fics% ")
+        alice.ask("accept", "Continuing unrated blitz match.}")
+        wait_for_board(alice, board.board_fen())  # the board, once the resumption is stored
+        bob.read_until("Continuing unrated blitz match.}")
+        for client in (alice, bob):  # the exact FEN of the last stored move, e.p. field included
+            client.send("fen")
+            client.read_until(f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")
+        assert number >= 1
+    finally:
+        alice.close()
+        bob.close()

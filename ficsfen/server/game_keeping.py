@@ -123,10 +123,15 @@ class GameKeeping:
                      and is_registered(stored.start.black))
                     for stored in store.unfinished_games()]
 
-        return read(unfinished).addCallback(self._restore, store, listener, limiter)
+        return read(unfinished).addCallback(self.adjourn_unfinished, store, listener, limiter)
 
-    def _restore(self, unfinished: list[tuple[Any, bool]], store: Any, listener: Any,
-                 limiter: Any) -> Deferred[list[Any]]:
+    def adjourn_unfinished(self, unfinished: list[tuple[Any, bool]], store: Any, listener: Any,
+                           limiter: Any = None) -> Deferred[list[Any]]:
+        """Keep, adjourned, the stored games of ``unfinished`` (each with whether both its
+        players are registered: if not, it ends aborted): those still marked in play
+        (their server stopped or died) are marked adjourned in ``store``, clocks as at
+        their last move.  At a start (:meth:`restore`), and on the node of a cluster
+        that takes over the games of a node that died.  Fires once written."""
         writes = []
         for stored, resumable in unfinished:
             if not resumable:

@@ -30,10 +30,15 @@ round trip could pick the same number: the later listing replaces the
 earlier in the other nodes' ``games``; numbers are reused as on FICS).
 ``games`` lists the games of every node.
 
-**Failure.**  A node whose heartbeat expired (:mod:`.presence`) is gone:
-its games leave the lists, and the players of this node seated there are
-told their game is over for now (``seat.free`` from nobody), so their lines
-run here again.
+**Failure.**  A node whose heartbeat expired (:mod:`.presence`, ``[cluster]
+heartbeat_timeout``) is gone: its games leave the lists, and the players of
+this node seated there are told the game is interrupted; their lines run
+here again.  With a shared store (PostgreSQL: every acknowledged move is
+in it), one surviving node (the one whose ``HDEL`` removes the game from the
+``games`` hash) reads each of the dead node's games from the store, marks
+it adjourned there (clocks as at its last move) and keeps it for
+``resume``, as a restarted server does with its own games; its players
+logged in there read the adjourned-game notice of a login.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from ficsfen.server.cluster.presence import Presence, RemotePlayer
 from ficsfen.server.cluster.seats import Seats, snapshot
 from ficsfen.server.boards import category
 from ficsfen.server.commands.session_cmds import games_line
+from ficsfen.server.game_values import GameStatus
 from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.server.variant_games import category_letter
 from ficsfen.tracker import is_move_text
@@ -85,10 +91,13 @@ class RemoteListing:
     def players(self) -> tuple[str, str]:
         return self.handles
 
+    #: The store's id of the game (None: not stored, or not yet).
+    record: int | None = None
+
     def to_json(self) -> str:
         return json.dumps({"number": self.number, "line": self.line,
-                           "players": list(self.handles), "kind": self.kind},
-                          separators=(",", ":"))
+                           "players": list(self.handles), "kind": self.kind,
+                           "record": self.record}, separators=(",", ":"))
 
     @staticmethod
     def of(node: str, body: Any) -> RemoteListing:
@@ -97,8 +106,10 @@ class RemoteListing:
         :raises KeyError, TypeError, ValueError: not such a listing.
         """
         white, black = body["players"]
+        record = body.get("record")
         return RemoteListing(int(body["number"]), node, str(body["line"]),
-                             (str(white), str(black)), str(body.get("kind", "")))
+                             (str(white), str(black)), str(body.get("kind", "")),
+                             record if isinstance(record, int) else None)
 
 
 class ClusterGames:
@@ -274,7 +285,7 @@ class ClusterGames:
     def _listing(self, game: Any) -> RemoteListing:
         line = games_line(game, self.server.broadcaster.game_rating_texts(game))
         return RemoteListing(game.number, self.bus.node, line, tuple(game.players()),
-                             category_letter(category(game)))
+                             category_letter(category(game)), game.record_id)
 
     def _publish(self, game: Any) -> None:
         if not self.bus.up or self.server.directory.by_number(game.number) is not game:
@@ -359,4 +370,60 @@ class ClusterGames:
                 session.notify(NODE_GONE)
         for seat in self.seats.of_node(node):
             self._leave(seat)
+        if self.server.store is not None and self.bus.up:
+            self.bus.execute("HGETALL", self.bus.key("games")).addCallback(
+                self._adopt_all, node).addErrback(self._failed, "adoption")
+
+    # -- the games of a node that died --------------------------------------------------
+
+    def _adopt_all(self, flat: list[str], node: str) -> None:
+        """Take over the games ``node`` listed: one node only for each (the one whose
+        ``HDEL`` removes its listing)."""
+        for value in flat[1::2]:
+            try:
+                body = json.loads(value)
+                listing = RemoteListing.of(str(body["node"]), body)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if listing.node != node:
+                continue
+            self.bus.execute("HDEL", self.bus.key("games"), str(listing.number)).addCallback(
+                self._adopt_if_removed, listing).addErrback(self._failed, "adoption")
+
+    def _adopt_if_removed(self, removed: Any, listing: RemoteListing) -> Any:
+        return self._adopt(listing) if removed else None
+
+    def _adopt(self, listing: RemoteListing) -> Any:
+        """The game of ``listing``, in play on a node that died, adjourned in the shared
+        store and kept here for ``resume``; its players here are told."""
+        server = self.server
+        store, accounts = server.store, server.accounts
+        white, black = listing.handles
+
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, accounts.is_registered(white) and accounts.is_registered(black))
+                    for stored in store.unfinished_games(white)
+                    if (stored.id == listing.record if listing.record is not None else
+                        fold(stored.start.black) == fold(black))
+                    and stored.status is GameStatus.PLAYING]
+
+        def adopted(_: object) -> None:
+            for handle in listing.handles:
+                session = server.sessions.get(handle)
+                if session is not None:
+                    server.games.arrived(session)  # the adjourned-game notice, as at a login
+
+        def adjourn(found: list[tuple[Any, bool]]) -> Any:
+            _log.info("cluster: adjourning {count} game(s) of a node that died ({white} vs. "
+                      "{black})", count=len(found), white=white, black=black)
+            return server.games.keeping.adjourn_unfinished(
+                found, store, server.games, server.offer_limiter).addCallback(adopted)
+
+        return server.reads.read(unfinished).addCallback(adjourn).addErrback(
+            self._failed, "adoption")
+
+    @staticmethod
+    def _failed(failure: Failure, what: str) -> None:
+        if not failure.check(BusDown):
+            _log.failure("cluster games: {what} failed", failure=failure, what=what)
 
