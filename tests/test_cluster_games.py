@@ -181,3 +181,55 @@ def test_kill_9_of_the_owner_adjourns_its_game_resumed_on_the_other_node(shared_
     finally:
         alice.close()
         bob.close()
+
+
+def _status(url: str, game_id: int) -> str:
+    """A game's status as the shared database has it (a connection of the test's own)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        row = db.execute("SELECT status FROM games WHERE id = %s", (game_id,)).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def _ids(url: str) -> list[int]:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        return [int(r[0]) for r in db.execute("SELECT id FROM games ORDER BY id").fetchall()]
+
+
+def test_a_node_restarting_leaves_the_games_of_the_other_node_in_play(shared_nodes, pg_url) -> None:
+    from test_cluster_serve import eventually, who_lists
+    one, two = shared_nodes
+    with login(two, "carol") as carol, login(two, "dave") as dave, login(one, "alice") as alice:
+        carol.ask("match dave 3 0 white", "Issuing:")
+        dave.read_until("Challenge:")
+        dave.read_until("fics% ")
+        board = chess.Board()
+        dave.send("accept")
+        for client in (carol, dave):  # the first board, once the game is stored
+            wait_for_board(client, board.board_fen())
+        for san in ("e4", "e5"):
+            mover, other = (carol, dave) if board.turn == chess.WHITE else (dave, carol)
+            board.push_san(san)
+            assert board_of(mover.command(san)) == board.board_fen()
+            wait_for_board(other, board.board_fen())
+        [game_id] = _ids(pg_url)
+        eventually("node one lists node two's game", lambda: "carol" in alice.command("games"))
+        # node one stops and starts again: its start adjourns the games the store has in
+        # play, but not this one, in play on node two
+        one.stop()
+        one.start()
+        assert _status(pg_url, game_id) == "playing"
+        with login(one, "alice") as again:
+            eventually("node one sees carol", lambda: who_lists(again, "carol"))
+            assert "There are no games in progress." not in again.command("games")
+        for san in ("Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"):
+            mover, other = (carol, dave) if board.turn == chess.WHITE else (dave, carol)
+            board.push_san(san)
+            assert board_of(mover.command(san)) == board.board_fen()
+            wait_for_board(other, board.board_fen())
+        assert _status(pg_url, game_id) == "finished"
+        del alice

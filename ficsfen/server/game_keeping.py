@@ -109,19 +109,20 @@ class GameKeeping:
 
     def restore(self, store: Any, *, read: Callable[..., Deferred[Any]], listener: Any,
                 is_registered: Callable[[str], bool],
-                limiter: Any = None) -> Deferred[list[Any]]:
+                limiter: Any = None, keep_out: frozenset[int] = frozenset()) -> Deferred[list[Any]]:
         """Bring back the games ``store`` has unfinished: those in progress when the
         server stopped (a crash) are adjourned there, clocks as at their last move.
 
         Run once at start, before listening; the store is read through ``read``
         (off the reactor thread).  A game with a player who has no account
         could never be resumed: it ends, aborted.  ``listener`` hears the
-        restored games (the game service); ``limiter`` counts their offers.
+        restored games (the game service); ``limiter`` counts their offers.  The games
+        whose ids are in ``keep_out`` are left alone (in play on another node).
         """
         def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
             return [(stored, is_registered(stored.start.white)
                      and is_registered(stored.start.black))
-                    for stored in store.unfinished_games()]
+                    for stored in store.unfinished_games() if stored.id not in keep_out]
 
         return read(unfinished).addCallback(self.adjourn_unfinished, store, listener, limiter)
 

@@ -339,12 +339,13 @@ class GameService:
 
     # -- the store: restore and expiry -------------------------------------
 
-    def restore(self) -> Deferred[list[Any]]:
+    def restore(self, keep_out: frozenset[int] = frozenset()) -> Deferred[list[Any]]:
         """Bring back, adjourned, the games the store has unfinished
-        (:meth:`GameKeeping.restore`); run once at start, before listening."""
+        (:meth:`GameKeeping.restore`), but those whose ids are in ``keep_out`` (in play on
+        another node of a cluster); run once at start, before listening."""
         return self.keeping.restore(self.store, read=self._read, listener=self,
                                     is_registered=self._is_registered,
-                                    limiter=self.offer_limiter)
+                                    limiter=self.offer_limiter, keep_out=keep_out)
 
     def keep_adjourned(self, game: PlayedGame) -> None:
         """Keep ``game`` for ``resume`` (:meth:`GameKeeping.keep`)."""

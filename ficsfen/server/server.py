@@ -344,9 +344,13 @@ class FicsServer:
         return self.reads.done()
 
     def restore(self) -> Deferred[list[Any]]:
-        """Bring back the games the store has unfinished (:meth:`GameService.restore`), and
-        read the bans it keeps; fires with the games."""
-        d = self.games.restore()
+        """Bring back the games the store has unfinished (:meth:`GameService.restore`; in a
+        cluster, not those in play on the other nodes), and read the bans it keeps; fires
+        with the games."""
+        if self.cluster is not None:  # not the games in play on the other nodes
+            d = self.cluster.live_games().addCallback(self.games.restore)
+        else:
+            d = self.games.restore()
         return d.addCallback(lambda games: self.operators.load().addCallback(lambda _: games))
 
     def shutdown(self) -> Deferred[None]:

@@ -224,6 +224,10 @@ class ServerProcess:
         self.stop()
 
     def start(self) -> None:
+        """Start the server (again, after :meth:`stop`: on a new port) and wait until it
+        listens.  :raises RuntimeError: it did not start."""
+        self._started.clear()
+        self.port = None
         env = dict(os.environ if self.env is None else self.env)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")

@@ -47,6 +47,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -373,6 +374,58 @@ class ClusterGames:
         if self.server.store is not None and self.bus.up:
             self.bus.execute("HGETALL", self.bus.key("games")).addCallback(
                 self._adopt_all, node).addErrback(self._failed, "adoption")
+
+    def live_games(self, clock: Any, wait: float) -> Deferred[frozenset[int]]:
+        """The store's ids of the games listed by the other nodes still alive: what a node
+        starting on a shared store must leave in play.  Waits for the bus at most ``wait``
+        seconds; without it, fires with none (logged: this node then adjourns every game
+        the store has in play, as a single server does).
+        """
+        result: Deferred[frozenset[int]] = Deferred()
+        bus = self.bus
+
+        def fire(value: frozenset[int]) -> None:
+            if not result.called:
+                result.callback(value)
+
+        def read() -> None:
+            d = bus.execute("HGETALL", bus.key("games"))
+            d.addCallback(self._living_records).addCallbacks(fire, lambda f: fire(frozenset()))
+
+        def timed_out() -> None:
+            if not result.called:
+                _log.warn("cluster: the bus is not up: every game in play in the store is "
+                          "adjourned")
+                fire(frozenset())
+
+        if bus.up:
+            read()
+        else:
+            bus.on_state(lambda up: read() if up and not result.called else None)
+            clock.callLater(wait, timed_out)
+        return result
+
+    def _living_records(self, flat: list[str]) -> Deferred[frozenset[int]]:
+        listings: list[RemoteListing] = []
+        for value in flat[1::2]:
+            try:
+                body = json.loads(value)
+                listing = RemoteListing.of(str(body["node"]), body)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if listing.record is not None and listing.node != self.bus.node:
+                listings.append(listing)
+        nodes = sorted({g.node for g in listings})
+        if not nodes:
+            return succeed(frozenset())
+
+        def alive(flags: list[str | None]) -> frozenset[int]:
+            living = {n for n, flag in zip(nodes, flags) if flag is not None}
+            return frozenset(g.record for g in listings
+                             if g.node in living and g.record is not None)
+
+        return self.bus.execute("MGET", *(self.bus.key("alive", n) for n in nodes)).addCallback(
+            alive)
 
     # -- the games of a node that died --------------------------------------------------
 

@@ -65,6 +65,7 @@ class ClusterNode:
             raise ValueError("no [cluster] url")
         self.server = server
         self.wall = wall
+        self.reactor = reactor
         self.bus = Bus(config.cluster_url, config.cluster_node or default_node_name(),
                        reactor=reactor, namespace=config.cluster_namespace)
         sessions = server.sessions
@@ -95,6 +96,12 @@ class ClusterNode:
         """Connect to Redis (again and again, backing off, until :meth:`stop`) and beat."""
         self.bus.start()
         self.presence.start()
+
+    def live_games(self) -> Deferred[frozenset[int]]:
+        """The store's ids of the games in play on the other living nodes (what this node,
+        starting, must not adjourn): :meth:`~.games.ClusterGames.live_games`, waiting for the
+        bus at most ``[cluster] heartbeat_timeout`` seconds."""
+        return self.games.live_games(self.reactor, self.server.config.heartbeat_timeout)
 
     def stop(self) -> Deferred[None]:
         """Leave the cluster: this node's table deleted, the bus closed."""
