@@ -232,4 +232,3 @@ def test_a_node_restarting_leaves_the_games_of_the_other_node_in_play(shared_nod
             assert board_of(mover.command(san)) == board.board_fen()
             wait_for_board(other, board.board_fen())
         assert _status(pg_url, game_id) == "finished"
-        del alice
