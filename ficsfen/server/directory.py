@@ -59,6 +59,9 @@ class GameDirectory:
         #: ``taken_elsewhere(number)``: whether another node of a cluster has a game of that
         #: number (this node then skips it: numbers are unique across the cluster).
         self.taken_elsewhere: Callable[[int], bool] | None = None
+        #: ``number_source()``: a number reserved for this node across a cluster, or None
+        #: (none at hand: the smallest free one not :attr:`taken_elsewhere` is used).
+        self.number_source: Callable[[], int | None] | None = None
         #: ``listed_elsewhere()``: the games of the other nodes of a cluster as ``games``
         #: lists them (objects with ``number``, ``line``, ``players`` and ``kind``).
         self.listed_elsewhere: Callable[[], list[Any]] | None = None
@@ -109,12 +112,20 @@ class GameDirectory:
         return number
 
     def _number(self) -> int:
-        """The smallest free number (none another node uses)."""
+        """The smallest free number (none another node uses); in a cluster, one the
+        cluster reserved for this node when there is one at hand."""
+        source = self.number_source
+        if source is not None:
+            reserved = source()
+            if reserved is not None and reserved not in self._games:
+                return reserved
         skipped: list[int] = []
         while True:
             number = heapq.heappop(self._free) if self._free else self._next
             if number == self._next:
                 self._next += 1
+            if number in self._games:
+                continue  # a reserved number in use (its end pushed it back earlier)
             taken = self.taken_elsewhere
             if taken is None or not taken(number):
                 break

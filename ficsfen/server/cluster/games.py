@@ -21,14 +21,18 @@ this node who logs out while seated elsewhere is logged out of their seats
 too (``seat.leave``: their game there is adjourned or forfeited as on a
 single server).
 
-**Numbers.**  A game's number is unique across the cluster: each owner keeps
-every game it hosts in the Redis hash ``games`` (number -> node and its
-``games`` line, updated after every move) and announces it (``cgame.up``,
-``cgame.down``); a node allocates the smallest number that is free here and
-not listed by another node (two nodes starting a game within the same bus
-round trip could pick the same number: the later listing replaces the
-earlier in the other nodes' ``games``; numbers are reused as on FICS).
-``games`` lists the games of every node.
+**Numbers.**  A game's number is unique across the cluster.  Numbers are
+reserved in the Redis hash ``numbers`` (number -> node): each node keeps
+:data:`POOL` of them at hand, claimed with one script that takes the
+smallest numbers nobody holds (``HSETNX`` from 1 up), so a game starts
+without waiting for Redis and two nodes never hand out the same number; a
+game's end gives its number back to the node's pool (or to Redis beyond
+:data:`POOL`), and the numbers of a node that stops or dies are released.
+With none at hand (the bus down) a node takes the smallest number free here
+and not listed by another node.  Each owner keeps the games it hosts in the
+hash ``games`` (number -> node, store id and ``games`` line, updated after
+every move) and announces them (``cgame.up``, ``cgame.down``): ``games``
+lists the games of every node.
 
 **Failure.**  A node whose heartbeat expired (:mod:`.presence`, ``[cluster]
 heartbeat_timeout``) is gone: its games leave the lists, and the players of
@@ -73,6 +77,22 @@ GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign",
                            "moves"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
 NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
+
+#: Game numbers a node keeps reserved ahead (claimed in Redis, handed out without waiting).
+POOL = 4
+
+# Claims the ARGV[2] smallest numbers not in the hash for node ARGV[1]; returns them.
+_CLAIM = ("local got = {} local n = 1 "
+          "while #got < tonumber(ARGV[2]) do "
+          "if redis.call('HSETNX', KEYS[1], n, ARGV[1]) == 1 then table.insert(got, n) end "
+          "n = n + 1 end return got")
+# Gives back every number of node ARGV[1].
+_RELEASE_NODE = ("local flat = redis.call('HGETALL', KEYS[1]) local c = 0 "
+                 "for i = 1, #flat, 2 do if flat[i + 1] == ARGV[1] then "
+                 "redis.call('HDEL', KEYS[1], flat[i]) c = c + 1 end end return c")
+# Gives back number ARGV[2] if node ARGV[1] holds it.
+_RELEASE = ("if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[1] then "
+            "return redis.call('HDEL', KEYS[1], ARGV[2]) end return 0")
 
 #: What the players of a node that vanished read, for each game they were in there.
 NODE_GONE = msg("The server hosting your game has stopped; the game is interrupted.")
@@ -135,6 +155,12 @@ class ClusterGames:
         server.dispatcher.forward = self.forward
         directory = server.directory
         directory.taken_elsewhere = self._taken_elsewhere
+        directory.number_source = self._take_number
+        #: Numbers reserved for this node in Redis and not in use, smallest first.
+        self._pool: list[int] = []
+        #: Reserved numbers of this node's games in play.
+        self._in_use: set[int] = set()
+        self._claiming = False
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
         sessions.departures.append(self._departed)
@@ -275,6 +301,53 @@ class ClusterGames:
 
     # -- game numbers and listings ------------------------------------------------------
 
+    def _numbers_key(self) -> str:
+        return self.bus.key("numbers")
+
+    def _take_number(self) -> int | None:
+        """A reserved number for a new game, or None (none at hand: the directory picks)."""
+        number = self._pool.pop(0) if self._pool else None
+        if number is not None:
+            self._in_use.add(number)
+        if len(self._pool) < POOL // 2:
+            self._claim()
+        return number
+
+    def _claim(self) -> None:
+        """Reserve numbers until :data:`POOL` are at hand (one claim at a time)."""
+        want = POOL - len(self._pool)
+        if self._claiming or want <= 0 or not self.bus.up:
+            return
+        self._claiming = True
+
+        def claimed(numbers: list[Any]) -> None:
+            self._pool = sorted({*self._pool, *(int(n) for n in numbers)} - self._in_use)
+
+        def done(_: object) -> None:
+            self._claiming = False
+
+        self.bus.execute("EVAL", _CLAIM, 1, self._numbers_key(), self.bus.node, want).addCallback(
+            claimed).addErrback(self._failed, "reserving game numbers").addBoth(done)
+
+    def _number_free(self, number: int) -> None:
+        """A game of a reserved number ended: kept at hand, or given back."""
+        if number not in self._in_use:
+            return
+        self._in_use.discard(number)
+        if len(self._pool) < POOL:
+            self._pool = sorted({*self._pool, number})
+        elif self.bus.up:
+            self.bus.execute("EVAL", _RELEASE, 1, self._numbers_key(), self.bus.node,
+                             number).addErrback(self._failed, "giving back a number")
+
+    def release_numbers(self) -> Deferred[Any]:
+        """Give back every number of this node (it stops)."""
+        self._pool = []
+        if not self.bus.up:
+            return succeed(None)
+        return self.bus.execute("EVAL", _RELEASE_NODE, 1, self._numbers_key(),
+                                self.bus.node).addErrback(self._failed, "giving back numbers")
+
     def _taken_elsewhere(self, number: int) -> bool:
         return number in self.listings
 
@@ -307,6 +380,7 @@ class ClusterGames:
 
     def game_ended(self, game: Any, result: object = None) -> None:
         number = game.number
+        self._number_free(number)
         unfollow = self._unfollow.pop(number, None)
         if unfollow is None:
             return
@@ -343,6 +417,12 @@ class ClusterGames:
     def _bus_state(self, up: bool) -> None:
         if not up:
             return
+        bus, key = self.bus, self._numbers_key()
+        self._pool = []  # Redis may have restarted empty: claimed again
+        bus.execute("EVAL", _RELEASE_NODE, 1, key, bus.node).addErrback(self._failed, "numbers")
+        for number in sorted(self._in_use):
+            bus.execute("HSET", key, str(number), bus.node).addErrback(self._failed, "numbers")
+        self._claim()
         for game in self.server.directory.games():
             if game.number in self._unfollow:
                 self._publish(game)
@@ -364,6 +444,9 @@ class ClusterGames:
         run their lines here again."""
         for number in [n for n, g in self.listings.items() if g.node == node]:
             del self.listings[number]
+        if self.bus.up:  # its reserved numbers are free again
+            self.bus.execute("EVAL", _RELEASE_NODE, 1, self._numbers_key(), node).addErrback(
+                self._failed, "numbers of a node gone")
         for key in [k for k, n in self.seated.items() if n == node]:
             del self.seated[key]
             session = self.server.sessions.by_key(key)

@@ -105,7 +105,8 @@ class ClusterNode:
 
     def stop(self) -> Deferred[None]:
         """Leave the cluster: this node's table deleted, the bus closed."""
-        return self.presence.stop().addBoth(lambda _: self.bus.stop())
+        return self.games.release_numbers().addBoth(
+            lambda _: self.presence.stop()).addBoth(lambda _: self.bus.stop())
 
     # -- this node's players --------------------------------------------------------------
 

@@ -1,0 +1,313 @@
+"""Observers across cluster nodes: 2 nodes sharing one Redis against 1 node.
+
+Starts a throw-away ``redis-server`` (Debian's, on a free loopback port, no
+persistence) and, for each mode, fresh ``ficsfen serve`` processes:
+
+* ``single``: one node; every player and observer on it;
+* ``cluster``: two nodes joined by the Redis (``--cluster``); game *i*'s
+  White is on node *i* mod 2 and Black on the other, so the games are
+  hosted half by each node (a game lives on its receiver's node), and
+  observer *j* is on node *j* mod 2, watching game *j* mod GAMES: half of
+  every game's observers are on the node that does not host it, their boards
+  relayed over the bus.
+
+Every player and observer is a guest with ``style 12`` and ``set showfen 1``.
+Each round sends one move in every game at once (the first plies of the
+PGN's games, one PGN game per board) and waits until every observer has
+the new position's FEN line.  Reported per mode:
+
+* move-to-observer latency: for every board delivered, the time from
+  sending its move to the observer having it (p50, p99, max);
+* server CPU per delivered board: the CPU time of every server process
+  (``/proc/PID/task/*/schedstat``) over the rounds, divided by the boards
+  delivered to observers; the cluster's ratio to the single node (the
+  Redis server's own CPU is reported beside it).
+
+    python bench/cluster_observers.py --games 20 --observers 2000 --plies 20
+
+Everything stays on loopback; every wait has a timeout; servers and Redis are
+stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import re
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from load import (LOOPBACK_CONFIG, BenchError, Server, cpu_sched_seconds,  # noqa: E402
+                  free_port, percentile, raise_fd_limit)
+from observers import PROMPT, Conn, add_server_args, login, wait_all  # noqa: E402
+
+from ficsfen.pgn import read_file  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_PGN = REPO.parent / "shared" / "data" / "pgn" / "kasparov-deep-blue-1997.pgn"
+
+
+class SeenConn(Conn):
+    """A :class:`Conn` that keeps what it cut off (``seen``), to find a handle or a number."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(host, port)
+        self.seen = bytearray()
+
+    def take_until(self, marker: bytes) -> bytes | None:
+        data = super().take_until(marker)
+        if data is not None:
+            self.seen += data
+            del self.seen[:-65536]
+        return data
+
+
+def wait_each(conns: list[Conn], markers: list[bytes], *, timeout: float) -> list[float]:
+    """Wait until each connection has its own marker; when each got it (perf_counter)."""
+    done = [0.0] * len(conns)
+    pending: dict[int, int] = {}
+    sel = selectors.DefaultSelector()
+    for i, c in enumerate(conns):
+        if c.take_until(markers[i]) is not None:
+            done[i] = time.perf_counter()
+        else:
+            pending[c.sock.fileno()] = i
+            sel.register(c.sock, selectors.EVENT_READ, i)
+    deadline = time.monotonic() + timeout
+    try:
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                first = conns[next(iter(pending.values()))]
+                raise BenchError(f"{len(pending)} observers did not get their board; one has "
+                                 f"{bytes(first.buf[-600:])!r}")
+            for key, _ in sel.select(left):
+                i = key.data
+                c = conns[i]
+                if not c.pump():
+                    raise BenchError(f"observer {i} closed")
+                if c.take_until(markers[i]) is not None:
+                    done[i] = time.perf_counter()
+                    sel.unregister(c.sock)
+                    del pending[key.fd]
+    finally:
+        sel.close()
+    return done
+
+
+class Redis:
+    """A ``redis-server`` child on a free loopback port, in a temporary folder."""
+
+    def __init__(self, binary: str, host: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="bench-redis-"))
+        self.port = free_port(host)
+        self.url = f"redis://{host}:{self.port}/0"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--bind", host, "--save", "", "--appendonly", "no",
+             "--dir", str(self.folder)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                Conn(host, self.port).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    self.stop()
+                    raise BenchError("redis-server did not start") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_nodes(args: argparse.Namespace, count: int, redis: Redis | None,
+                folder: Path) -> list[Server]:
+    """``count`` servers; with ``redis``, nodes of one cluster."""
+    servers: list[Server] = []
+    namespace = f"bench{time.time_ns()}"  # one per cluster: the nodes must share it
+    for i in range(count):
+        config = folder / f"node{i}.toml"
+        text = Path(LOOPBACK_CONFIG).read_text()
+        if redis is not None:
+            text += f'\n[cluster]\nnode = "n{i}"\nnamespace = "{namespace}"\n'
+        config.write_text(text)
+        node_args = copy.copy(args)
+        node_args.server_arg = ["--config", str(config), *args.server_arg,
+                                *(["--cluster", redis.url] if redis is not None else [])]
+        node_args.server_log = ""
+        servers.append(Server.start("ficsfen", node_args))
+    return servers
+
+
+def guests(server: Server, count: int, host: str, timeout: float) -> tuple[list[SeenConn], list[str]]:
+    """``count`` guests on ``server`` with style 12 and showfen; their handles."""
+    conns = [SeenConn(host, server.port) for _ in range(count)]
+    login(conns, [b"style 12", b"set showfen 1"], b"You will now see the FEN", timeout=timeout)
+    wait_all(conns, PROMPT, timeout=timeout)
+    names = []
+    for c in conns:
+        m = re.search(rb"Starting FICS session as (\w+)", bytes(c.seen))
+        if m is None:
+            raise BenchError("a guest's handle was not found")
+        names.append(m.group(1).decode().removesuffix("(U)"))
+    return conns, names
+
+
+def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -> dict:
+    nodes = 2 if mode == "cluster" else 1
+    folder = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
+    servers = start_nodes(args, nodes, redis if mode == "cluster" else None, folder)
+    conns: list[Conn] = []
+    try:
+        count = len(games)
+        whites, blacks, watchers = [], [], []
+        white_names, black_names = [], []
+        for i in range(count):
+            w, wn = guests(servers[i % nodes], 1, args.host, args.timeout)
+            b, bn = guests(servers[(i + 1) % nodes], 1, args.host, args.timeout)
+            whites += w
+            blacks += b
+            white_names += wn
+            black_names += bn
+        conns += whites + blacks
+        per_node = [args.observers // nodes + (1 if n < args.observers % nodes else 0)
+                    for n in range(nodes)]
+        groups = []
+        for n in range(nodes):
+            group, _ = guests(servers[n], per_node[n], args.host, args.timeout)
+            groups.append(group)
+        conns += [c for g in groups for c in g]
+        # observer j: node j % nodes, game j % count
+        for j in range(args.observers):
+            watchers.append(groups[j % nodes][j // nodes])
+        if nodes > 1:
+            time.sleep(args.settle)  # presence: each node learns the other's players
+        for i in range(count):
+            whites[i].send(f"match {black_names[i]} 0 0 white\r\n".encode())
+        wait_all(blacks, b'You can "accept"', timeout=args.timeout)
+        wait_all(blacks, PROMPT, timeout=args.timeout)
+        for c in blacks:
+            c.send(b"accept\r\n")
+        wait_all(whites + blacks, b"<12> ", timeout=args.timeout)
+        for c in whites + blacks:
+            c.pump()
+            c.buf.clear()
+        numbers = []
+        for i in range(count):  # the game numbers, from the players' node
+            whites[i].seen.clear()
+            whites[i].send(b"games\r\n")
+            wait_all([whites[i]], b"games displayed", timeout=args.timeout)
+            m = re.search(rb"^\s*(\d+) .*%s" % white_names[i].encode(), bytes(whites[i].seen),
+                          re.M)
+            if m is None:
+                raise BenchError(f"game {i} is not listed")
+            numbers.append(int(m.group(1)))
+            wait_all([whites[i]], PROMPT, timeout=args.timeout)
+        for j, c in enumerate(watchers):
+            c.send(f"observe {numbers[j % count]}\r\n".encode())
+        wait_all(watchers, b"You are now observing", timeout=args.timeout)
+        wait_all(watchers, PROMPT, timeout=args.timeout)
+        fens = [g.fens() for g in games]
+        latencies: list[float] = []
+        cpu0 = sum(cpu_sched_seconds(s.pid) for s in servers)
+        redis0 = cpu_sched_seconds(redis.proc.pid) if redis is not None and nodes > 1 else 0.0
+        t_start = time.perf_counter()
+        boards = 0
+        for ply in range(1, args.plies + 1):
+            sent: dict[int, float] = {}
+            for i in range(count):
+                mover = whites[i] if ply % 2 else blacks[i]
+                sent[i] = time.perf_counter()
+                mover.send(games[i].moves[ply - 1].encode() + b"\r\n")
+            markers = [b"\r\n" + fens[j % count][ply].encode() + b"\r\n"
+                       for j in range(len(watchers))]
+            got = wait_each(watchers, markers, timeout=args.timeout)
+            latencies += [t - sent[j % count] for j, t in enumerate(got)]
+            boards += len(got)
+            for c in whites + blacks + watchers:
+                c.pump()
+                c.buf.clear()
+        elapsed = time.perf_counter() - t_start
+        cpu = sum(cpu_sched_seconds(s.pid) for s in servers) - cpu0
+        redis_cpu = (cpu_sched_seconds(redis.proc.pid) - redis0
+                     if redis is not None and nodes > 1 else 0.0)
+        lat = sorted(latencies)
+        return {"mode": mode, "nodes": nodes, "games": count, "observers": args.observers,
+                "plies": args.plies, "boards": boards,
+                "move_to_observer_ms": {"p50": percentile(lat, 50) * 1e3,
+                                        "p99": percentile(lat, 99) * 1e3, "max": lat[-1] * 1e3},
+                "server_cpu_s": cpu, "cpu_us_per_board": cpu / boards * 1e6,
+                "redis_cpu_s": redis_cpu, "redis_us_per_board": redis_cpu / boards * 1e6,
+                "elapsed_s": elapsed}
+    finally:
+        for c in conns:
+            c.close()
+        for s in servers:
+            s.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--observers", type=int, default=2000)
+    p.add_argument("--plies", type=int, default=20, help="moves played in every game")
+    p.add_argument("--pgn", default=str(DEFAULT_PGN))
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--settle", type=float, default=1.0,
+                   help="seconds for the nodes to learn each other's players")
+    p.add_argument("--redis", default="/usr/bin/redis-server")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_server_args(p)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    limit = raise_fd_limit()
+    if limit < args.observers + 2 * args.games + 200:
+        print(f"open-file limit {limit} is too low for {args.observers} observers", file=sys.stderr)
+        return 2
+    available = [g for g in read_file(args.pgn) if len(g.moves) >= args.plies]
+    if not available:
+        print(f"no game of {args.pgn} has {args.plies} plies", file=sys.stderr)
+        return 2
+    games = [available[i % len(available)] for i in range(args.games)]
+    redis = Redis(args.redis, args.host)
+    try:
+        results = [run(args, "single", games, None), run(args, "cluster", games, redis)]
+    finally:
+        redis.stop()
+    single, cluster = results
+    summary = {"runs": results,
+               "cpu_per_board_ratio": cluster["cpu_us_per_board"] / single["cpu_us_per_board"]}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    for r in results:
+        lat = r["move_to_observer_ms"]
+        print(f"{r['mode']:>8}: {r['nodes']} node(s), {r['games']} games, {r['observers']} "
+              f"observers, {r['boards']} boards: move-to-observer p50 {lat['p50']:.1f} ms "
+              f"p99 {lat['p99']:.1f} ms max {lat['max']:.1f} ms; server CPU "
+              f"{r['cpu_us_per_board']:.1f} us per board ({r['server_cpu_s']:.2f} s); Redis "
+              f"{r['redis_us_per_board']:.1f} us per board")
+    print(f"server CPU per delivered board, 2 nodes / 1 node: {summary['cpu_per_board_ratio']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
