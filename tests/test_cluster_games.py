@@ -232,3 +232,48 @@ def test_a_node_restarting_leaves_the_games_of_the_other_node_in_play(shared_nod
             assert board_of(mover.command(san)) == board.board_fen()
             wait_for_board(other, board.board_fen())
         assert _status(pg_url, game_id) == "finished"
+
+
+def test_a_game_adjourned_by_a_departure_is_resumed_from_the_other_node(shared_nodes) -> None:
+    from test_cluster_serve import eventually, who_lists
+    one, two = shared_nodes
+    alice = login(one, "alice")
+    with login(two, "bob") as bob:
+        eventually("node one sees bob", lambda: who_lists(alice, "bob"))
+        alice.command("match bob 3 0 white")
+        bob.read_until("Challenge: alice (----) [white] bob (----) unrated blitz 3 0.")
+        bob.read_until("fics% ")
+        board = chess.Board()
+        bob.send("accept")  # the game is hosted by node two
+        for client in (alice, bob):
+            wait_for_board(client, board.board_fen())
+        for san in ("e4", "e5"):
+            mover, other = (alice, bob) if board.turn == chess.WHITE else (bob, alice)
+            board.push_san(san)
+            assert board_of(mover.command(san)) == board.board_fen()
+            wait_for_board(other, board.board_fen())
+        alice.close()  # alice leaves node one: her game on node two is adjourned
+        bob.read_until("{Game ")
+        bob.read_until("adjourned")
+        # back on node one: the notice names bob, online on node two
+        eventually("node one keeps the adjourned game", lambda: " 1: W bob " in _stored(one))
+        alice = one.connect()
+        alice.login("alice", PASSWORDS["alice"])
+        alice.read_until("1 player, who has an adjourned game with you, is online:\r\nbob")
+        alice.ask("set style 12", "Style 12 set.")
+        alice.send("match bob")  # run on bob's node, where the game resumes
+        bob.read_until("Challenge: alice (----) [white] bob (----) unrated blitz 3 0 (adjourned).")
+        bob.read_until("fics% ")
+        bob.send("accept")
+        for client in (alice, bob):
+            wait_for_board(client, board.board_fen())
+            client.send("fen")
+            client.read_until(f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")
+        alice.close()
+
+
+def _stored(node: ServerProcess) -> str:
+    """alice's ``stored`` on ``node`` (she logs in and out)."""
+    with node.connect() as client:
+        client.login("alice", PASSWORDS["alice"])
+        return client.ask("stored", "Stored games for alice:")

@@ -114,6 +114,10 @@ class GameService:
         #: Players of games being created or resumed, not yet announced (they are busy).
         self._starting: dict[str, PlayedGame] = {}
 
+    #: ``anywhere(handle)``: a player logged in on any node of a cluster (what the
+    #: adjourned-game notice at a login names as online), or None: :meth:`find_sessions`'s.
+    anywhere: Callable[[str], Any] | None = None
+
     def find_sessions(self, session: Callable[[str], Session | None]) -> None:
         """Find a player's session with ``session(handle)`` from now on (a cluster adds the
         seats of the players of other nodes)."""
@@ -311,8 +315,8 @@ class GameService:
         game = self.directory.game_of(session.handle)
         if IPlayedGame.providedBy(game):
             self.broadcaster.still_playing(session, game)
-        tell_adjourned(session, self.adjourned.of(session.handle), session_of=self._session,
-                       broadcaster=self.broadcaster)
+        tell_adjourned(session, self.adjourned.of(session.handle),
+                       session_of=self.anywhere or self._session, broadcaster=self.broadcaster)
 
     def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between

@@ -3,7 +3,7 @@
 **Ownership.**  A game lives on one node, its *owner*: the node where it
 starts, which keeps its clock, tracker, offers and journal.  A match offer
 to a player of another node is run on that player's node (the receiver's):
-the challenger's line (``match bob 5 0``) is forwarded there
+the challenger's line (``match bob 5 0``, ``resume bob``) is forwarded there
 (``seat.cmd``) and run for the challenger's seat
 (:mod:`~ficsfen.server.cluster.seats`); ``accept`` then starts the game on
 the receiver's node, as on a single server.
@@ -79,7 +79,7 @@ GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign",
 NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
 
 #: Game numbers a node keeps reserved ahead (claimed in Redis, handed out without waiting).
-POOL = 4
+POOL = 16
 
 # Claims the ARGV[2] smallest numbers not in the hash for node ARGV[1]; returns them.
 _CLAIM = ("local got = {} local n = 1 "
@@ -152,6 +152,7 @@ class ClusterGames:
         lookup = self.seats.lookup(sessions.by_key)
         server.broadcaster.find_sessions(lookup)
         server.games.find_sessions(lambda handle: lookup(fold(handle)))
+        server.games.anywhere = lambda handle: lookup(fold(handle)) or presence.get(fold(handle))
         server.dispatcher.forward = self.forward
         directory = server.directory
         directory.taken_elsewhere = self._taken_elsewhere
@@ -166,7 +167,9 @@ class ClusterGames:
         sessions.departures.append(self._departed)
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
-                              ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
+                              ("cgame.up", self._heard_up), ("cgame.down", self._heard_down),
+                              ("cgame.adjourned", self._heard_adjourned),
+                              ("cgame.resumed", self._heard_resumed)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
         self._unfollow: dict[int, Any] = {}
@@ -191,7 +194,7 @@ class ClusterGames:
             listing = self.listings.get(number)
             if listing is not None and self.server.directory.by_number(number) is None:
                 owner = listing.node
-        if owner is None and command == "match" and len(words) > 1:
+        if owner is None and command in ("match", "resume") and len(words) > 1:
             try:
                 found = self.server.sessions.anywhere(words[1])
             except NameResolutionError:
@@ -376,11 +379,20 @@ class ClusterGames:
         if not IPlayedGame.providedBy(game):
             return
         self._publish(game)
+        record = getattr(game, "record_id", None)
+        if record is not None and self.bus.up:  # resumed here: nowhere else
+            self.bus.broadcast("cgame.resumed", {"record": record,
+                                                 "players": list(game.players())}).addErrback(
+                self._failed, "resumption")
         self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish(game))
 
     def game_ended(self, game: Any, result: object = None) -> None:
         number = game.number
         self._number_free(number)
+        if getattr(result, "adjourned", False) and game.record_id is not None:
+            # the others keep it too, once the store has it adjourned
+            game.after_write(None, lambda: self._announce_adjourned(game.record_id,
+                                                                    game.players()))
         unfollow = self._unfollow.pop(number, None)
         if unfollow is None:
             return
@@ -398,6 +410,46 @@ class ClusterGames:
     def _release_idle_seats(self) -> None:
         for key in self.seats.keys():
             self._release_if_idle(key)
+
+    def _announce_adjourned(self, record: int, players: tuple[str, str]) -> None:
+        if self.bus.up:
+            self.bus.broadcast("cgame.adjourned", {"record": record, "players": list(players)}
+                               ).addErrback(self._failed, "adjournment")
+
+    def _heard_adjourned(self, message: BusMessage) -> None:
+        """Another node adjourned a game: kept here too, read from the shared store, so its
+        players logging in here read the notice and may ``resume`` here."""
+        record, players = message.body.get("record"), message.body.get("players")
+        server = self.server
+        if (server.store is None or not isinstance(record, int) or not isinstance(players, list)
+                or len(players) != 2):
+            return
+        white, black = str(players[0]), str(players[1])
+        if server.adjourned.between(white, black) is not None:
+            return
+        store, accounts = server.store, server.accounts
+
+        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
+            return [(stored, accounts.is_registered(white) and accounts.is_registered(black))
+                    for stored in store.unfinished_games(white)
+                    if stored.id == record and stored.status is GameStatus.ADJOURNED]
+
+        def keep(found: list[tuple[Any, bool]]) -> Any:
+            if not found or server.adjourned.between(white, black) is not None:
+                return None
+            return server.games.keeping.adjourn_unfinished(found, store, server.games,
+                                                           server.offer_limiter)
+
+        server.reads.read(unfinished).addCallback(keep).addErrback(self._failed, "adjourned game")
+
+    def _heard_resumed(self, message: BusMessage) -> None:
+        """A game resumed on another node: no longer adjourned here."""
+        record, players = message.body.get("record"), message.body.get("players")
+        if not isinstance(players, list) or len(players) != 2:
+            return
+        kept = self.server.adjourned.between(str(players[0]), str(players[1]))
+        if kept is not None and kept.record_id == record:
+            self.server.adjourned.take(str(players[0]), str(players[1]))
 
     # -- other nodes' games -------------------------------------------------------------
 
@@ -544,6 +596,8 @@ class ClusterGames:
                     and stored.status is GameStatus.PLAYING]
 
         def adopted(_: object) -> None:
+            if listing.record is not None:
+                self._announce_adjourned(listing.record, listing.handles)
             for handle in listing.handles:
                 session = server.sessions.get(handle)
                 if session is not None:
