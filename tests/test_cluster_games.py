@@ -102,6 +102,13 @@ def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
             assert board_of(answer) == placement
             for client in (waiting, carol, dave):
                 wait_for_board(client, placement)
+            if board.ply() == 1:  # an offer from node one, declined from node two
+                assert alice.command("draw") == "Draw offer sent to bob.\n"
+                bob.read_until("alice offers you a draw.")
+                bob.read_until("fics% ")
+                assert "You decline the draw request from alice." in bob.command("decline")
+                alice.read_until("bob declines the draw request.")
+                alice.read_until("fics% ")
             if not board.is_game_over():
                 fen_one = carol.command(f"fen {number}")
                 fen_two = dave.command(f"fen {number}")
