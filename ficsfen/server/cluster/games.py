@@ -31,8 +31,8 @@ game's end gives its number back to the node's pool (or to Redis beyond
 With none at hand (the bus down) a node takes the smallest number free here
 and not listed by another node.  Each owner keeps the games it hosts in the
 hash ``games`` (number -> node, store id and ``games`` line, updated after
-every move) and announces them (``cgame.up``, ``cgame.down``): ``games``
-lists the games of every node.
+the moves at most once a second) and announces them (``cgame.up``,
+``cgame.down``): ``games`` lists the games of every node.
 
 **Failure.**  A node whose heartbeat expired (:mod:`.presence`, ``[cluster]
 heartbeat_timeout``) is gone: its games leave the lists, and the players of
@@ -77,6 +77,10 @@ GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign",
                            "moves"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
 NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
+
+#: Seconds a game's ``games`` listing may lag its moves on the other nodes (one write
+#: to Redis and one announcement per game and period, however fast it is played).
+LISTING_DELAY = 1.0
 
 #: Game numbers a node keeps reserved ahead (claimed in Redis, handed out without waiting).
 POOL = 16
@@ -162,6 +166,7 @@ class ClusterGames:
         #: Reserved numbers of this node's games in play.
         self._in_use: set[int] = set()
         self._claiming = False
+        self._soon: dict[int, Any] = {}  # game number -> its listing's delayed call
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
         sessions.departures.append(self._departed)
@@ -384,10 +389,13 @@ class ClusterGames:
             self.bus.broadcast("cgame.resumed", {"record": record,
                                                  "players": list(game.players())}).addErrback(
                 self._failed, "resumption")
-        self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish(game))
+        self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish_soon(game))
 
     def game_ended(self, game: Any, result: object = None) -> None:
         number = game.number
+        soon = self._soon.pop(number, None)
+        if soon is not None and soon.active():
+            soon.cancel()
         self._number_free(number)
         if getattr(result, "adjourned", False) and game.record_id is not None:
             # the others keep it too, once the store has it adjourned
@@ -405,7 +413,19 @@ class ClusterGames:
 
     def position_changed(self, game: Any) -> None:
         if game.number in self._unfollow:
-            self._publish(game)
+            self._publish_soon(game)
+
+    def _publish_soon(self, game: Any) -> None:
+        """The listing of ``game`` after a move: at most once per :data:`LISTING_DELAY`
+        seconds (``games`` elsewhere shows it that late at most)."""
+        if game.number in self._soon:
+            return
+
+        def publish() -> None:
+            if self._soon.pop(game.number, None) is not None:
+                self._publish(game)
+
+        self._soon[game.number] = self.server.clock.callLater(LISTING_DELAY, publish)
 
     def _release_idle_seats(self) -> None:
         for key in self.seats.keys():
