@@ -52,7 +52,7 @@ def server():
 
 def test_x_fen_castling_and_crazyhouse_holdings_in_the_page(chrome, server):
     chrome.get(page_url(server, "/"))
-    wait_until(chrome, lambda d: text(d, "status").startswith("Connected as"), what="the page")
+    wait_until(chrome, lambda d: text(d, "status") == "Connected.", what="the page")
     chrome.set_script_timeout(60)
     got = chrome.execute_async_script(RUN)
     assert "error" not in got, got
