@@ -6,6 +6,8 @@ one).  After every move and every takeback the board's ``data-fen`` equals what
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from browser import page_url, text, wait_until
 from test_browser_observe import CRAZYHOUSE, TelnetGame, check_board
@@ -17,6 +19,25 @@ pytestmark = pytest.mark.slow
 PROMOTION = CRAZYHOUSE.index("bxa8=Q")
 #: the promoted queen taken as a pawn (Nxa7)
 CAPTURED = CRAZYHOUSE.index("Nxa7")
+
+
+#: run before the page's own scripts: every message it sends on its WebSocket, kept
+RECORD_SENDS = """
+window.sent = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (data) { window.sent.push(String(data)); return send.call(this, data); };
+"""
+
+
+def open_game(driver, server: ServerProcess, number: int) -> None:
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_SENDS})
+    driver.get(page_url(server, f"/game/{number}"))
+
+
+def fen_commands(driver) -> list[str]:
+    """The ``fen`` commands the page sent (block mode: ``ID fen N``)."""
+    sent = driver.execute_script("return window.sent")
+    return [line.split(" ", 1)[1].strip() for line in sent if re.fullmatch(r"\d+ fen \d+\n", line)]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +73,7 @@ def test_a_crazyhouse_game_opened_after_a_promotion(chrome, server):
     try:
         for move in CRAZYHOUSE[: PROMOTION + 1]:
             game.move(move)
-        chrome.get(page_url(server, f"/game/{game.number}"))
+        open_game(chrome, server, game.number)
         opened = check_board(chrome, game, "opened after bxa8=Q")
         assert opened.startswith("Q~")  # the page was not there when it promoted
         fens = {}
@@ -63,6 +84,7 @@ def test_a_crazyhouse_game_opened_after_a_promotion(chrome, server):
         assert "~" not in fens["Nxa7"].split()[0]  # taken, it went into the hand as a pawn
         game.white.command("resign")
         wait_until(chrome, lambda d: "resigns" in text(d, "game-note"), what="the game's end")
+        assert fen_commands(chrome) == [f"fen {game.number}"]  # once when opened, not per move
     finally:
         game.close()
 
@@ -70,7 +92,7 @@ def test_a_crazyhouse_game_opened_after_a_promotion(chrome, server):
 def test_takebacks_past_a_promotion_while_watching(chrome, server):
     game = TelnetGame(server, "zh")
     try:
-        chrome.get(page_url(server, f"/game/{game.number}"))
+        open_game(chrome, server, game.number)
         check_board(chrome, game, "at the start")
         for move in CRAZYHOUSE[: CAPTURED + 1]:
             game.move(move)
@@ -86,6 +108,7 @@ def test_takebacks_past_a_promotion_while_watching(chrome, server):
         for move in CRAZYHOUSE[PROMOTION:]:
             game.move(move)
             check_board(chrome, game, f"after {move}, played again")
+        assert fen_commands(chrome) == [f"fen {game.number}"] * 3  # opened, then each takeback
         game.white.command("resign")
     finally:
         game.close()
