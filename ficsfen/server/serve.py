@@ -42,6 +42,7 @@ from twisted.application.service import MultiService
 from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
+from ficsfen.server.database_url import is_database_url
 from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.server.config import DEFAULT_CONFIG, Config, ConfigError, hash_password, load, web_endpoint
 from ficsfen.server.logs import LOG_FORMATS, LOG_LEVELS, log_observer, log_time
@@ -69,8 +70,9 @@ LISTEN_OPTION_HELP = msg("Twisted endpoint to listen on, e.g. tcp:5000:interface
                          "repeat for several (replaces the configuration's list)")
 WEB_OPTION_HELP = msg("Twisted endpoint of the web side (its WebSocket at /ws), e.g. "
                       "tcp:8080:interface=127.0.0.1; \"none\" turns it off (default: [web] listen)")
-DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [storage] path of "
-                       "the configuration); \"none\" keeps nothing across restarts")
+DATA_OPTION_HELP = msg("data file of accounts, settings and games, or a postgresql:// URL "
+                       "(default: [storage] url or path of the configuration); \"none\" keeps "
+                       "nothing across restarts")
 
 
 class EndpointError(LocalizedError, ValueError):
@@ -195,23 +197,36 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
 
 
-def data_file_option(value: str) -> Path | None:
-    """What ``--data VALUE`` means: ``none`` (any case) for no store, else a path (``~`` expanded)."""
+def data_file_option(value: str) -> Path | str | None:
+    """What ``--data VALUE`` means: ``none`` (any case) for no store, a URL
+    (``scheme://...``, kept as a ``str``: a PostgreSQL database), else a path
+    (``~`` expanded)."""
     if value.strip().lower() == "none":
         return None
+    if is_database_url(value):
+        return value.strip()
     return Path(os.path.expanduser(value))
 
 
 def open_store(config: Config, *, reactor: Any) -> Any:
     """The store of ``config`` (an ``IStore``), or ``None`` when it has no data file.
 
-    :raises ficsfen.server.store.StoreError: a file that cannot be used.
+    A PostgreSQL store when ``config`` has a database URL (``[storage] url``,
+    ``--data postgresql://...``), else an SQLite one on its data file.
+
+    :raises ficsfen.server.store.StoreError: a file or database that cannot be used.
     """
-    if config.data_file is None:
+    location = config.data_location
+    if location is None:
         return None
+    if isinstance(location, str):
+        from ficsfen.server.store.postgres import PostgresStore
+
+        return PostgresStore.open(location, reactor=reactor, synchronous=config.synchronous,
+                                  commit_interval=config.commit_interval_ms / 1000)
     from ficsfen.server.store import SQLiteStore
 
-    return SQLiteStore.open(config.data_file, reactor=reactor, synchronous=config.synchronous,
+    return SQLiteStore.open(location, reactor=reactor, synchronous=config.synchronous,
                             commit_interval=config.commit_interval_ms / 1000)
 
 

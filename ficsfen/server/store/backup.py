@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Callable
 
 from ficsfen.i18n import msg
+from ficsfen.server.database_url import is_database_url
 from ficsfen.server.store.errors import StoreError, StoreOpenError, StoreOtherNameError
 from ficsfen.server.store.lock import server_by_another_name
 from ficsfen.server.store.opening import check_read_only, connect_read_only, open_error
@@ -68,7 +69,8 @@ class BackupError(StoreError):
 class BackupSummary:
     """What :func:`backup` copied."""
 
-    source: Path
+    #: The data file, or the PostgreSQL database's URL (password masked).
+    source: Path | str
     target: Path
     #: Pages of the copy (``page_count``), and SQLite steps taken to copy them.
     pages: int
@@ -87,6 +89,9 @@ def backup(source: Path | str, target: Path | str, *, force: bool = False,
            progress: Callable[[int, int], None] | None = None) -> BackupSummary:
     """Copy the data file ``source`` to ``target`` (see the module), returning what it holds.
 
+    ``source`` may be a PostgreSQL URL (a ``str``): the database is then copied into the
+    SQLite data file ``target`` (:mod:`.pg_backup`).
+
     ``progress(remaining, total)`` is called after each step of
     ``pages_per_step`` pages.  Synchronous: run it in a process or thread of
     its own (``ficsfen backup``).
@@ -98,6 +103,10 @@ def backup(source: Path | str, target: Path | str, *, force: bool = False,
         a server runs on it by another name, a hard link, whose ``-wal`` file
         the copy would miss), or ``target``'s folder cannot be written.
     """
+    if isinstance(source, str) and is_database_url(source):  # a PostgreSQL store
+        from ficsfen.server.store.pg_backup import backup_database
+
+        return backup_database(source, target, force=force, progress=progress)
     source = Path(os.path.abspath(os.path.expanduser(source)))
     target = Path(os.path.abspath(os.path.expanduser(target)))
     real = Path(os.path.realpath(source))
@@ -164,7 +173,8 @@ def _copy(read: sqlite3.Connection, copy: sqlite3.Connection, source: Path, page
     return steps
 
 
-def _verify(copy: sqlite3.Connection, source: Path, target: Path, steps: int) -> BackupSummary:
+def _verify(copy: sqlite3.Connection, source: Path | str, target: Path,
+            steps: int) -> BackupSummary:
     """Check the copy and count what it holds.  :raises BackupError: it is not sound."""
     try:
         problems = [row[0] for row in copy.execute("PRAGMA integrity_check")]
