@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -37,12 +38,15 @@ from ficsfen.server.store import GameStart, MoveRecord, SQLiteStore  # noqa: E40
 from ficsfen.server.store.testing import wait_for as drive  # noqa: E402
 
 
-def run_mode(folder: Path, *, games: int, moves: int, synchronous: str) -> dict:
-    """One closed-loop run on a fresh file; returns the figures."""
+def run_mode(folder: Path, *, games: int, moves: int, synchronous: str,
+             store: Any = None) -> dict:
+    """One closed-loop run on a fresh file (or on ``store``, opened under the global
+    reactor, which this closes); returns the figures."""
     from twisted.internet import defer, reactor
 
-    path = folder / f"bench-{synchronous}-{games}.sqlite3"
-    store = SQLiteStore.open(path, reactor=reactor, synchronous=synchronous)
+    if store is None:
+        path = folder / f"bench-{synchronous}-{games}.sqlite3"
+        store = SQLiteStore.open(path, reactor=reactor, synchronous=synchronous)
     latencies: list[float] = []
     done = defer.Deferred()
     remaining = [games]

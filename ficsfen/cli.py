@@ -158,6 +158,12 @@ def _parser(lang: str) -> _Parser:
         help=t(msg("export the server's finished games as PGN (games export)")),
         add_help=False,
     )
+    sub.add_parser(
+        "backup",
+        lang=lang,
+        help=t(msg("copy the data file while the server runs (ficsfen backup FILE)")),
+        add_help=False,
+    )
     return parser
 
 
@@ -213,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     if args.command is None:
         err.write(parser.format_usage())
-        err.write(_usage_line(msg("give a command: check, fens, serve, accounts or games"),
+        err.write(_usage_line(msg("give a command: check, fens, serve, accounts, games or backup"),
                               lang))
         return EXIT_USAGE
     try:
@@ -464,9 +470,15 @@ def _games(argv: list[str], lang: str) -> int:
     return admin.games_main(argv, lang=lang)
 
 
+def _backup(argv: list[str], lang: str) -> int:
+    from ficsfen.server import backup_cli
+
+    return backup_cli.backup_main(argv, lang=lang)
+
+
 # The commands of the server side, imported only when run: `check` and `fens`
 # need no Twisted.
-_SERVER_COMMANDS = {"serve": _serve, "accounts": _accounts, "games": _games}
+_SERVER_COMMANDS = {"serve": _serve, "accounts": _accounts, "games": _games, "backup": _backup}
 
 
 def _server_command(name: str, argv: list[str], lang: str) -> int:

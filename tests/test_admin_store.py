@@ -1,18 +1,19 @@
-"""The store's operator rows: account flags, bans and news (schema version 4)."""
+"""The store's operator rows: account flags, bans and news (schema version 4), on both stores."""
 
 from __future__ import annotations
 
 import pytest
+from pg_server import open_store
 from zope.interface.verify import verifyObject
 
-from ficsfen.server.store import Ban, IStore, NoSuchAccountError, SQLiteStore
+from ficsfen.server.store import Ban, IStore, NoSuchAccountError
 from ficsfen.server.store.testing import private_reactor, wait_for
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(data_location):
     reactor = private_reactor()
-    opened = SQLiteStore.open(tmp_path / "data.sqlite3", reactor=reactor)
+    opened = open_store(data_location, reactor=reactor)
     opened.wait = lambda d: wait_for(reactor, d)
     yield opened
     wait_for(reactor, opened.close())

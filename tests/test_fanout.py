@@ -64,6 +64,16 @@ class _Port:
         return IPv4Address("TCP", "127.0.0.1", self._realPortNumber)
 
 
+class _TLSLayer:
+    """What startTLS makes a connection's protocol: everything written goes through it."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
 def _connection_pair() -> tuple[Connection, MemoryReactor, socket.socket, socket.socket]:
     """A :class:`Connection` on one end of a socket pair (under a MemoryReactor), and the other end."""
     a, b = socket.socketpair()
@@ -112,13 +122,11 @@ def test_a_write_goes_through_twisted_when_the_connection_is_not_plain_and_open(
     for change in ("TLS", "disconnecting", "half-closed", "pull producer"):
         conn, reactor, a, b = _connection_pair()
         try:
-            if change == "TLS":  # the bytes must be encrypted first
-                try:
-                    from twisted.internet.ssl import CertificateOptions
-                except ImportError:  # Twisted without TLS (no pyOpenSSL): the flag alone
-                    conn.TLS = True
-                else:  # a real TLS layer (this end as the TLS client: no certificate)
-                    conn.startTLS(CertificateOptions(), False)
+            if change == "TLS":
+                # as after startTLS: the bytes must be encrypted first, by the TLS layer
+                # Twisted then puts in the protocol's place (with pyOpenSSL installed)
+                conn.TLS = True
+                conn.protocol = _TLSLayer()
             elif change == "disconnecting":
                 conn.loseConnection()
             elif change == "half-closed":

@@ -41,6 +41,16 @@ class _Port:
         return IPv4Address("TCP", "127.0.0.1", self._realPortNumber)
 
 
+class _TLSLayer:
+    """What startTLS makes a connection's protocol (with pyOpenSSL): writes go through it."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
 def _telnet_pair(server):
     """A telnet connection of ``server`` on one end of a socket pair, its TCP side, and the other end."""
     a, b = socket.socketpair()
@@ -58,12 +68,8 @@ def test_write_all_doubles_iac_once_and_keeps_order_with_queued_data():
     pairs = [_telnet_pair(server) for _ in range(3)]
     try:
         pairs[1][1].write(b"y" * (1 << 23))  # more than the socket takes: the rest waits in Twisted's buffer
-        try:  # after startTLS: must not reach the socket directly
-            from twisted.internet.ssl import CertificateOptions
-        except ImportError:  # Twisted without TLS (no pyOpenSSL): the flag alone
-            pairs[2][1].TLS = True
-        else:  # a real TLS layer (this end as the TLS client: no certificate)
-            pairs[2][1].startTLS(CertificateOptions(), False)
+        pairs[2][1].TLS = True  # as after startTLS: must not reach the socket directly
+        pairs[2][1].protocol = tls = _TLSLayer()  # what startTLS puts in the protocol's place
         TelnetConnection.write_all([telnet for telnet, _, _, _ in pairs], b"board \xff\r\n")
         assert pairs[0][3].recv(100) == b"board \xff\xff\r\n"
         conn, peer = pairs[1][1], pairs[1][3]
@@ -78,6 +84,7 @@ def test_write_all_doubles_iac_once_and_keeps_order_with_queued_data():
         with pytest.raises(BlockingIOError):
             pairs[2][3].recv(100)  # left to Twisted (and its TLS layer)
         assert pairs[2][1].queued == 0  # nothing of ours to count
+        assert tls.written in ([b"board \xff\xff\r\n"], [])  # to the TLS layer (without pyOpenSSL: Twisted's buffer)
     finally:
         for _, _, a, b in pairs:
             a.close()

@@ -9,16 +9,16 @@ moment between a move and its commit: nothing may be announced then.
 from __future__ import annotations
 
 import random
-import sqlite3
 from dataclasses import replace
 
 import chess
 import pytest
+from pg_server import open_store, run_sql
 from twisted.internet.task import Clock
 
 from ficsfen.server.config import Config, hash_password
 from ficsfen.server.server import FicsServer
-from ficsfen.server.store import GameStatus, SQLiteStore
+from ficsfen.server.store import GameStatus
 from ficsfen.server.store.testing import private_reactor, wait_for
 from ficsfen.server.testing import connect
 
@@ -32,7 +32,7 @@ class Site:
 
     def __init__(self, path, reactor) -> None:
         self.reactor = reactor
-        self.store = SQLiteStore.open(path, reactor=reactor)
+        self.store = open_store(path, reactor=reactor)
         wait_for(reactor, self.store.import_accounts(ACCOUNTS))
         self.clock = Clock()
         # heavy_percent=0: a command runs in the turn it arrives, before the store answers
@@ -65,8 +65,8 @@ def reactor():
 
 
 @pytest.fixture
-def site(tmp_path, reactor):
-    site = Site(tmp_path / "games.sqlite3", reactor)
+def site(data_location, reactor):
+    site = Site(data_location, reactor)
     yield site
     wait_for(reactor, site.store.close())
 
@@ -120,7 +120,8 @@ def test_a_game_end_is_announced_once_committed_and_enters_the_history(site):
     assert [e.game.id for e in site.store.history("bob")] == [game.record_id]
 
 
-def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was_seen(site, tmp_path):
+def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was_seen(
+        site, data_location):
     alice, bob, carol = (site.login(n) for n in ("alice", "bob", "carol"))
     game = start(site, alice, bob, "2 0")
     carol.command("observe 1")
@@ -132,14 +133,11 @@ def test_a_move_whose_write_fails_is_never_shown_and_the_game_stops_where_it_was
     assert seen == AFTER_E4_E5
     clocks = game.clock.remaining(chess.WHITE), game.clock.remaining(chess.BLACK)
     # Another program writes ply 3 of this game first, in the log row the server's own
-    # write of ply 3 gets: that write is refused by SQLite (a real failure, through the
-    # real file).
-    other = sqlite3.connect(tmp_path / "games.sqlite3")
-    with other:
-        other.execute("INSERT INTO move_log (id, game, ply, san, uci, white_ms, black_ms, "
-                      "took_ms) VALUES (?, ?, 3, 'a3', 'a2a3', 0, 0, 0)",
-                      (site.store._game_writes.next_log_id, game.record_id))
-    other.close()
+    # write of ply 3 gets: that write is refused by the database (a real failure, through
+    # the real file or database).
+    run_sql(data_location, "INSERT INTO move_log (id, game, ply, san, uci, white_ms, black_ms, "
+            "took_ms) VALUES (?, ?, 3, 'a3', 'a2a3', 0, 0, 0)",
+            (site.store._game_writes.next_log_id, game.record_id))
     for client in (alice, bob, carol):
         client.output()
     alice.command("Nf3")
@@ -188,8 +186,8 @@ def test_a_game_whose_start_cannot_be_stored_never_starts(site):
     assert not site.server.games.busy("alice")
 
 
-def test_a_crash_brings_games_back_adjourned_at_the_last_stored_move(tmp_path, reactor):
-    path = tmp_path / "games.sqlite3"
+def test_a_crash_brings_games_back_adjourned_at_the_last_stored_move(data_location, reactor):
+    path = data_location
     site = Site(path, reactor)
     alice, bob = site.login("alice"), site.login("bob")
     game = start(site, alice, bob, "3 2")
@@ -230,8 +228,8 @@ def test_a_crash_brings_games_back_adjourned_at_the_last_stored_move(tmp_path, r
     wait_for(reactor, site.store.close())
 
 
-def test_shutdown_adjourns_tells_everyone_and_stores_it(tmp_path, reactor):
-    path = tmp_path / "games.sqlite3"
+def test_shutdown_adjourns_tells_everyone_and_stores_it(data_location, reactor):
+    path = data_location
     site = Site(path, reactor)
     alice, bob, carol = (site.login(n) for n in ("alice", "bob", "carol"))
     game = start(site, alice, bob)
@@ -262,8 +260,8 @@ def test_shutdown_adjourns_tells_everyone_and_stores_it(tmp_path, reactor):
     wait_for(reactor, site.store.close())
 
 
-def test_a_guest_game_in_progress_at_a_crash_is_aborted_not_adjourned(tmp_path, reactor):
-    path = tmp_path / "games.sqlite3"
+def test_a_guest_game_in_progress_at_a_crash_is_aborted_not_adjourned(data_location, reactor):
+    path = data_location
     site = Site(path, reactor)
     alice, guest = site.login("alice"), site.login("guest")
     game = start(site, alice, guest)
@@ -280,8 +278,8 @@ def test_a_guest_game_in_progress_at_a_crash_is_aborted_not_adjourned(tmp_path, 
     wait_for(reactor, site.store.close())
 
 
-def test_settings_of_registered_players_survive_a_restart(tmp_path, reactor):
-    path = tmp_path / "games.sqlite3"
+def test_settings_of_registered_players_survive_a_restart(data_location, reactor):
+    path = data_location
     site = Site(path, reactor)
     alice, dave = site.login("alice"), site.login("dave")
     for line in ("set lang fr", "style 12", "set showfen 1", "set charset latin1",

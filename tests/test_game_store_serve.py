@@ -1,4 +1,5 @@
-"""Nothing acknowledged is lost: a real ``ficsfen serve --data FILE`` killed and restarted.
+"""Nothing acknowledged is lost: a real ``ficsfen serve --data FILE`` killed and restarted,
+on an SQLite file and on a PostgreSQL database (``--data postgresql://...``).
 
 Two registered players play over loopback; right after the board of ply k
 reaches the test's client, the server is killed (SIGKILL) or stopped
@@ -22,6 +23,27 @@ pytestmark = pytest.mark.slow
 
 PASSWORDS = {"alice": "ecila", "bob": "bob!"}
 MOVES = ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def data(request, tmp_path):
+    """The server's ``--data``: an SQLite file, or a new PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "data.sqlite3")
+    return request.getfixturevalue("pg_url")
+
+
+def _rows(data, sql, params=()):
+    """What is committed in ``data``, read through a connection of the test's own."""
+    if data.startswith("postgresql://"):
+        import psycopg
+
+        from ficsfen.server.store.pg_dialect import translate
+
+        with psycopg.connect(data, autocommit=True, cursor_factory=psycopg.RawCursor) as db:
+            return [tuple(row) for row in db.execute(translate(sql)[0], params).fetchall()]
+    with sqlite3.connect(data) as db:
+        return db.execute(sql, params).fetchall()
 
 
 @pytest.fixture
@@ -86,22 +108,20 @@ def _check(board_k, resumed, k, data):
     idle = 25 if to_move == 24 else 24
     assert int(resumed[idle]) == int(board_k[idle])  # the side that moved: exactly
     assert int(resumed[to_move]) <= int(board_k[to_move])  # running again since the resumption
-    with sqlite3.connect(data) as db:
-        row = db.execute("SELECT white_ms, black_ms FROM moves WHERE ply = ?", (k,)).fetchone()
-        sans = [san for san, in db.execute("SELECT san FROM moves ORDER BY ply")]
+    [row] = _rows(data, "SELECT white_ms, black_ms FROM moves WHERE ply = ?", (k,))
+    sans = [san for san, in _rows(data, "SELECT san FROM moves ORDER BY ply")]
     assert sans == MOVES[:k]
     assert (row[0], row[1]) == (int(board_k[24]), int(board_k[25]))  # the board shows what is kept
 
 
 @pytest.mark.parametrize("k", [4, 7])
-def test_kill_9_right_after_move_k_loses_nothing_anyone_saw(tmp_path, config, k):
-    data = tmp_path / "data.sqlite3"
-    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+def test_kill_9_right_after_move_k_loses_nothing_anyone_saw(data, config, k):
+    with ServerProcess("--config", str(config), "--data", data) as server:
         alice, bob, board_k = _play(server, k)
         server.stop(signal.SIGKILL)
         alice.close()
         bob.close()
-    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+    with ServerProcess("--config", str(config), "--data", data) as server:
         alice, bob, resumed = _resume(server)
         alice.send("fen")
         alice.read_until(_fen_after(k))
@@ -110,23 +130,20 @@ def test_kill_9_right_after_move_k_loses_nothing_anyone_saw(tmp_path, config, k)
     _check(board_k, resumed, k, data)
 
 
-def test_sigterm_adjourns_tells_the_players_and_keeps_the_clocks_of_the_last_move(tmp_path,
-                                                                                   config):
-    data = tmp_path / "data.sqlite3"
+def test_sigterm_adjourns_tells_the_players_and_keeps_the_clocks_of_the_last_move(data, config):
     k = 5
-    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+    with ServerProcess("--config", str(config), "--data", data) as server:
         alice, bob, board_k = _play(server, k)
         assert server.stop(signal.SIGTERM) == 0
         for client in (alice, bob):
             out = client.read_until("Goodbye.")
             assert "{Game 1 (alice vs. bob) Game adjourned by server shutdown} *" in out
             client.close()
-    with sqlite3.connect(data) as db:
-        status, white, black = db.execute(
-            "SELECT status, adjourn_white_ms, adjourn_black_ms FROM games").fetchone()
+    [(status, white, black)] = _rows(
+        data, "SELECT status, adjourn_white_ms, adjourn_black_ms FROM games")
     assert status == "adjourned"
     assert (white, black) == (int(board_k[24]), int(board_k[25]))
-    with ServerProcess("--config", str(config), "--data", str(data)) as server:
+    with ServerProcess("--config", str(config), "--data", data) as server:
         alice, bob, resumed = _resume(server)
         bob.send("fen")
         bob.read_until(_fen_after(k))

@@ -6,6 +6,12 @@ one read (``get_account``) on a :class:`threading.Event`: the disk of a
 frozen filesystem.  While that read waits, the other players and new
 connections are served.  The tests iterate the reactor (``wait_for``,
 :func:`run_until`) and never measure time.
+
+A test ends as the service stops (``FicsService``): the store is closed
+only once no read is under way (:func:`end_reads`).  A login's arrival
+reads (the stored messages, adjourned games) go on in the read thread after
+the session exists; closing the read connection under one of them crashes
+the process.
 """
 
 from __future__ import annotations
@@ -88,6 +94,17 @@ def run_until(reactor: Any, done: Callable[[], bool]) -> None:
         reactor.doIteration(0.01)
 
 
+def end_reads(reactor: Any, server: FicsServer) -> None:
+    """Iterate ``reactor`` until none of ``server``'s store reads is under way.
+
+    Read again after each wait: a read's answer may start another (an arrival's).
+    No read starts between the last wait and the caller's next step, because
+    reads are only started in the reactor thread, which is not iterated then.
+    """
+    while wait_for(reactor, server.reads_done()):
+        pass
+
+
 def enter_as_guest(reactor: Any, client: Any) -> None:
     """Log in as a guest; input may wait a turn or two on a real reactor (its rates)."""
     client.send_bytes(b"guest\r\n\r\n")
@@ -109,20 +126,33 @@ def store(tmp_path, reactor):
     store = FrozenReads(real)
     yield store
     store.thaw()
-    if not store.closed:
+    if not store.closed:  # every server's reads have ended (the make fixture)
         wait_for(reactor, store.close())
 
 
-def make(store: Any, clock: Any) -> FicsServer:
-    # newcomer_seconds=0: a command runs in the turn it arrives
-    config = replace(Config(), accounts=ACCOUNTS, newcomer_seconds=0)
-    server = FicsServer(config, clock=clock, rng=random.Random(0), store=store)
-    server.start_threads()
-    return server
+@pytest.fixture
+def make(store, reactor):
+    """``make(clock)``: a server on ``store``; at the end of the test, the store is
+    thawed and each server's reads end (:func:`end_reads`) before the store closes."""
+    servers: list[FicsServer] = []
+
+    def build(clock: Any) -> FicsServer:
+        # newcomer_seconds=0: a command runs in the turn it arrives
+        config = replace(Config(), accounts=ACCOUNTS, newcomer_seconds=0)
+        server = FicsServer(config, clock=clock, rng=random.Random(0), store=store)
+        server.start_threads()
+        servers.append(server)
+        return server
+
+    yield build
+    store.thaw()
+    for server in servers:
+        end_reads(reactor, server)
 
 
-def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(store, reactor):
-    server = make(store, reactor)
+def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(
+        store, reactor, make):
+    server = make(reactor)
     guest = connect(server)
     enter_as_guest(reactor, guest)
     alice = connect(server)
@@ -146,11 +176,11 @@ def test_a_frozen_account_read_leaves_other_players_and_new_connections_served(s
     assert threading.get_ident() not in store.read_threads
 
 
-def test_the_login_dialogue_reads_the_same_with_reads_in_a_thread(store, reactor):
+def test_the_login_dialogue_reads_the_same_with_reads_in_a_thread(store, reactor, make):
     """Off the reactor thread or inline (a test clock), a login writes the same bytes."""
     seen = []
     for clock in (reactor, Clock()):
-        server = make(store, clock)
+        server = make(clock)
         alice, bob, zed = connect(server), connect(server), connect(server)
         alice.send_bytes(b"alice\r\necila\r\n")  # one packet: name and password
         run_until(reactor, lambda: server.sessions.get("alice") is not None)
@@ -161,6 +191,7 @@ def test_the_login_dialogue_reads_the_same_with_reads_in_a_thread(store, reactor
         seen.append([client.raw_output() for client in (alice, bob, zed)])
         for client in (alice, bob, zed):
             client.disconnect()
+        end_reads(reactor, server)  # the arrivals' reads: the next server reads inline
     threaded, inline = seen
     assert b"**** Starting FICS session as alice ****" in threaded[0]
     assert b"Starting FICS session as Zed" in threaded[2]
@@ -168,8 +199,8 @@ def test_the_login_dialogue_reads_the_same_with_reads_in_a_thread(store, reactor
 
 
 def test_a_login_finishing_during_a_shutdown_is_refused_and_the_game_is_adjourned(
-        store, reactor):
-    server = make(store, reactor)
+        store, reactor, make):
+    server = make(reactor)
     service = FicsService(server, FicsFactory(server), [], reactor=reactor, store=store)
     criticals: list[dict] = []
 
@@ -242,13 +273,14 @@ def test_once_the_server_stops_no_step_of_the_login_dialogue_goes_on():
     assert server.sessions.get("alice") is None and not server.sessions.sorted()
 
 
-def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(store, reactor):
+def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(
+        store, reactor, make):
     """``history``, ``finger`` of an absent player: the answer, its prompt or block frame,
     and the lines typed after it come when the read is back, byte for byte as inline."""
     lines = b"history carol\r\nfinger carol\r\niset block 1\r\n5 history carol\r\n6 finger carol\r\n"
     seen = []
     for clock in (reactor, Clock()):
-        server = make(store, clock)
+        server = make(clock)
         alice, guest = connect(server), connect(server)
         alice.send_bytes(b"alice\r\necila\r\n")
         run_until(reactor, lambda: server.sessions.get("alice") is not None)
@@ -268,15 +300,17 @@ def test_a_command_waiting_for_a_frozen_read_answers_as_before_and_in_order(stor
         seen.append(alice.raw_output())
         alice.disconnect()
         guest.disconnect()
+        end_reads(reactor, server)  # the arrival's reads: the next server reads inline
     threaded, inline = seen
     assert threaded.startswith(b"carol has no history games.\r\nfics% Finger of carol:")
     assert threaded == inline
 
 
-def test_lines_beyond_the_limit_while_a_read_waits_are_dropped_and_counted(store, reactor):
+def test_lines_beyond_the_limit_while_a_read_waits_are_dropped_and_counted(
+        store, reactor, make):
     from ficsfen.server.reply import MAX_WAITING_LINES
 
-    server = make(store, reactor)
+    server = make(reactor)
     alice = connect(server)
     alice.send_bytes(b"alice\r\necila\r\n")
     run_until(reactor, lambda: server.sessions.get("alice") is not None)

@@ -1,6 +1,7 @@
 """logons, llogons, handles, pstat and saved notes/time zones on a real store.
 
-The store is a real SQLite file in tmp_path driven by a private reactor
+The store is a real SQLite file in tmp_path, then a real PostgreSQL database
+(``tests/pg_server.py``), driven by a private reactor
 (:mod:`ficsfen.server.store.testing`); commands run in-process through the
 telnet protocol, the server on a fake clock; one test runs ``ficsfen serve``
 on loopback and restarts it.
@@ -9,9 +10,10 @@ on loopback and restarts it.
 from __future__ import annotations
 
 import pytest
+from pg_server import open_store
 
 from ficsfen.server.config import hash_password
-from ficsfen.server.store import EndCode, GameEnd, GameStart, SQLiteStore
+from ficsfen.server.store import EndCode, GameEnd, GameStart
 from ficsfen.server.store.logon_rows import LogonRecord, LogonRows
 from ficsfen.server.store.player_reads import PairRecord
 from ficsfen.server.store.testing import private_reactor, wait_for
@@ -24,7 +26,7 @@ T0 = 1_700_000_000.0
 class Store:
     def __init__(self, path, accounts=("alice", "bob", "carol", "al_x")):
         self.reactor = private_reactor()
-        self.store = SQLiteStore.open(path, reactor=self.reactor, synchronous="normal")
+        self.store = open_store(path, reactor=self.reactor, synchronous="normal")
         self.hash = hash_password(PASSWORD, iterations=1000)
         for name in accounts:
             self.wait(self.store.add_account(name, self.hash))
@@ -47,8 +49,8 @@ class Store:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path / "data.sqlite3")
+def store(data_location):
+    s = Store(data_location)
     yield s
     s.close()
 
@@ -197,8 +199,8 @@ def test_without_a_store_nothing_is_listed():
 
 
 @pytest.mark.slow
-def test_logons_survive_a_restart_of_the_server(tmp_path):
-    path = tmp_path / "data.sqlite3"
+def test_logons_survive_a_restart_of_the_server(data_location):
+    path = data_location
     setup = Store(path, accounts=("alice",))
     setup.close()
     with ServerProcess("--data", str(path)) as server:

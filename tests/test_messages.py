@@ -5,9 +5,9 @@ login notice, guests' refusals and bad input."""
 from __future__ import annotations
 
 import pytest
+from pg_server import open_store
 
 from ficsfen.server.config import hash_password
-from ficsfen.server.store import SQLiteStore
 from ficsfen.server.store.errors import MailboxFullError, NoSuchAccountError
 from ficsfen.server.store.testing import private_reactor, wait_for
 from ficsfen.server.testing import connect, make_server
@@ -24,7 +24,7 @@ class Stored:
 
     def __init__(self, path, **settings):
         self.reactor = private_reactor()
-        self.store = SQLiteStore.open(path, reactor=self.reactor, synchronous="normal")
+        self.store = open_store(path, reactor=self.reactor, synchronous="normal")
         for name, stored in ACCOUNTS.items():
             self.wait(self.store.add_account(name, stored))
         self.server = make_server(accounts=ACCOUNTS, store=self.store, **settings)
@@ -56,8 +56,8 @@ class Stored:
 
 
 @pytest.fixture
-def stored(tmp_path):
-    s = Stored(tmp_path / "data.sqlite3")
+def stored(data_location):
+    s = Stored(data_location)
     yield s
     s.wait(s.store.close())
 
@@ -171,8 +171,8 @@ def test_guests_cannot_send_or_receive(stored):
         "Les joueurs non enregistrés ne peuvent ni envoyer ni recevoir de messages.\nfics% ")
 
 
-def test_limits_and_censors(tmp_path):
-    stored = Stored(tmp_path / "data.sqlite3", messages_per_player=2, message_max_length=10)
+def test_limits_and_censors(data_location):
+    stored = Stored(data_location, messages_per_player=2, message_max_length=10)
     try:
         alice, bob = stored.client("alice"), stored.client("bob")
         assert stored.run(alice, "message bob " + "x" * 11) == (

@@ -12,12 +12,13 @@ import time
 from dataclasses import replace
 
 import pytest
+from pg_server import open_store
 from twisted.internet.task import Clock
 
 from ficsfen.server.commands.news import index_line
 from ficsfen.server.config import Config, hash_password
 from ficsfen.server.server import FicsServer
-from ficsfen.server.store import NewsItem, SQLiteStore
+from ficsfen.server.store import NewsItem
 from ficsfen.server.store.testing import private_reactor, wait_for
 from ficsfen.server.testing import connect
 
@@ -30,7 +31,7 @@ class Site:
 
     def __init__(self, path, reactor, *, admin: bool = True) -> None:
         self.reactor = reactor
-        self.store = SQLiteStore.open(path, reactor=reactor)
+        self.store = open_store(path, reactor=reactor)
         wait_for(reactor, self.store.import_accounts(ACCOUNTS))
         if admin:
             wait_for(reactor, self.store.set_admin("alice", True))
@@ -65,14 +66,14 @@ def reactor():
 
 
 @pytest.fixture
-def site(tmp_path, reactor):
-    opened = Site(tmp_path / "data.sqlite3", reactor)
+def site(data_location, reactor):
+    opened = Site(data_location, reactor)
     yield opened
     opened.close()
 
 
-def test_the_store_flag_makes_an_operator_at_the_next_login(tmp_path, reactor) -> None:
-    site = Site(tmp_path / "data.sqlite3", reactor, admin=False)
+def test_the_store_flag_makes_an_operator_at_the_next_login(data_location, reactor) -> None:
+    site = Site(data_location, reactor, admin=False)
     try:
         bob = site.login("bob")
         assert site.ask(bob, "announce hi") == "announce: Insufficient rights.\n"
@@ -103,8 +104,8 @@ def test_a_registered_players_muzzle_is_kept_and_can_be_given_while_away(site) -
     assert site.ask(bob, "shout hi").endswith("(shouted to 1 player)\n")
 
 
-def test_bans_are_kept_across_a_restart(tmp_path, reactor) -> None:
-    path = tmp_path / "data.sqlite3"
+def test_bans_are_kept_across_a_restart(data_location, reactor) -> None:
+    path = data_location
     first = Site(path, reactor)
     alice = first.login("alice")
     assert first.ask(alice, "ban bob spam") == "bob is banned: its logins are refused.\n"

@@ -186,9 +186,10 @@ def test_twist_ficsfen_runs_the_telnet_server_and_the_feed(installed, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_wheel_ships_the_web_page_and_chessground(installed):
+def test_the_wheel_ships_the_web_page_chessground_and_chessops(installed):
     static = installed / "ficsfen" / "web" / "static"
     for name in ("index.html", "app.js", "i18n/en.json", "i18n/fr.json", "vendor/chessground/chessground.js",
                  "vendor/chessground/chessground.base.css", "vendor/chessground/chessground.brown.css",
-                 "vendor/chessground/chessground.cburnett.css", "vendor/chessground/LICENSE"):
+                 "vendor/chessground/chessground.cburnett.css", "vendor/chessground/LICENSE",
+                 "vendor/chessops/chessops.js", "vendor/chessops/LICENSE", "play.js"):
         assert (static / name).is_file(), name

@@ -8,6 +8,7 @@ out in a scratch folder where the prerequisite is absent, once with
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -36,11 +37,24 @@ name = "ficsfen"
 '''
 
 
+def _conftest_plugins() -> list[str]:
+    """The modules ``tests/conftest.py`` names in ``pytest_plugins`` (test kits beside it)."""
+    tree = ast.parse((TESTS / "conftest.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "pytest_plugins"):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
 def _checkout(tmp_path: Path) -> Path:
-    """``tmp_path/repo`` with ``tests/conftest.py`` copied, and no ``../shared``."""
+    """``tmp_path/repo`` with ``tests/conftest.py`` and the plugins it names copied, and
+    no ``../shared``."""
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     shutil.copy(TESTS / "conftest.py", repo / "tests" / "conftest.py")
+    for plugin in _conftest_plugins():
+        shutil.copy(TESTS / f"{plugin}.py", repo / "tests" / f"{plugin}.py")
     (repo / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     return repo
 

@@ -1,12 +1,12 @@
 """Rated games: the category of a game, who may play rated, and a rated game's end on a
-real store (a SQLite file in tmp_path on a private reactor), commands run in-process
+real store (a SQLite file in tmp_path, then a PostgreSQL database, on a private reactor), commands run in-process
 through the telnet protocol on a fake clock."""
 
 from __future__ import annotations
 
-import sqlite3
 
 import pytest
+from pg_server import open_store, run_sql
 
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.config import hash_password
@@ -14,7 +14,6 @@ from ficsfen.server.glicko import FICS_CONSTANTS, Category, Rating, update
 from ficsfen.server.rated_games import RatedRefusedError, rate_end, rated_offer
 from ficsfen.server.rating_view import RatingView
 from ficsfen.server.ratings import Ratings, category_of
-from ficsfen.server.store import SQLiteStore
 from ficsfen.server.store.testing import private_reactor, wait_for
 from ficsfen.server.testing import connect, make_server
 
@@ -95,7 +94,7 @@ class Room:
     def __init__(self, path):
         self.path = path
         self.reactor = private_reactor()
-        self.store = SQLiteStore.open(path, reactor=self.reactor, synchronous="normal")
+        self.store = open_store(path, reactor=self.reactor, synchronous="normal")
         for name in ("alice", "bob", "nobody"):
             self.wait(self.store.add_account(name, hash_password(PASSWORD, iterations=1000)))
         self.server = make_server(store=self.store, idle_timeout=0)
@@ -131,8 +130,8 @@ class Room:
 
 
 @pytest.fixture
-def room(tmp_path):
-    r = Room(tmp_path / "data.sqlite3")
+def room(data_location):
+    r = Room(data_location)
     yield r
     r.close()
 
@@ -162,11 +161,10 @@ def test_a_rated_game_changes_both_ratings_in_the_end_s_commit(room):
     row = _finger_rows(bob.command("finger"))
     assert row == [f"Blitz      {round(bob_after.rating)}{bob_after.rd:9.1f}"
                    f"{1:8d}{0:8d}{0:8d}{1:8d}"]  # RD above 80: no best yet
-    with sqlite3.connect(room.path) as db:
-        kept = db.execute("SELECT key, category, rating, rd, wins, losses, last_played "
-                          "FROM ratings ORDER BY key").fetchall()
-        game = db.execute("SELECT rated, white_rating, black_rating, white_change, black_change "
-                          "FROM games").fetchone()
+    kept = run_sql(room.path, "SELECT key, category, rating, rd, wins, losses, last_played "
+                   "FROM ratings ORDER BY key")
+    [game] = run_sql(room.path, "SELECT rated, white_rating, black_rating, white_change, "
+                     "black_change FROM games")
     assert kept == [("alice", "blitz", alice_after.rating, alice_after.rd, 0, 1, T0),
                     ("bob", "blitz", bob_after.rating, bob_after.rd, 1, 0, T0)]
     assert game == (1, 0, 0, pytest.approx(alice_after.rating - 1720),
@@ -183,10 +181,9 @@ def test_an_aborted_or_unrated_game_changes_nothing(room):
     alice.command("resign")
     room.settle()
     assert "No ratings adjustment done." in bob.output()
-    with sqlite3.connect(room.path) as db:
-        assert db.execute("SELECT count(*) FROM ratings").fetchone() == (0,)
-        assert db.execute("SELECT rated, white_change FROM games ORDER BY id").fetchall() == [
-            (1, None), (0, None)]
+    assert run_sql(room.path, "SELECT count(*) FROM ratings") == [(0,)]
+    assert run_sql(room.path, "SELECT rated, white_change FROM games ORDER BY id") == [
+        (1, None), (0, None)]
 
 
 def test_set_rated_makes_offers_rated_and_a_finger_of_an_absent_player_reads_the_store(room):

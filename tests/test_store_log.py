@@ -18,11 +18,18 @@ from ficsfen.server.store import Adjournment, EndCode, GameEnd, GameStatus, SQLi
 from ficsfen.server.store import game_writes
 from ficsfen.server.store.testing import wait_for
 
-from test_store import game_moves, path, peek, play, reactor, start  # noqa: F401  (fixtures)
+from test_store import game_moves, peek, play, reactor, start  # noqa: F401  (fixtures)
 
 SANS = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5",
         "Bb3", "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7"]
 ADJOURNMENT = Adjournment("bob lost connection; game adjourned", 1_700_000_050.0, 1, 1, 0)
+
+
+@pytest.fixture
+def path(tmp_path):
+    """An SQLite file: the log's ids and statements here are SQLite's (the PostgreSQL
+    store's log is tested in test_store_postgres.py and through test_store.py)."""
+    return tmp_path / "data" / "ficsfen.sqlite3"
 
 
 @pytest.fixture

@@ -46,8 +46,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 # Seconds to wait for the store's writer; only keeps a wedged file from hanging the tool.
 _WRITE_TIMEOUT = 120.0
 
-DATA_HELP = msg("data file (default: [storage] path of the configuration); works while the "
-                "server runs")
+DATA_HELP = msg("data file or postgresql:// URL (default: [storage] url or path of the "
+                "configuration); works while the server runs")
 
 
 class AdminError(LocalizedError):
@@ -113,7 +113,7 @@ def _common(lang: str, *, default: object = None) -> LocalizedArgumentParser:
     return common
 
 
-def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
+def _data_file(args: argparse.Namespace) -> tuple[Path | str, dict[str, str]]:
     """The data file the options name, and the configuration's ``[accounts]``
     (the configuration's operators are kept in ``args.admins``).
 
@@ -124,7 +124,7 @@ def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
     except ConfigError as e:
         raise AdminError(e.message) from None
     args.admins = config.admins
-    path = config.data_file if args.data is None else data_file_option(args.data)
+    path = config.data_location if args.data is None else data_file_option(args.data)
     if path is None:
         raise AdminError(msg("No data file: the configuration's [storage] path is empty, or "
                              "--data is none; give one with --data FILE."))
@@ -134,17 +134,24 @@ def _data_file(args: argparse.Namespace) -> tuple[Path, dict[str, str]]:
 class _Store:
     """The data file opened beside a running server, on a private reactor."""
 
-    def __init__(self, path: Path, *, must_exist: bool, read_only: bool = False) -> None:
+    def __init__(self, path: Path | str, *, must_exist: bool, read_only: bool = False) -> None:
         from ficsfen.server.store import SQLiteStore
         from ficsfen.server.store.testing import private_reactor
 
+        if isinstance(path, str):  # a PostgreSQL database's URL
+            from ficsfen.server.store.postgres import PostgresStore
+
+            self.reactor = private_reactor()
+            self.store: Any = PostgresStore.open(path, reactor=self.reactor, exclusive=False,
+                                                 read_only=read_only)
+            return
         if must_exist and not path.is_file():
             raise AdminError(msg("{file}: there is no data file here yet (the server creates "
                                  "it when it first starts).", file=str(path)))
         self.reactor = private_reactor()
         # readers open it read-only: they work on a read-only file system too
-        self.store: Any = SQLiteStore.open(path, reactor=self.reactor, exclusive=False,
-                                           read_only=read_only)
+        self.store = SQLiteStore.open(path, reactor=self.reactor, exclusive=False,
+                                      read_only=read_only)
 
     def wait(self, d: Any) -> Any:
         from ficsfen.server.store.testing import wait_for

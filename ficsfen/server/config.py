@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from ficsfen.server.database_url import url_problem
 from ficsfen.i18n import LocalizedError, Message, available_languages, msg
 from ficsfen.names import fold
 from ficsfen.helpcatalog import HELP_DIR
@@ -188,6 +189,9 @@ class Config:
     admins: tuple[str, ...] = ()
     #: The store's data file (``[storage] path``); ``None``: run without a store.
     data_file: Path | None = field(default_factory=default_data_file)
+    #: The PostgreSQL database's URL (``[storage] url``); when set, it is the store and
+    #: ``data_file`` is not used (``docs/store.md``).
+    data_url: str | None = None
     #: ``"full"`` or ``"normal"``: see ``[storage] synchronous``.
     synchronous: str = "full"
     #: Least milliseconds between two commits of the store under load: see
@@ -229,9 +233,17 @@ class Config:
         """A copy listening on ``endpoints`` instead (``--listen``)."""
         return replace(self, listen=tuple(endpoints))
 
-    def with_data_file(self, path: Path | None) -> Config:
-        """A copy keeping its data in ``path`` instead, or nowhere if ``None`` (``--data``)."""
-        return replace(self, data_file=path)
+    def with_data_file(self, path: Path | str | None) -> Config:
+        """A copy keeping its data in ``path`` instead: a file, a PostgreSQL URL (a ``str``),
+        or nowhere if ``None`` (``--data``)."""
+        if isinstance(path, str):
+            return replace(self, data_file=None, data_url=path)
+        return replace(self, data_file=path, data_url=None)
+
+    @property
+    def data_location(self) -> Path | str | None:
+        """Where the store is: the database URL if there is one, else the data file."""
+        return self.data_url if self.data_url else self.data_file
 
 
 class _ExpectedTypeError(TypeError):
@@ -356,6 +368,15 @@ def _origins(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise _ExpectedTypeError(msg("a list of origins such as \"https://chess.example.org\""))
     return tuple(value)
+
+
+def _database_url(value: object) -> str | None:
+    value = _string(value)
+    if not value:
+        return None
+    if url_problem(value) is not None:
+        raise _ExpectedTypeError(msg("a postgresql:// URL naming a database"))
+    return value
 
 
 def _synchronous(value: object) -> str:
@@ -493,6 +514,7 @@ _SETTINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("limits", "adjourned_expiry_days"): ("adjourned_expiry_days", _days),
     ("limits", "adjourned_per_player"): ("adjourned_per_player", _count),
     ("storage", "path"): ("data_file", _string),
+    ("storage", "url"): ("data_url", _database_url),
     ("storage", "synchronous"): ("synchronous", _synchronous),
     ("storage", "commit_interval_ms"): ("commit_interval_ms", _count),
     ("web", "listen"): ("web", _web_endpoint),

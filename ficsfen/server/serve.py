@@ -42,6 +42,7 @@ from twisted.application.service import MultiService
 from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 
+from ficsfen.server.database_url import is_database_url
 from ficsfen.argparse_i18n import LocalizedArgumentParser
 from ficsfen.server.config import (DEFAULT_CONFIG, Config, ConfigError, cluster_url, hash_password, load,
                                    web_endpoint)
@@ -72,14 +73,15 @@ WEB_OPTION_HELP = msg("Twisted endpoint of the web side (its WebSocket at /ws), 
                       "tcp:8080:interface=127.0.0.1; \"none\" turns it off (default: [web] listen)")
 CLUSTER_OPTION_HELP = msg("Redis URL of the cluster this server joins as one of its nodes, e.g. "
                           "redis://127.0.0.1:6379; \"none\": alone (default: [cluster] url)")
-DATA_OPTION_HELP = msg("data file of accounts, settings and games (default: [storage] path of "
-                       "the configuration); \"none\" keeps nothing across restarts")
+DATA_OPTION_HELP = msg("data file of accounts, settings and games, or a postgresql:// URL "
+                       "(default: [storage] url or path of the configuration); \"none\" keeps "
+                       "nothing across restarts")
 
 
 class EndpointError(LocalizedError, ValueError):
     """An endpoint string Twisted cannot parse; ``ficsfen serve`` and the plugin report it."""
 
-    def __init__(self, endpoint: str, reason: str) -> None:
+    def __init__(self, endpoint: str, reason: str | Message) -> None:
         super().__init__(msg("Bad endpoint \"{endpoint}\": {reason}", endpoint=endpoint, reason=reason))
         self.endpoint = endpoint
         self.reason = reason
@@ -205,23 +207,36 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     return run(config, reactor=reactor, lang=lang, feed=args.feed)
 
 
-def data_file_option(value: str) -> Path | None:
-    """What ``--data VALUE`` means: ``none`` (any case) for no store, else a path (``~`` expanded)."""
+def data_file_option(value: str) -> Path | str | None:
+    """What ``--data VALUE`` means: ``none`` (any case) for no store, a URL
+    (``scheme://...``, kept as a ``str``: a PostgreSQL database), else a path
+    (``~`` expanded)."""
     if value.strip().lower() == "none":
         return None
+    if is_database_url(value):
+        return value.strip()
     return Path(os.path.expanduser(value))
 
 
 def open_store(config: Config, *, reactor: Any) -> Any:
     """The store of ``config`` (an ``IStore``), or ``None`` when it has no data file.
 
-    :raises ficsfen.server.store.StoreError: a file that cannot be used.
+    A PostgreSQL store when ``config`` has a database URL (``[storage] url``,
+    ``--data postgresql://...``), else an SQLite one on its data file.
+
+    :raises ficsfen.server.store.StoreError: a file or database that cannot be used.
     """
-    if config.data_file is None:
+    location = config.data_location
+    if location is None:
         return None
+    if isinstance(location, str):
+        from ficsfen.server.store.postgres import PostgresStore
+
+        return PostgresStore.open(location, reactor=reactor, synchronous=config.synchronous,
+                                  commit_interval=config.commit_interval_ms / 1000)
     from ficsfen.server.store import SQLiteStore
 
-    return SQLiteStore.open(config.data_file, reactor=reactor, synchronous=config.synchronous,
+    return SQLiteStore.open(location, reactor=reactor, synchronous=config.synchronous,
                             commit_interval=config.commit_interval_ms / 1000)
 
 
@@ -402,12 +417,33 @@ def make_service(config: Config, *, reactor: Any, feed: str | None = None,
     limited = AcceptLimitedReactor(reactor, config.accepts_per_turn)
 
     def endpoint(description: str, backlog: int | None = None) -> tuple[str, Any]:
+        if _endpoint_kind(description) == "haproxy":
+            # the PROXY protocol: the protocol starts once the header named the client
+            from ficsfen.server.proxied import ProxiedEndpoint
+
+            try:
+                inner = endpoint((_UNESCAPED_COLON.split(description, 1) + [""])[1], backlog)[1]
+            except EndpointError as e:
+                raise EndpointError(description, e.reason) from None
+            return description, ProxiedEndpoint(inner, clock=reactor, timeout=config.login_timeout)
         # tcp: and tcp6: ports accept [limits] accepts_per_turn connections a turn at most
         listener = limited if _endpoint_kind(description) in _TCP_ENDPOINTS else reactor
         try:
-            return description, serverFromString(listener, with_backlog(description, backlog))
+            made = serverFromString(listener, with_backlog(description, backlog))
         except (ValueError, TypeError, KeyError) as e:
             raise EndpointError(description, str(e) or type(e).__name__) from None
+        except ImportError as e:  # ssl: without pyOpenSSL
+            raise EndpointError(description, msg("{reason}; TLS needs the tls extra: pip install "
+                                                 "\"ficsfen[tls]\"", reason=str(e))) from None
+        except Exception as e:  # ssl: a key or certificate file missing or unreadable
+            reason = f"{e.filename}: {e.strerror}" if isinstance(e, OSError) else str(e)
+            raise EndpointError(description, reason or type(e).__name__) from None
+        if _endpoint_kind(description) == "ssl":
+            # the protocol starts once the TLS handshake is over
+            from ficsfen.server.tls_listening import HandshakeGatedEndpoint
+
+            made = HandshakeGatedEndpoint(made, clock=reactor, timeout=config.login_timeout)
+        return description, made
 
     endpoints = [endpoint(d, config.listen_backlog) for d in config.listen]
     feed_endpoint = endpoint(feed) if feed else None

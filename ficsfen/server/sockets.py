@@ -2,7 +2,9 @@
 
 Everything here goes through ``ITCPTransport`` (``setTcpNoDelay``,
 ``setTcpKeepAlive``, ``getHandle``) and the public ``bufferSize`` of
-Twisted's file descriptors; a connection that is not TCP is left alone.
+Twisted's file descriptors, of the TCP connection under any protocol
+wrappers (the PROXY protocol's, TLS's); a connection that is not TCP is
+left alone.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from twisted.internet.interfaces import ITCPTransport
 from twisted.logger import Logger
+from twisted.protocols.policies import ProtocolWrapper
 
 __all__ = ["tune"]
 
@@ -33,6 +36,10 @@ def tune(connection: Any, config: Any, peer: str) -> None:
     Keepalive notices a dead peer.  Never raises: an option the system
     refuses is logged at debug level.
     """
+    # Under protocol wrappers (the PROXY protocol's, TLS's), the TCP connection itself:
+    # its socket, and its buffer's high-water mark, not an attribute of a wrapper.
+    while isinstance(connection, ProtocolWrapper) and connection.transport is not None:
+        connection = connection.transport
     if not ITCPTransport.providedBy(connection):
         return
     try:

@@ -31,6 +31,7 @@ from zope.interface import implementer
 
 from ficsfen.i18n import Message, msg
 from ficsfen.server import timeseal
+from ficsfen.server.addresses import peer_host, peer_text
 from ficsfen.server.framing import LineFramer, decode_line, remove_controls
 from ficsfen.server.governor import InputGovernor
 from ficsfen.server.iac import TelnetCodec, escape
@@ -81,20 +82,14 @@ class TelnetConnection(Protocol):
 
     @property
     def peer(self) -> str:
-        """``host:port`` of the client."""
-        try:
-            addr = self.transport.getPeer()
-            return f"{addr.host}:{addr.port}"
-        except Exception:
-            return "?"
+        """``host:port`` of the client (behind a PROXY-protocol proxy, the client it names)."""
+        return peer_text(self.transport)
 
     @property
     def host(self) -> str:
-        """The peer's address without the port (what per-address limits count)."""
-        try:
-            return str(self.transport.getPeer().host)
-        except Exception:
-            return "?"
+        """The client's address without the port (what per-address limits, bans and
+        throttling count; see :mod:`ficsfen.server.addresses`)."""
+        return peer_host(self.transport)
 
     @property
     def who(self) -> str:

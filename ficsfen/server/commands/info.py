@@ -167,6 +167,8 @@ class FingerCommand(Command):
             lines.append(render(parsed(msg("Lag        : {lag} ms", lag=target.lag_ms))))
         lines.append(render(parsed(msg("Timeseal   : On") if target.timeseal
                                    else msg("Timeseal   : Off"))))
+        if caller.admin and target.host:  # operators see where a player connects from
+            lines.append(render(msg("Address    : {address}", address=target.host)))
         return "\n".join(lines + note_lines(target.notes))
 
 

@@ -2,9 +2,12 @@
 
 - :class:`IStore` (:mod:`.interfaces`): what the server may ask of a store,
   with each method's durability; the seam another database plugs into;
-- :class:`SQLiteStore` (:mod:`.sqlite`): the one implementation, stdlib
+- :class:`SQLiteStore` (:mod:`.sqlite`): the default, stdlib
   :mod:`sqlite3` in WAL mode with a writer thread and group commit
   (:mod:`.writer`), schema versions and migrations in :mod:`.schema`;
+- :class:`~.postgres.PostgresStore` (:mod:`.postgres`, imported on demand:
+  it needs psycopg): the same row modules and writer on PostgreSQL through
+  a dialect layer (:mod:`.pg_dialect`), for several nodes on one database;
 - the values it keeps and returns (:mod:`.records`), and its errors
   (:mod:`.errors`), each a localized :class:`StoreError` naming the file;
 - the one-server-per-file lock (:mod:`.lock`), keyed by the file itself, and

@@ -86,8 +86,11 @@ class AdminRows:
         row = (time.time() if posted is None else posted, author, title)
 
         def add(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute("INSERT INTO news (posted, author, title, text) "
-                                  "VALUES (?, ?, ?, '')", row)
+            # one more than the highest kept, on any database (a PostgreSQL
+            # identity would not reuse a removed last number as SQLite's rowid does)
+            cursor = conn.execute("INSERT INTO news (id, posted, author, title, text) "
+                                  "VALUES ((SELECT coalesce(max(id), 0) + 1 FROM news), "
+                                  "?, ?, ?, '')", row)
             number = cursor.lastrowid
             assert number is not None  # an INSERT into a rowid table
             return number
@@ -116,7 +119,7 @@ class AdminRows:
             rows = reader.execute(f"SELECT {_NEWS_COLUMNS} FROM news ORDER BY id")
         else:
             rows = reader.execute(f"SELECT {_NEWS_COLUMNS} FROM (SELECT * FROM news "
-                                  "ORDER BY id DESC LIMIT ?) ORDER BY id", (max(limit, 0),))
+                                  "ORDER BY id DESC LIMIT ?) AS latest ORDER BY id", (max(limit, 0),))
         return [_news_item(row) for row in rows]
 
     def news_item(self, number: int) -> NewsItem | None:

@@ -85,6 +85,18 @@ class GameWrites:
         """The id of the move log's next row."""
         return self._next_log_id
 
+    def new_game_id(self) -> int:
+        """The id of a game that starts now (the next after the file's highest)."""
+        game_id = self._next_game_id
+        self._next_game_id += 1
+        return game_id
+
+    def new_log_id(self) -> int:
+        """The id of the next move log row (:attr:`next_log_id` then moves past it)."""
+        log_id = self._next_log_id
+        self._next_log_id = log_id + 1
+        return log_id
+
     def allowed(self) -> None:
         """:raises RuntimeError: the store was not opened with ``exclusive=True``."""
         if not self.exclusive:
@@ -92,8 +104,7 @@ class GameWrites:
 
     def start_game(self, start: GameStart) -> tuple[int, Deferred[None]]:
         self.allowed()
-        game_id = self._next_game_id
-        self._next_game_id += 1
+        game_id = self.new_game_id()
         d = self._writer.submit(_INSERT_GAME, (
             game_id, start.white, start.black, fold(start.white), fold(start.black),
             int(start.initial_seconds), int(start.increment_seconds), start.fen, start.variant,
@@ -102,8 +113,7 @@ class GameWrites:
 
     def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
         self.allowed()
-        log_id = self._next_log_id
-        self._next_log_id = log_id + 1
+        log_id = self.new_log_id()
         logged = self._in_play.get(game_id)
         if logged is None:
             logged = self._in_play[game_id] = []

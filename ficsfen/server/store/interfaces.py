@@ -2,8 +2,8 @@
 
 The server uses a store only through this interface, so another database
 could be plugged in by writing one class that provides it (see
-``docs/store.md``); :class:`~ficsfen.server.store.sqlite.SQLiteStore` is the
-only one today.
+``docs/store.md``): :class:`~ficsfen.server.store.sqlite.SQLiteStore` (the
+default) and :class:`~ficsfen.server.store.postgres.PostgresStore` do.
 
 **Threads and durability.**  Writes are called in the reactor thread; reads
 in the server's read thread (``FicsServer.read``: one thread, one read at a
@@ -38,7 +38,8 @@ __all__ = ["IStore"]
 class IStore(Interface):
     """Accounts, settings, played games and stored messages, kept across restarts."""
 
-    path = Attribute("pathlib.Path of the data file (for messages).")
+    path = Attribute("pathlib.Path of the data file, or the database's URL without its "
+                     "password (for messages).")
 
     # -- accounts --------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +50,9 @@ from twisted.internet.defer import Deferred
 from zope.interface import implementer
 
 from ficsfen.i18n import Message
+from ficsfen.server.database_url import is_database_url
 from ficsfen.server.store.account_rows import AccountRows
-from ficsfen.server.store.community_rows import CommunityRows
-from ficsfen.server.store.rating_rows import PlayerRatings, RatingWrite
+from ficsfen.server.store.rating_rows import PlayerRatings
 from ficsfen.server.store.admin_rows import AdminRows
 from ficsfen.server.store.errors import (
     StoreClosedError,
@@ -66,6 +66,7 @@ from ficsfen.server.store.message_rows import MessageRows
 from ficsfen.server.store.logon_rows import LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.player_reads import PlayerReads
+from ficsfen.server.store.row_store import RowStore
 from ficsfen.server.store.rating_reads import RatingReads
 from ficsfen.server.store.opening import (
     check,
@@ -75,16 +76,6 @@ from ficsfen.server.store.opening import (
     notices_for,
     open_error,
     prepare_folder,
-)
-from ficsfen.server.store.records import (
-    HISTORY_SIZE,
-    Account,
-    Adjournment,
-    GameEnd,
-    GameStart,
-    HistoryEntry,
-    MoveRecord,
-    StoredGame,
 )
 from ficsfen.server.store.writer import Checkpointer, Writer
 
@@ -98,7 +89,7 @@ _WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
 
 @implementer(IStore)
-class SQLiteStore(CommunityRows):
+class SQLiteStore(RowStore):
     """The :class:`IStore` on an SQLite file; make one with :meth:`open`."""
 
     def __init__(self, path: Path, *, reactor: Any, read: sqlite3.Connection,
@@ -171,6 +162,8 @@ class SQLiteStore(CommunityRows):
         """
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS}, not {synchronous!r}")
+        if isinstance(path, str) and is_database_url(path):  # never a folder named "scheme:"
+            raise StoreOpenError.because(path, "a database URL, not a file (PostgresStore)")
         path = Path(os.path.abspath(os.path.expanduser(path)))
         if not exclusive or read_only:
             elsewhere = server_by_another_name(path)
@@ -278,68 +271,3 @@ class SQLiteStore(CommunityRows):
         if self._read is None:
             raise StoreClosedError(self.path)
         return self._read
-
-    # -- accounts and settings (see account_rows.py) -----------------------------
-
-    def add_account(self, name: str, password_hash: str, *,
-                    created: float | None = None) -> Deferred[None]:
-        return self._accounts.add_account(name, password_hash, created=created)
-
-    def remove_account(self, name: str) -> Deferred[None]:
-        return self._accounts.remove_account(name)
-
-    def set_password(self, name: str, password_hash: str) -> Deferred[None]:
-        return self._accounts.set_password(name, password_hash)
-
-    def import_accounts(self, accounts: Mapping[str, str]) -> Deferred[list[str]]:
-        return self._accounts.import_accounts(accounts)
-
-    def get_account(self, name: str) -> Account | None:
-        return self._accounts.get_account(name)
-
-    def accounts(self) -> list[Account]:
-        return self._accounts.accounts()
-
-    def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
-        return self._accounts.save_settings(name, settings)
-
-    def load_settings(self, name: str) -> dict[str, Any]:
-        return self._accounts.load_settings(name)
-
-    # -- games: writes (see game_writes.py) ----------------------------------------
-
-    def start_game(self, start: GameStart) -> tuple[int, Deferred[None]]:
-        return self._game_writes.start_game(start)
-
-    def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
-        return self._game_writes.add_move(game_id, move)
-
-    def take_back(self, game_id: int, ply: int) -> Deferred[None]:
-        return self._game_writes.take_back(game_id, ply)
-
-    def adjourn_game(self, game_id: int, adjournment: Adjournment) -> Deferred[None]:
-        return self._game_writes.adjourn_game(game_id, adjournment)
-
-    def resume_game(self, game_id: int) -> Deferred[None]:
-        return self._game_writes.resume_game(game_id)
-
-    def end_game(self, game_id: int, end: GameEnd,
-                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
-        return self._game_writes.end_game(game_id, end, ratings)
-
-    # -- games: reads (see game_reads.py) ------------------------------------------
-
-    def get_game(self, game_id: int) -> StoredGame | None:
-        return self._game_reads.get_game(game_id)
-
-    def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
-        return self._game_reads.unfinished_games(name)
-
-    def history(self, name: str, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
-        return self._game_reads.history(name, limit)
-
-    def history_game(self, name: str, number: int) -> StoredGame | None:
-        return self._game_reads.history_game(name, number)
-
-    def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
-        return self._game_reads.finished_games(name)

@@ -10,12 +10,18 @@ import { applyCatalog, format, loadCatalog, preferredLanguage, rememberLanguage 
 import { GameFen } from "/static/gamefen.js";
 import { setServerLanguage } from "/static/sessionlang.js";
 import { clockText } from "/static/style12.js";
+import { Login } from "/static/login.js";
+import { MoveList } from "/static/movelist.js";
+import { Offers } from "/static/offers.js";
+import { Play } from "/static/play.js";
+import { Seeks } from "/static/seeks.js";
 
 const GAMES_EVERY_MS = 10000;
 const $ = (id) => document.getElementById(id);
 
 const route = /^\/game\/(\d+)$/.exec(location.pathname);
-const gameNumber = route === null ? null : Number(route[1]);
+// the game on the board: the address's, or the one the reader plays
+let gameNumber = route === null ? null : Number(route[1]);
 
 let catalog = {};
 let lang = "en";
@@ -26,6 +32,8 @@ let clocks = null;
 let gamesTimer = null;
 // the observed game's FEN, followed from board to board
 let gameFen = new GameFen();
+let play = null;
+let moves = null;
 // the session and the parts that follow the language of the server's texts
 let tools = null;
 
@@ -42,7 +50,10 @@ async function setLanguage(next) {
   applyCatalog(document, catalog);
   showStatus(status.key, status.values);
   if (gameNumber !== null) $("game-title").textContent = format(catalog, "game_title", { number: gameNumber });
-  if (tools !== null) serverLanguage();
+  if (tools === null) return;
+  tools.seeks.render(); // their rows' labels
+  tools.offers.render();
+  serverLanguage();
 }
 
 /** The server's texts in the page's language, then what shows them read again. */
@@ -95,11 +106,14 @@ function showBoard(position) {
     check: position.check,
   };
   if (board === null) {
-    board = Chessground(element, { ...config, viewOnly: true, coordinates: true, orientation: position.flip ? "black" : "white" });
+    board = Chessground(element, { ...config, movable: { color: undefined }, premovable: { enabled: false },
+      drawable: { enabled: false }, coordinates: true, orientation: position.flip ? "black" : "white" });
   } else {
     board.set(config);
   }
   showFen(position.fen);
+  play.update(board, position);
+  moves.update(position);
   clocks = { position, since: performance.now() };
   showClocks();
 }
@@ -123,14 +137,54 @@ function showClocks() {
 function gameLine(line) {
   if (line.startsWith("<12> ")) {
     const position = gameFen.board(line);
-    if (position !== null && position.game === gameNumber) showBoard(position);
+    if (position !== null && play.mine(position)) watch(position.game);
+    if (position !== null && position.game === gameNumber) {
+      showBoard(position);
+      if (position.seed) seedFen(position.game);
+    }
   } else if (line.startsWith("<b1> ")) {
     const position = gameFen.holdings(line);
-    if (position !== null && position.game === gameNumber) showFen(position.fen);
+    if (position !== null && position.game === gameNumber) showRecord(position);
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
     if (line.startsWith("{Game ")) $("game-note").textContent = line; // the result stays shown
     if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
+}
+
+/** The last board's FEN written again (its pieces in hand, promoted pieces, castling rooks). */
+function showRecord(position) {
+  showFen(position.fen);
+  play.holdings(position);
+  moves.holdings(position);
+}
+
+/** What the boards cannot tell (a game joined midway, a takeback) from the server's `fen N`. */
+async function seedFen(number) {
+  const following = gameFen;
+  let reply;
+  try {
+    reply = await tools.connection.command(`fen ${number}`);
+  } catch {
+    return; // closed meanwhile: the next session's first board asks again
+  }
+  const position = following === gameFen && following.game === number ? following.seed(reply.text) : null;
+  if (position !== null && position.game === gameNumber) showRecord(position);
+}
+
+/** Show game `number` (one the reader plays) instead of the list or another game. */
+function watch(number) {
+  if (number === gameNumber) return;
+  gameNumber = number;
+  clocks = null;
+  showGameView();
+  $("game-title").textContent = format(catalog, "game_title", { number });
+}
+
+/** The game's section instead of the list, the offers (a draw, a challenge) beside its board. */
+function showGameView() {
+  $("games-view").hidden = true;
+  $("game-view").hidden = false;
+  $("play-note").after($("offers"));
 }
 
 async function observe(connection) {
@@ -171,14 +225,31 @@ async function main() {
   $("copy").addEventListener("click", copyFen);
   $("flip").addEventListener("click", () => board?.toggleOrientation());
   setInterval(showClocks, 200);
-  $(gameNumber === null ? "games-view" : "game-view").hidden = false;
+  if (gameNumber === null) $("games-view").hidden = false;
+  else showGameView();
+  // every line the server sends, in a reply or between replies, to whom it concerns
+  const dispatch = (line) => {
+    if (!seeks.line(line) && !offers.line(line)) gameLine(line);
+    play.line(line);
+  };
+  const run = async (command) => {
+    const reply = await connection.command(command);
+    for (const line of reply.text.split("\n")) if (line.trim() !== "") dispatch(line);
+    return reply;
+  };
   const panel = new Console($("console-log"), $("console-input"),
-    (line) => (connection.ready ? connection.command(line) : Promise.reject(new Error("closed"))), () => catalog);
+    (line) => (connection.ready ? run(line) : Promise.reject(new Error("closed"))), () => catalog);
   const connection = new Connection({
     onStatus: (key) => showStatus(key),
-    onReady: (name) => {
-      showStatus("logged_in_as", { name });
+    onRefused: (text) => login.refused(text),
+    onReady: (name, registered) => {
+      showStatus("connected"); // the name is in #user
       serverLanguage();
+      login.ready(name);
+      seeks.ready(registered);
+      offers.ready();
+      $("lobby").hidden = false;
+      for (const setting of ["style 12", "iset showownseek 1", "iset seekinfo 1", "iset pendinfo 1"]) run(setting).catch(() => {});
       if (gameNumber === null) {
         refreshGames(connection);
         clearInterval(gamesTimer);
@@ -189,11 +260,16 @@ async function main() {
     },
     onLine: (line) => {
       panel.line(line);
-      if (gameNumber !== null) gameLine(line);
+      dispatch(line);
     },
     onClosed: (seconds) => showStatus("disconnected", { seconds }),
   });
-  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen") };
+  const login = new Login(connection);
+  const seeks = new Seeks({ send: run, me: () => connection.name, catalog: () => catalog });
+  const offers = new Offers({ send: run, catalog: () => catalog, note: (text) => ($("lobby-note").textContent = text) });
+  tools = { connection, fenBox: new FenBox(connection, () => catalog), help: new HelpViewer(connection, "fen"), seeks, offers };
+  play = new Play({ send: run, catalog: () => catalog, shown: () => gameNumber });
+  moves = new MoveList($("moves"));
   connection.open();
 }
 

@@ -1,6 +1,7 @@
 // The page's FICS session over the server's WebSocket (/ws): the same dialogue as
-// telnet, in text messages.  It logs in as a guest (answering the server's "login:"
-// and "Press return" prompts), then turns block mode on (`iset block 1`): each
+// telnet, in text messages.  It logs in as a guest, or as the name and password the
+// reader gave (answering the server's "login:", "password:" and "Press return"
+// prompts), then turns block mode on (`iset block 1`): each
 // command is sent numbered and its reply comes back framed, so a reply is told from
 // the boards and notices that arrive between replies (docs/web.md).
 
@@ -12,8 +13,9 @@ const RECONNECT_SECONDS = [1, 2, 5, 10, 30];
 
 export class Connection {
   /**
-   * handlers: onReady(name), onLine(line) for every line outside a reply,
-   * onClosed(seconds before the next try), onStatus(key).
+   * handlers: onReady(name, registered), onLine(line) for every line outside a reply,
+   * onClosed(seconds before the next try), onStatus(key), onRefused(server text) when
+   * a name or password is refused (the session then goes on as a guest).
    */
   constructor(handlers) {
     this.handlers = handlers;
@@ -24,6 +26,17 @@ export class Connection {
     this.nextId = 1;
     this.pending = new Map();
     this.failures = 0;
+    // {name, password} for a registered login, null for a guest
+    this.credentials = null;
+    this.reopening = false;
+  }
+
+  /** Log in again with `credentials` ({name, password}, or null: a guest). */
+  relogin(credentials) {
+    this.credentials = credentials;
+    if (this.ws === null) return;
+    this.reopening = true;
+    this.ws.close();
   }
 
   url() {
@@ -46,6 +59,11 @@ export class Connection {
     this.ready = false;
     for (const reject of this.pending.values()) reject.reject(new Error("closed"));
     this.pending.clear();
+    if (this.reopening) {
+      this.reopening = false;
+      this.open();
+      return;
+    }
     const seconds = RECONNECT_SECONDS[Math.min(this.failures, RECONNECT_SECONDS.length - 1)];
     this.failures += 1;
     this.handlers.onClosed(seconds);
@@ -80,16 +98,26 @@ export class Connection {
     if (this.stage === "login" && buf.endsWith("login: ")) {
       this.handlers.onStatus("logging_in");
       this.buffer = "";
-      this.stage = "guest";
+      this.stage = "enter";
+      this.sendLine(this.credentials === null ? "guest" : this.credentials.name);
+    } else if (this.stage === "enter" && buf.endsWith("login: ")) {
+      // the name or the password was refused: say why, go on as a guest
+      this.handlers.onRefused(buf.slice(0, -"login: ".length).trim());
+      this.credentials = null;
+      this.buffer = "";
       this.sendLine("guest");
-    } else if (this.stage === "guest" && /Press return[^\n]*: $/.test(buf)) {
+    } else if (this.stage === "enter" && this.credentials !== null && /password: $/.test(buf)) {
+      this.buffer = "";
+      this.sendLine(this.credentials.password);
+    } else if (this.stage === "enter" && /Press return[^\n]*: $/.test(buf)) {
       this.buffer = "";
       this.sendLine("");
-    } else if (this.stage === "guest") {
+    } else if (this.stage === "enter") {
       const m = /\*\*\*\* Starting FICS session as (\S+?)(\([^)]*\))? \*\*\*\*/.exec(buf);
       if (m !== null && buf.endsWith(PROMPT)) {
         this.buffer = "";
         this.name = m[1];
+        this.registered = m[2] === undefined;
         this.stage = "block";
         this.sendLine("iset block 1");
       }
@@ -100,7 +128,7 @@ export class Connection {
         this.stage = "session";
         this.ready = true;
         this.failures = 0;
-        this.handlers.onReady(this.name);
+        this.handlers.onReady(this.name, this.registered);
       }
     }
   }

@@ -1,0 +1,109 @@
+"""The part of a store that hands each :class:`~.interfaces.IStore` call to the row module
+owning its queries, shared by :class:`~.sqlite.SQLiteStore` and
+:class:`~.postgres.PostgresStore`.
+
+:class:`RowStore` adds the accounts, settings and games to
+:class:`~.community_rows.CommunityRows` (the operators', messages', logons'
+and ratings' tables).  The store that subclasses it makes the collaborators
+when it opens: ``_accounts`` (:class:`~.account_rows.AccountRows`),
+``_game_writes`` (:class:`~.game_writes.GameWrites`), ``_game_reads``
+(:class:`~.game_reads.GameReads`) and those of ``CommunityRows``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from twisted.internet.defer import Deferred
+
+from ficsfen.server.store.account_rows import AccountRows
+from ficsfen.server.store.community_rows import CommunityRows
+from ficsfen.server.store.game_reads import GameReads
+from ficsfen.server.store.game_writes import GameWrites
+from ficsfen.server.store.rating_rows import RatingWrite
+from ficsfen.server.store.records import (
+    HISTORY_SIZE,
+    Account,
+    Adjournment,
+    GameEnd,
+    GameStart,
+    HistoryEntry,
+    MoveRecord,
+    StoredGame,
+)
+
+__all__ = ["RowStore"]
+
+
+class RowStore(CommunityRows):
+    """Accounts, settings and games handed to their row modules (see the module)."""
+
+    _accounts: AccountRows
+    _game_writes: GameWrites
+    _game_reads: GameReads
+
+    # -- accounts and settings (see account_rows.py) -----------------------------
+
+    def add_account(self, name: str, password_hash: str, *,
+                    created: float | None = None) -> Deferred[None]:
+        return self._accounts.add_account(name, password_hash, created=created)
+
+    def remove_account(self, name: str) -> Deferred[None]:
+        return self._accounts.remove_account(name)
+
+    def set_password(self, name: str, password_hash: str) -> Deferred[None]:
+        return self._accounts.set_password(name, password_hash)
+
+    def import_accounts(self, accounts: Mapping[str, str]) -> Deferred[list[str]]:
+        return self._accounts.import_accounts(accounts)
+
+    def get_account(self, name: str) -> Account | None:
+        return self._accounts.get_account(name)
+
+    def accounts(self) -> list[Account]:
+        return self._accounts.accounts()
+
+    def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
+        return self._accounts.save_settings(name, settings)
+
+    def load_settings(self, name: str) -> dict[str, Any]:
+        return self._accounts.load_settings(name)
+
+    # -- games: writes (see game_writes.py) ----------------------------------------
+
+    def start_game(self, start: GameStart) -> tuple[int, Deferred[None]]:
+        return self._game_writes.start_game(start)
+
+    def add_move(self, game_id: int, move: MoveRecord) -> Deferred[None]:
+        return self._game_writes.add_move(game_id, move)
+
+    def take_back(self, game_id: int, ply: int) -> Deferred[None]:
+        return self._game_writes.take_back(game_id, ply)
+
+    def adjourn_game(self, game_id: int, adjournment: Adjournment) -> Deferred[None]:
+        return self._game_writes.adjourn_game(game_id, adjournment)
+
+    def resume_game(self, game_id: int) -> Deferred[None]:
+        return self._game_writes.resume_game(game_id)
+
+    def end_game(self, game_id: int, end: GameEnd,
+                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
+        return self._game_writes.end_game(game_id, end, ratings)
+
+    # -- games: reads (see game_reads.py) ------------------------------------------
+
+    def get_game(self, game_id: int) -> StoredGame | None:
+        return self._game_reads.get_game(game_id)
+
+    def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
+        return self._game_reads.unfinished_games(name)
+
+    def history(self, name: str, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
+        return self._game_reads.history(name, limit)
+
+    def history_game(self, name: str, number: int) -> StoredGame | None:
+        return self._game_reads.history_game(name, number)
+
+    def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
+        return self._game_reads.finished_games(name)
