@@ -88,6 +88,7 @@ def test_who_tell_channels_and_shouts_across_nodes(nodes) -> None:
         # the sender reads their own copy, then the count of the others who heard it
         eventually("node one sees bob in channel 50", lambda: alice.command(
             "tell 50 ping") == "alice(50): ping\n(told 1 player in channel 50)\n")
+        assert "Channel 50: alice bob\n2 players are in channel 50." in alice.command("inchannel 50")
         bob.read_until("alice(50): ping")
         bob.read_until("fics% ")
         assert bob.command("tell 50 pong") == "bob(50): pong\n(told 1 player in channel 50)\n"
