@@ -24,10 +24,10 @@ settings.register_profile("ficsfen", deadline=None, suppress_health_check=[Healt
 settings.load_profile("ficsfen")
 SHARED_PGN = REPO.parent / "shared" / "data" / "pgn"
 
-# The real-browser kit (tests/browser.py): its ``chrome`` fixture for every test; a real
-# Redis server for the cluster tests (tests/redis_server.py); the real PostgreSQL server
-# (tests/pg_server.py): ``pg_server`` and ``pg_url``.
-pytest_plugins = ["browser", "redis_server", "pg_server"]
+# The real-browser kit (tests/browser.py): its ``chrome`` fixture for every test; the real
+# PostgreSQL server (tests/pg_server.py): ``pg_server`` and ``pg_url``; a real Redis server
+# for the cluster tests (tests/redis_server.py).
+pytest_plugins = ["browser", "pg_server", "redis_server"]
 
 #: Values of ``CI`` that mean "this is a CI run" (CI services set ``true``).
 _CI_VALUES = frozenset({"true", "1", "yes"})

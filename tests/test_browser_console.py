@@ -6,8 +6,6 @@ the page logging in again by itself, observing its game again."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from browser import allow_console_errors, element, page_url, text, wait_until
 from test_browser_observe import TelnetGame, check_board
@@ -31,8 +29,8 @@ def server(tmp_path_factory):
 def logged_in(driver, other_than: str | None = None) -> str:
     """Wait for the page's guest login; its handle (another than ``other_than``)."""
     def name(d):
-        m = re.fullmatch(r"Connected as (\w+)\.", text(d, "status"))
-        return m is not None and m.group(1) != other_than and m.group(1)
+        name = text(d, "user")
+        return text(d, "status") == "Connected." and name != other_than and name
     return wait_until(driver, name, what="the page's guest login" + (f" after {other_than}" if other_than else ""))
 
 

@@ -6,7 +6,7 @@ boards and "<b1>" lines as the server sends them."""
 from __future__ import annotations
 
 import pytest
-from browser import page_url, text, wait_until
+from browser import run_in_page
 
 from ficsfen.server.testing import ServerProcess
 
@@ -30,7 +30,20 @@ Promise.all([import("/static/style12.js"), import("/static/gamefen.js")]).then((
     game.holdings("<b1> game 7 white [RP] black [P] <- WR").fen,
     game.board(board(afterMove, "W", "Q/a8-a7", 6)).fen,
   ];
+  // Chess960 joined midway: the castling rook g1 stands inside the rook h1; the
+  // server's record says so, the first board cannot
+  const chess960 = new g.GameFen();
+  const joined = ["rk----r-", "pppppppp", "--------", "--------", "--------", "--------", "PPPPPPPP", "RK----RR"];
+  const board960 = (side, move) =>
+    `<12> ${joined.join(" ")} ${side} -1 1 1 1 1 0 9 a b 0 3 0 39 39 180 180 ${move} none (0:00) none 0 1 0`;
+  const first = chess960.board(board960("W", 20));
+  const stale = chess960.seed("Game 9 (a vs. b):\\nrk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4RR w GQkq - 0 19");
+  const seeded = chess960.seed("Game 9 (a vs. b):\\nrk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4RR w GQkq - 0 20");
+  const again = chess960.board(board960("W", 20));
   done({
+    seed960: [first.seed, first.fen, stale, seeded.fen, again.seed, again.fen],
+    record: ((r) => ({ ...r, promoted: [...r.promoted] }))(g.parseRecord("Game 3 (a vs. b):\\nQ~nbqk2r/p4ppp/3b1n2/4p3/2P5/8/PP1P1PPP/RNBQKBNR[RPPPp] b KQk - 0 6")),
+    noRecord: g.parseRecord("There is no such game."),
     usual: s.castlingField(ranks("rnbqkbnr", "RNBQKBNR"), all),
     innerWhiteQueenside: s.castlingField(ranks("rk----r-", "RR--K--R"), all, { K: 7, Q: 1, k: 6, q: 0 }),
     innerBlackKingside: s.castlingField(ranks("r---k-rr", "R---K--R"), all, { K: 7, Q: 0, k: 6, q: 0 }),
@@ -51,11 +64,7 @@ def server():
 
 
 def test_x_fen_castling_and_crazyhouse_holdings_in_the_page(chrome, server):
-    chrome.get(page_url(server, "/"))
-    wait_until(chrome, lambda d: text(d, "status").startswith("Connected as"), what="the page")
-    chrome.set_script_timeout(60)
-    got = chrome.execute_async_script(RUN)
-    assert "error" not in got, got
+    got = run_in_page(chrome, server, RUN)
     assert got["usual"] == "KQkq"
     # a rook inside the outermost one is written by its file (X-FEN)
     assert got["innerWhiteQueenside"] == "KBkq"
@@ -70,3 +79,13 @@ def test_x_fen_castling_and_crazyhouse_holdings_in_the_page(chrome, server):
     assert promoted == "Q~nbqkbnr/p1pppppp/8/8/8/8/P1PPPPPP/RNBQKBNR[Pp] b - - 0 5"
     assert captured == "Q~nbqkbnr/p1pppppp/8/8/8/8/P1PPPPPP/RNBQKBNR[RPp] b - - 0 5"
     assert moved == "1nbqkbnr/Q~1pppppp/8/8/8/8/P1PPPPPP/RNBQKBNR[RPp] w - - 0 6"
+    # the server's record (fen N) read: the promoted squares, the hand, the castling rooks
+    record = got["record"]
+    assert record["promoted"] == ["a8"] and record["hand"] == {"white": "RPPP", "black": "P"}
+    assert record["ranks"][0] == "Qnbqk--r" and (record["side"], record["castling"]) == ("b", "KQk")
+    assert got["noRecord"] is None
+    first, first_fen, stale, seeded, again, again_fen = got["seed960"]
+    assert first is True and first_fen.split()[2] == "KQkq"  # the outermost rook, as guessed
+    assert stale is None  # a record of another position changes nothing
+    assert seeded == "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4RR w GQkq - 0 20"
+    assert again is False and again_fen == seeded  # the same position again: kept, nothing asked

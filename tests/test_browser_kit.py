@@ -20,16 +20,16 @@ def server():
 
 def test_the_page_logs_in_with_a_clean_console(chrome, server):
     chrome.get(page_url(server, "/"))
-    status = wait_until(chrome, lambda d: text(d, "status").startswith("Connected as Guest") and text(d, "status"),
-                        what="the guest login")
-    assert status.endswith(".")
+    name = wait_until(chrome, lambda d: text(d, "status") == "Connected." and text(d, "user"), what="the guest login")
+    assert name.startswith("Guest")
+    assert name not in text(chrome, "status")  # the header names the player once, in #user
     assert attribute(chrome, "games-view", "hidden") is None
     assert console_errors(chrome) == []
 
 
 def test_an_exception_and_a_blocked_inline_script_are_console_errors(chrome, server):
     chrome.get(page_url(server, "/"))
-    wait_until(chrome, lambda d: "Guest" in text(d, "status"), what="the guest login")
+    wait_until(chrome, lambda d: text(d, "user").startswith("Guest"), what="the guest login")
     chrome.execute_script(
         "setTimeout(() => { throw new Error('kit-check'); }, 0);"
         "const s = document.createElement('script'); s.textContent = 'window.ran = 1'; document.body.append(s);")

@@ -173,3 +173,40 @@ def test_a_bus_started_before_redis_connects_when_it_comes(reactor, make_bus, re
     redis.start()
     until(reactor, lambda: a.up)
     assert states == [True] and wait_for(reactor, a.execute("PING")) == "PONG"
+
+
+def test_a_password_in_the_url_logs_in_and_a_wrong_one_stays_down(reactor, make_bus, redis) -> None:
+    a = make_bus("a")
+    until(reactor, lambda: a.up)
+    wait_for(reactor, a.execute("CONFIG", "SET", "requirepass", "s3cret"))
+    try:
+        good = make_bus("good", redis.url.replace("redis://", "redis://:s3cret@"))
+        bad = make_bus("bad", redis.url.replace("redis://", "redis://:wrong@"))
+        until(reactor, lambda: good.up)
+        assert wait_for(reactor, good.execute("PING")) == "PONG"
+        for _ in range(20):  # refused, retried with backoff, never up
+            reactor.runUntilCurrent()
+            reactor.doIteration(0.01)
+        assert not bad.up
+    finally:
+        wait_for(reactor, a.execute("CONFIG", "SET", "requirepass", ""))
+
+
+def test_a_frozen_redis_fails_commands_after_the_reply_timeout(reactor, redis) -> None:
+    import signal
+
+    bus = Bus(redis.url, "f", reactor=reactor, namespace=namespace(), initial_delay=0.02,
+              max_delay=0.2, reply_timeout=0.3)
+    bus.start()
+    try:
+        until(reactor, lambda: bus.up)
+        redis.process.send_signal(signal.SIGSTOP)
+        try:
+            with pytest.raises(BusDown):
+                wait_for(reactor, bus.broadcast("x", {}))
+            until(reactor, lambda: not bus.up)
+        finally:
+            redis.process.send_signal(signal.SIGCONT)
+        until(reactor, lambda: bus.up)
+    finally:
+        wait_for(reactor, bus.stop())

@@ -1,7 +1,8 @@
-"""Two real ``ficsfen serve`` nodes sharing one real Redis server (``--cluster``).
+"""Two real ``ficsfen serve`` nodes sharing one real Redis server (``--cluster``) and one
+real PostgreSQL database (``--data postgresql://...``).
 
-Each node keeps its own data (``--data none``: the accounts are the
-configuration's ``[accounts]``, the same file for both); what they share
+The accounts are the configuration's ``[accounts]`` (the same file for both
+nodes, imported into the shared database); what the nodes tell each other
 goes through Redis: who is online (``who``, ``finger``), tells, channel
 tells, shouts, handle uniqueness, and what happens while Redis is gone.
 Waits poll a condition with a generous deadline (a loaded machine is slow);
@@ -43,12 +44,16 @@ def node_config(tmp_path: Path, name: str, ns: str) -> Path:
 
 
 @pytest.fixture
-def nodes(redis: RedisServer, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+def nodes(redis: RedisServer, pg_url: str,
+          tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     ns = namespace("serve")
-    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url)
-    two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster", redis.url)
-    with one, two:
-        yield one, two
+    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url,
+                        "--data", pg_url)
+    with one:  # the first node makes the schema and imports the accounts
+        two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster",
+                            redis.url, "--data", pg_url)
+        with two:
+            yield one, two
 
 
 def login(node: ServerProcess, name: str) -> TelnetClient:
@@ -83,6 +88,7 @@ def test_who_tell_channels_and_shouts_across_nodes(nodes) -> None:
         # the sender reads their own copy, then the count of the others who heard it
         eventually("node one sees bob in channel 50", lambda: alice.command(
             "tell 50 ping") == "alice(50): ping\n(told 1 player in channel 50)\n")
+        assert "Channel 50: alice bob\n2 players are in channel 50." in alice.command("inchannel 50")
         bob.read_until("alice(50): ping")
         bob.read_until("fics% ")
         assert bob.command("tell 50 pong") == "bob(50): pong\n(told 1 player in channel 50)\n"

@@ -231,6 +231,8 @@ def test_seek_from_the_page_answered_over_telnet_then_draw_then_another_game(chr
         page.moved_to(START)
         page.wait(lambda: page.shown("play-controls"), "the game's controls")
         page.wait(lambda: not page.text("seek-rows"), "the seek gone")
+        # no seeking while playing: the form is hidden, not removed
+        assert page.el("seek-form").get_attribute("hidden") is not None and page.shown("lobby")
         other.command("draw")
         offer = page.wait(lambda: page.driver.execute_script(
             "const b = document.querySelector('#offers-in button[id^=accept-]'); return b ? b.id : null;"),
@@ -238,6 +240,7 @@ def test_seek_from_the_page_answered_over_telnet_then_draw_then_another_game(chr
         assert "Draw offer" in page.text("offers-in")
         page.click(offer)
         page.wait(lambda: "1/2-1/2" in page.text("result"), "the draw")
+        page.wait(lambda: page.shown("seek-form"), "the seek form back after the game")
         assert "1/2-1/2" in other.read_until("1/2-1/2")
         other.read_until(other.prompt)
         # the next game (maybe under the same number) starts afresh, the page as White

@@ -198,8 +198,9 @@ def main(argv: list[str] | None = None, *, lang: str | None = None) -> int:
     if args.cluster is not None:
         try:
             config = config.with_cluster(cluster_url(args.cluster))
-        except ValueError as e:
-            print(msg("--cluster: {reason}", reason=str(e)).render(lang), file=sys.stderr)
+        except ValueError:
+            print(msg("--cluster {value}: not a Redis URL (redis://HOST:PORT, unix:///PATH) nor "
+                      "\"none\"", value=args.cluster).render(lang), file=sys.stderr)
             return 2
     config = config.with_log(args.log_level, args.log_format)
     from twisted.internet import reactor

@@ -120,8 +120,7 @@ def shot(driver: Any, path: Path, *selectors: str, max_height: int = 0, margin: 
 def logged_in(driver: Any, base: str, path: str = "/") -> str:
     """Open ``path``; the page's guest name once it is logged in."""
     driver.get(base + path)
-    return str(wait(driver, lambda d: text(d, "status").startswith("Connected as ")
-                and text(d, "status")[len("Connected as "):-1], "the login"))
+    return str(wait(driver, lambda d: text(d, "status") == "Connected." and text(d, "user"), "the login"))
 
 
 def button(driver: Any, selector: str) -> Any:
@@ -220,8 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             wait(driver, lambda d: d.execute_script(
                 "return document.getElementById('board').dataset.fen") == kibitzer.command(
                 "fen 1").strip().splitlines()[-1], "the board")
-            guest = wait(driver, lambda d: text(d, "status").startswith("Connected as ")
-                         and text(d, "status")[len("Connected as "):-1], "the login")
+            guest = wait(driver, lambda d: text(d, "status") == "Connected." and text(d, "user"), "the login")
             kibitzer.command(f"tell {guest} Anderssen is a piece down and attacking: watch Nh4!")
             wait(driver, lambda d: "watch Nh4" in text(d, "console-log"), "the tell")
             driver.save_screenshot(str(args.out / "web-observe.png"))

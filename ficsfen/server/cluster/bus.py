@@ -112,7 +112,8 @@ class _Factory(protocol.Factory):
     def buildProtocol(self, addr: Any) -> Any:
         address = self.bus.address
         p = self.kind(charset="utf-8", password=address.password, dbid=address.db,
-                      convertNumbers=False, username=address.username)
+                      convertNumbers=False, username=address.username,
+                      replyTimeout=self.bus.reply_timeout)
         p.factory = self
         p.callLater = self.bus.reactor.callLater  # reply timeouts on the bus's reactor
         return p
@@ -140,7 +141,9 @@ class Bus:
     ``url``: :func:`parse_url`'s forms; ``node``: this node's name (unique in the
     cluster); ``namespace`` prefixes every channel and key, so several clusters
     may share one Redis; ``reactor`` runs everything (connections, retries).
-    Nothing connects before :meth:`start`.
+    A command Redis has not answered within ``reply_timeout`` seconds (a frozen
+    server) fails with :class:`BusDown` and drops the connection, which is then
+    made again.  Nothing connects before :meth:`start`.
 
     :raises ValueError: ``url`` is not a Redis URL, or ``node`` is empty.
     """

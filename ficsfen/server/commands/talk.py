@@ -356,6 +356,9 @@ class InchannelCommand(_TalkCommand):
                 return
             names = [s.display_name() for s in map(caller.players.session, channels.members(channel))
                      if s is not None]
+            if self.talk.elsewhere is not None:  # the members on the other nodes of a cluster
+                names += [p.display_name() for p in self.talk.elsewhere.presence.players()
+                          if channel in p.channels and caller.players.session(p.handle) is None]
             if not names:
                 caller.send(parsed(msg("Channel {channel} is empty.", channel=channel)))
                 return

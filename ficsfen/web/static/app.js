@@ -138,18 +138,37 @@ function gameLine(line) {
   if (line.startsWith("<12> ")) {
     const position = gameFen.board(line);
     if (position !== null && play.mine(position)) watch(position.game);
-    if (position !== null && position.game === gameNumber) showBoard(position);
+    if (position !== null && position.game === gameNumber) {
+      showBoard(position);
+      if (position.seed) seedFen(position.game);
+    }
   } else if (line.startsWith("<b1> ")) {
     const position = gameFen.holdings(line);
-    if (position !== null && position.game === gameNumber) {
-      showFen(position.fen);
-      play.holdings(position);
-      moves.holdings(position);
-    }
+    if (position !== null && position.game === gameNumber) showRecord(position);
   } else if (line.startsWith("{Game ") || line.startsWith("Removing game")) {
     if (line.startsWith("{Game ")) $("game-note").textContent = line; // the result stays shown
     if (clocks !== null) clocks = { position: { ...clocks.position, ticking: false }, since: 0 };
   }
+}
+
+/** The last board's FEN written again (its pieces in hand, promoted pieces, castling rooks). */
+function showRecord(position) {
+  showFen(position.fen);
+  play.holdings(position);
+  moves.holdings(position);
+}
+
+/** What the boards cannot tell (a game joined midway, a takeback) from the server's `fen N`. */
+async function seedFen(number) {
+  const following = gameFen;
+  let reply;
+  try {
+    reply = await tools.connection.command(`fen ${number}`);
+  } catch {
+    return; // closed meanwhile: the next session's first board asks again
+  }
+  const position = following === gameFen && following.game === number ? following.seed(reply.text) : null;
+  if (position !== null && position.game === gameNumber) showRecord(position);
 }
 
 /** Show game `number` (one the reader plays) instead of the list or another game. */
@@ -224,7 +243,7 @@ async function main() {
     onStatus: (key) => showStatus(key),
     onRefused: (text) => login.refused(text),
     onReady: (name, registered) => {
-      showStatus("logged_in_as", { name });
+      showStatus("connected"); // the name is in #user
       serverLanguage();
       login.ready(name);
       seeks.ready(registered);

@@ -4,11 +4,15 @@
 // writes its file when it is not the outermost).  Crazyhouse: the pieces in hand
 // ("[...]" after the placement, White's then Black's, in QRBNP order) and the pieces
 // that were pawns ("~"), known exactly when the game is watched move after move
-// from a position without such pieces.  No DOM, no network.
+// from a position without such pieces.  What the boards cannot tell (a game joined
+// midway, a board that goes backwards) is taken from the server's own record, its
+// `fen N` answer (`seed`).  No DOM, no network.
 
 import { castlingField, castlingRooks, parseStyle12, placement } from "/static/style12.js";
 
 const HAND_ORDER = "QRBNPqrbnp";
+const FILES = "abcdefgh";
+const RECORD = /^([1-8pnbrqkPNBRQK~]+(?:\/[1-8pnbrqkPNBRQK~]+){7})(?:\[([pnbrqPNBRQ]*)\])? ([wb]) (\S+) (\S+) (\d+) (\d+)$/;
 
 /** "<b1> game 1 white [PN] black [Q]" (maybe "<- WP" after): {game, white, black}, or null. */
 export function parseHoldings(line) {
@@ -32,6 +36,49 @@ function castlingSquares(before, after) {
   return ["abcdefgh"[file] + rank, (after.verbose === "o-o" ? "g" : "c") + rank];
 }
 
+/**
+ * The server's FEN record (the last line of a `fen N` answer that reads as one):
+ * {ranks (style 12's, "-" empty), promoted squares, hand ({white, black}, or null
+ * without "[...]"), side ("w"/"b"), castling, fullmove}, or null when no line is one.
+ */
+export function parseRecord(text) {
+  const lines = text.split("\n").map((l) => l.trim()).reverse();
+  const m = lines.map((l) => RECORD.exec(l)).find((found) => found !== null);
+  if (m === undefined) return null;
+  const [, board, held, side, castling, , , fullmove] = m;
+  const ranks = [];
+  const promoted = new Set();
+  for (const row of board.split("/")) {
+    let rank = "";
+    for (const c of row) {
+      if (c === "~") {
+        if (rank === "" || rank.endsWith("-")) return null;
+        promoted.add(FILES[rank.length - 1] + (8 - ranks.length));
+      } else rank += /[1-8]/.test(c) ? "-".repeat(Number(c)) : c;
+    }
+    if (rank.length !== 8) return null;
+    ranks.push(rank);
+  }
+  const hand = held === undefined ? null
+    : { white: held.replace(/[a-z]/g, ""), black: held.replace(/[A-Z]/g, "").toUpperCase() };
+  return { ranks, promoted, hand, side, castling, fullmove: Number(fullmove) };
+}
+
+/** The castling rooks' files (0-7) by letter (K, Q, k, q) a castling field names (X-FEN or Shredder-FEN). */
+export function rooksOfField(ranks, field) {
+  const rooks = castlingRooks(ranks, ["K", "Q", "k", "q"].map((letter) => field.includes(letter)));
+  for (const c of field) {
+    const file = FILES.indexOf(c.toLowerCase());
+    if (file < 0) continue;
+    const white = c !== c.toLowerCase();
+    const king = ranks[white ? 7 : 0].indexOf(white ? "K" : "k");
+    if (king < 0) continue;
+    const letter = file > king ? "K" : "Q";
+    rooks[white ? letter : letter.toLowerCase()] = file;
+  }
+  return rooks;
+}
+
 export class GameFen {
   constructor() {
     this.game = null;
@@ -41,7 +88,12 @@ export class GameFen {
     this.promoted = new Set();
   }
 
-  /** A style 12 line: its position with `fen` as the server writes it, or null. */
+  /**
+   * A style 12 line: its position with `fen` as the server writes it, or null.  The
+   * position's `seed` is true when the boards cannot tell what it holds (the game's
+   * first board here, or one that is not the next move: a takeback, a jump): the
+   * server's record should then be asked for and given to `seed`.
+   */
   board(line) {
     const position = parseStyle12(line);
     if (position === null) return null;
@@ -51,13 +103,35 @@ export class GameFen {
       this.hand = null;
       this.promoted.clear();
     }
+    let seed = this.last === null || position.ply !== this.last.ply;
     if (this.last === null) this.rooks = castlingRooks(position.ranks, position.flags);
     else if (position.ply === this.last.ply + 1) {
+      seed = false;
       this.follow(position);
       if (position.verbose.startsWith("o-o")) position.lastMove = castlingSquares(this.last, position);
     }
     this.last = position;
-    return this.withFen(position);
+    return { ...this.withFen(position), seed };
+  }
+
+  /**
+   * The server's `fen N` answer (`text`) for the last board: takes from it the
+   * promoted pieces, the castling rooks and the pieces in hand, and returns the last
+   * board with its FEN written again.  Null (nothing changed) when the answer is no
+   * record, or a record of another position than the last board's (a move or a
+   * takeback came between).
+   */
+  seed(text) {
+    const record = parseRecord(text);
+    const last = this.last;
+    if (record === null || last === null) return null;
+    const [side, , , , fullmove] = last.fields;
+    if (record.side !== side || record.fullmove !== Number(fullmove)
+        || record.ranks.some((rank, i) => rank !== last.ranks[i])) return null;
+    this.promoted = record.promoted;
+    this.hand = record.hand;
+    this.rooks = rooksOfField(record.ranks, record.castling);
+    return this.withFen(last);
   }
 
   /** A "<b1>" line: the last board with these pieces in hand, or null (another game, no board). */

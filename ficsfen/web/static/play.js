@@ -86,6 +86,7 @@ export class Play {
       $("play-note").textContent = "";
     }
     $("play-controls").hidden = false;
+    $("seek-form").hidden = true; // no seeking while playing
     this.boards += 1;
     this.last = position;
     this.refresh();
@@ -110,6 +111,7 @@ export class Play {
 
   freeze() {
     $("play-controls").hidden = true;
+    $("seek-form").hidden = false;
     $("promotion").hidden = true;
     this.pending = null;
     this.board?.cancelMove();
