@@ -8,6 +8,11 @@ default (one process, SQLite) never loads the Redis client.
 * :mod:`.presence`: who is logged in on which node (heartbeats), handle
   uniqueness across nodes;
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
+* :mod:`.games`: games across nodes (the owner hosts, lines forwarded to it),
+  with :mod:`.seats` (remote players as sessions of the owner),
+  :mod:`.listing` (``games`` of every node), :mod:`.numbers` (game numbers
+  unique across nodes) and :mod:`.failover` (adjourned games shared, the
+  games of a node that died);
 * :mod:`.node`: how a :class:`~ficsfen.server.server.FicsServer` is joined to them.
 
 ``docs/scaling.md`` describes the design and how to deploy it.

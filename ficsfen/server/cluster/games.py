@@ -21,48 +21,37 @@ this node who logs out while seated elsewhere is logged out of their seats
 too (``seat.leave``: their game there is adjourned or forfeited as on a
 single server).
 
-**Numbers.**  A game's number is unique across the cluster.  Numbers are
-reserved in the Redis hash ``numbers`` (number -> node): each node keeps
-:data:`POOL` of them at hand, claimed with one script that takes the
-smallest numbers nobody holds (``HSETNX`` from 1 up), so a game starts
-without waiting for Redis and two nodes never hand out the same number; a
-game's end gives its number back to the node's pool (or to Redis beyond
-:data:`POOL`), and the numbers of a node that stops or dies are released.
-With none at hand (the bus down) a node takes the smallest number free here
-and not listed by another node.  Each owner keeps the games it hosts in the
-hash ``games`` (number -> node, store id and ``games`` line, updated after
-the moves at most once a second) and announces them (``cgame.up``,
-``cgame.down``): ``games`` lists the games of every node.
+**Numbers.**  A game's number is unique across the cluster: reserved in
+Redis (:mod:`.numbers`).  Each owner keeps the games it hosts in the Redis
+hash ``games`` (:mod:`.listing`: number -> node, store id and ``games``
+line, updated after the moves at most once a second) and announces them
+(``cgame.up``, ``cgame.down``): ``games`` lists the games of every node.
 
 **Failure.**  A node whose heartbeat expired (:mod:`.presence`, ``[cluster]
 heartbeat_timeout``) is gone: its games leave the lists, and the players of
 this node seated there are told the game is interrupted; their lines run
-here again.  With a shared store (PostgreSQL: every acknowledged move is
-in it), one surviving node (the one whose ``HDEL`` removes the game from the
-``games`` hash) reads each of the dead node's games from the store, marks
-it adjourned there (clocks as at its last move) and keeps it for
-``resume``, as a restarted server does with its own games; its players
-logged in there read the adjourned-game notice of a login.
+here again.  Its games are adjourned in the shared store by one survivor,
+and adjourned games are kept by every node (:mod:`.failover`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from ficsfen.i18n import msg
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
+from ficsfen.server.cluster.failover import Failover
+from ficsfen.server.cluster.listing import RemoteListing, listings_of
+from ficsfen.server.cluster.numbers import GameNumbers
 from ficsfen.server.cluster.presence import Presence, RemotePlayer
 from ficsfen.server.cluster.seats import Seats, snapshot
 from ficsfen.server.boards import category
 from ficsfen.server.commands.session_cmds import games_line
-from ficsfen.server.game_values import GameStatus
 from ficsfen.server.interfaces import IPlayedGame
 from ficsfen.server.variant_games import category_letter
 from ficsfen.tracker import is_move_text
@@ -82,59 +71,8 @@ NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"
 #: to Redis and one announcement per game and period, however fast it is played).
 LISTING_DELAY = 1.0
 
-#: Game numbers a node keeps reserved ahead (claimed in Redis, handed out without waiting).
-POOL = 16
-
-# Claims the ARGV[2] smallest numbers not in the hash for node ARGV[1]; returns them.
-_CLAIM = ("local got = {} local n = 1 "
-          "while #got < tonumber(ARGV[2]) do "
-          "if redis.call('HSETNX', KEYS[1], n, ARGV[1]) == 1 then table.insert(got, n) end "
-          "n = n + 1 end return got")
-# Gives back every number of node ARGV[1].
-_RELEASE_NODE = ("local flat = redis.call('HGETALL', KEYS[1]) local c = 0 "
-                 "for i = 1, #flat, 2 do if flat[i + 1] == ARGV[1] then "
-                 "redis.call('HDEL', KEYS[1], flat[i]) c = c + 1 end end return c")
-# Gives back number ARGV[2] if node ARGV[1] holds it.
-_RELEASE = ("if redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[1] then "
-            "return redis.call('HDEL', KEYS[1], ARGV[2]) end return 0")
-
 #: What the players of a node that vanished read, for each game they were in there.
 NODE_GONE = msg("The server hosting your game has stopped; the game is interrupted.")
-
-
-@dataclass(frozen=True)
-class RemoteListing:
-    """A game of another node as ``games`` lists it: its number, owner, line, players and
-    the ``games /FLAGS`` letter that selects it."""
-
-    number: int
-    node: str
-    line: str
-    handles: tuple[str, str]
-    kind: str
-
-    def players(self) -> tuple[str, str]:
-        return self.handles
-
-    #: The store's id of the game (None: not stored, or not yet).
-    record: int | None = None
-
-    def to_json(self) -> str:
-        return json.dumps({"number": self.number, "line": self.line,
-                           "players": list(self.handles), "kind": self.kind,
-                           "record": self.record}, separators=(",", ":"))
-
-    @staticmethod
-    def of(node: str, body: Any) -> RemoteListing:
-        """From a ``cgame.up`` body or a ``games`` hash value.
-
-        :raises KeyError, TypeError, ValueError: not such a listing.
-        """
-        white, black = body["players"]
-        record = body.get("record")
-        return RemoteListing(int(body["number"]), node, str(body["line"]),
-                             (str(white), str(black)), str(body.get("kind", "")),
-                             record if isinstance(record, int) else None)
 
 
 class ClusterGames:
@@ -159,22 +97,19 @@ class ClusterGames:
         server.games.anywhere = lambda handle: lookup(fold(handle)) or presence.get(fold(handle))
         server.dispatcher.forward = self.forward
         directory = server.directory
+        #: This node's reserved game numbers.
+        self.numbers = GameNumbers(bus)
+        #: Adjourned games shared with the other nodes, the games of the nodes that die.
+        self.failover = Failover(server, bus)
         directory.taken_elsewhere = self._taken_elsewhere
-        directory.number_source = self._take_number
-        #: Numbers reserved for this node in Redis and not in use, smallest first.
-        self._pool: list[int] = []
-        #: Reserved numbers of this node's games in play.
-        self._in_use: set[int] = set()
-        self._claiming = False
+        directory.number_source = self.numbers.take
         self._soon: dict[int, Any] = {}  # game number -> its listing's delayed call
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
         sessions.departures.append(self._departed)
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
-                              ("cgame.up", self._heard_up), ("cgame.down", self._heard_down),
-                              ("cgame.adjourned", self._heard_adjourned),
-                              ("cgame.resumed", self._heard_resumed)):
+                              ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
         self._unfollow: dict[int, Any] = {}
@@ -309,53 +244,6 @@ class ClusterGames:
 
     # -- game numbers and listings ------------------------------------------------------
 
-    def _numbers_key(self) -> str:
-        return self.bus.key("numbers")
-
-    def _take_number(self) -> int | None:
-        """A reserved number for a new game, or None (none at hand: the directory picks)."""
-        number = self._pool.pop(0) if self._pool else None
-        if number is not None:
-            self._in_use.add(number)
-        if len(self._pool) < POOL // 2:
-            self._claim()
-        return number
-
-    def _claim(self) -> None:
-        """Reserve numbers until :data:`POOL` are at hand (one claim at a time)."""
-        want = POOL - len(self._pool)
-        if self._claiming or want <= 0 or not self.bus.up:
-            return
-        self._claiming = True
-
-        def claimed(numbers: list[Any]) -> None:
-            self._pool = sorted({*self._pool, *(int(n) for n in numbers)} - self._in_use)
-
-        def done(_: object) -> None:
-            self._claiming = False
-
-        self.bus.execute("EVAL", _CLAIM, 1, self._numbers_key(), self.bus.node, want).addCallback(
-            claimed).addErrback(self._failed, "reserving game numbers").addBoth(done)
-
-    def _number_free(self, number: int) -> None:
-        """A game of a reserved number ended: kept at hand, or given back."""
-        if number not in self._in_use:
-            return
-        self._in_use.discard(number)
-        if len(self._pool) < POOL:
-            self._pool = sorted({*self._pool, number})
-        elif self.bus.up:
-            self.bus.execute("EVAL", _RELEASE, 1, self._numbers_key(), self.bus.node,
-                             number).addErrback(self._failed, "giving back a number")
-
-    def release_numbers(self) -> Deferred[Any]:
-        """Give back every number of this node (it stops)."""
-        self._pool = []
-        if not self.bus.up:
-            return succeed(None)
-        return self.bus.execute("EVAL", _RELEASE_NODE, 1, self._numbers_key(),
-                                self.bus.node).addErrback(self._failed, "giving back numbers")
-
     def _taken_elsewhere(self, number: int) -> bool:
         return number in self.listings
 
@@ -384,11 +272,7 @@ class ClusterGames:
         if not IPlayedGame.providedBy(game):
             return
         self._publish(game)
-        record = getattr(game, "record_id", None)
-        if record is not None and self.bus.up:  # resumed here: nowhere else
-            self.bus.broadcast("cgame.resumed", {"record": record,
-                                                 "players": list(game.players())}).addErrback(
-                self._failed, "resumption")
+        self.failover.resumed(game)
         self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish_soon(game))
 
     def game_ended(self, game: Any, result: object = None) -> None:
@@ -396,11 +280,8 @@ class ClusterGames:
         soon = self._soon.pop(number, None)
         if soon is not None and soon.active():
             soon.cancel()
-        self._number_free(number)
-        if getattr(result, "adjourned", False) and game.record_id is not None:
-            # the others keep it too, once the store has it adjourned
-            game.after_write(None, lambda: self._announce_adjourned(game.record_id,
-                                                                    game.players()))
+        self.numbers.freed(number)
+        self.failover.ended(game, result)
         unfollow = self._unfollow.pop(number, None)
         if unfollow is None:
             return
@@ -431,46 +312,6 @@ class ClusterGames:
         for key in self.seats.keys():
             self._release_if_idle(key)
 
-    def _announce_adjourned(self, record: int, players: tuple[str, str]) -> None:
-        if self.bus.up:
-            self.bus.broadcast("cgame.adjourned", {"record": record, "players": list(players)}
-                               ).addErrback(self._failed, "adjournment")
-
-    def _heard_adjourned(self, message: BusMessage) -> None:
-        """Another node adjourned a game: kept here too, read from the shared store, so its
-        players logging in here read the notice and may ``resume`` here."""
-        record, players = message.body.get("record"), message.body.get("players")
-        server = self.server
-        if (server.store is None or not isinstance(record, int) or not isinstance(players, list)
-                or len(players) != 2):
-            return
-        white, black = str(players[0]), str(players[1])
-        if server.adjourned.between(white, black) is not None:
-            return
-        store, accounts = server.store, server.accounts
-
-        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
-            return [(stored, accounts.is_registered(white) and accounts.is_registered(black))
-                    for stored in store.unfinished_games(white)
-                    if stored.id == record and stored.status is GameStatus.ADJOURNED]
-
-        def keep(found: list[tuple[Any, bool]]) -> Any:
-            if not found or server.adjourned.between(white, black) is not None:
-                return None
-            return server.games.keeping.adjourn_unfinished(found, store, server.games,
-                                                           server.offer_limiter)
-
-        server.reads.read(unfinished).addCallback(keep).addErrback(self._failed, "adjourned game")
-
-    def _heard_resumed(self, message: BusMessage) -> None:
-        """A game resumed on another node: no longer adjourned here."""
-        record, players = message.body.get("record"), message.body.get("players")
-        if not isinstance(players, list) or len(players) != 2:
-            return
-        kept = self.server.adjourned.between(str(players[0]), str(players[1]))
-        if kept is not None and kept.record_id == record:
-            self.server.adjourned.take(str(players[0]), str(players[1]))
-
     # -- other nodes' games -------------------------------------------------------------
 
     def _heard_up(self, message: BusMessage) -> None:
@@ -489,12 +330,6 @@ class ClusterGames:
     def _bus_state(self, up: bool) -> None:
         if not up:
             return
-        bus, key = self.bus, self._numbers_key()
-        self._pool = []  # Redis may have restarted empty: claimed again
-        bus.execute("EVAL", _RELEASE_NODE, 1, key, bus.node).addErrback(self._failed, "numbers")
-        for number in sorted(self._in_use):
-            bus.execute("HSET", key, str(number), bus.node).addErrback(self._failed, "numbers")
-        self._claim()
         for game in self.server.directory.games():
             if game.number in self._unfollow:
                 self._publish(game)
@@ -502,12 +337,7 @@ class ClusterGames:
             lambda _: None)
 
     def _read(self, flat: list[str]) -> None:
-        for value in flat[1::2]:
-            try:
-                body = json.loads(value)
-                listing = RemoteListing.of(str(body["node"]), body)
-            except (KeyError, TypeError, ValueError):
-                continue
+        for listing in listings_of(flat):
             if listing.node != self.bus.node:
                 self.listings.setdefault(listing.number, listing)
 
@@ -516,9 +346,7 @@ class ClusterGames:
         run their lines here again."""
         for number in [n for n, g in self.listings.items() if g.node == node]:
             del self.listings[number]
-        if self.bus.up:  # its reserved numbers are free again
-            self.bus.execute("EVAL", _RELEASE_NODE, 1, self._numbers_key(), node).addErrback(
-                self._failed, "numbers of a node gone")
+        self.numbers.release(node)  # its reserved numbers are free again
         for key in [k for k, n in self.seated.items() if n == node]:
             del self.seated[key]
             session = self.server.sessions.by_key(key)
@@ -526,111 +354,7 @@ class ClusterGames:
                 session.notify(NODE_GONE)
         for seat in self.seats.of_node(node):
             self._leave(seat)
-        if self.server.store is not None and self.bus.up:
-            self.bus.execute("HGETALL", self.bus.key("games")).addCallback(
-                self._adopt_all, node).addErrback(self._failed, "adoption")
-
-    def live_games(self, clock: Any, wait: float) -> Deferred[frozenset[int]]:
-        """The store's ids of the games listed by the other nodes still alive: what a node
-        starting on a shared store must leave in play.  Waits for the bus at most ``wait``
-        seconds; without it, fires with none (logged: this node then adjourns every game
-        the store has in play, as a single server does).
-        """
-        result: Deferred[frozenset[int]] = Deferred()
-        bus = self.bus
-
-        def fire(value: frozenset[int]) -> None:
-            if not result.called:
-                result.callback(value)
-
-        def read() -> None:
-            d = bus.execute("HGETALL", bus.key("games"))
-            d.addCallback(self._living_records).addCallbacks(fire, lambda f: fire(frozenset()))
-
-        def timed_out() -> None:
-            if not result.called:
-                _log.warn("cluster: the bus is not up: every game in play in the store is "
-                          "adjourned")
-                fire(frozenset())
-
-        if bus.up:
-            read()
-        else:
-            bus.on_state(lambda up: read() if up and not result.called else None)
-            clock.callLater(wait, timed_out)
-        return result
-
-    def _living_records(self, flat: list[str]) -> Deferred[frozenset[int]]:
-        listings: list[RemoteListing] = []
-        for value in flat[1::2]:
-            try:
-                body = json.loads(value)
-                listing = RemoteListing.of(str(body["node"]), body)
-            except (KeyError, TypeError, ValueError):
-                continue
-            if listing.record is not None and listing.node != self.bus.node:
-                listings.append(listing)
-        nodes = sorted({g.node for g in listings})
-        if not nodes:
-            return succeed(frozenset())
-
-        def alive(flags: list[str | None]) -> frozenset[int]:
-            living = {n for n, flag in zip(nodes, flags) if flag is not None}
-            return frozenset(g.record for g in listings
-                             if g.node in living and g.record is not None)
-
-        return self.bus.execute("MGET", *(self.bus.key("alive", n) for n in nodes)).addCallback(
-            alive)
-
-    # -- the games of a node that died --------------------------------------------------
-
-    def _adopt_all(self, flat: list[str], node: str) -> None:
-        """Take over the games ``node`` listed: one node only for each (the one whose
-        ``HDEL`` removes its listing)."""
-        for value in flat[1::2]:
-            try:
-                body = json.loads(value)
-                listing = RemoteListing.of(str(body["node"]), body)
-            except (KeyError, TypeError, ValueError):
-                continue
-            if listing.node != node:
-                continue
-            self.bus.execute("HDEL", self.bus.key("games"), str(listing.number)).addCallback(
-                self._adopt_if_removed, listing).addErrback(self._failed, "adoption")
-
-    def _adopt_if_removed(self, removed: Any, listing: RemoteListing) -> Any:
-        return self._adopt(listing) if removed else None
-
-    def _adopt(self, listing: RemoteListing) -> Any:
-        """The game of ``listing``, in play on a node that died, adjourned in the shared
-        store and kept here for ``resume``; its players here are told."""
-        server = self.server
-        store, accounts = server.store, server.accounts
-        white, black = listing.handles
-
-        def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
-            return [(stored, accounts.is_registered(white) and accounts.is_registered(black))
-                    for stored in store.unfinished_games(white)
-                    if (stored.id == listing.record if listing.record is not None else
-                        fold(stored.start.black) == fold(black))
-                    and stored.status is GameStatus.PLAYING]
-
-        def adopted(_: object) -> None:
-            if listing.record is not None:
-                self._announce_adjourned(listing.record, listing.handles)
-            for handle in listing.handles:
-                session = server.sessions.get(handle)
-                if session is not None:
-                    server.games.arrived(session)  # the adjourned-game notice, as at a login
-
-        def adjourn(found: list[tuple[Any, bool]]) -> Any:
-            _log.info("cluster: adjourning {count} game(s) of a node that died ({white} vs. "
-                      "{black})", count=len(found), white=white, black=black)
-            return server.games.keeping.adjourn_unfinished(
-                found, store, server.games, server.offer_limiter).addCallback(adopted)
-
-        return server.reads.read(unfinished).addCallback(adjourn).addErrback(
-            self._failed, "adoption")
+        self.failover.node_gone(node)
 
     @staticmethod
     def _failed(failure: Failure, what: str) -> None:

@@ -99,13 +99,14 @@ class ClusterNode:
 
     def live_games(self) -> Deferred[frozenset[int]]:
         """The store's ids of the games in play on the other living nodes (what this node,
-        starting, must not adjourn): :meth:`~.games.ClusterGames.live_games`, waiting for the
+        starting, must not adjourn): :meth:`~.failover.Failover.live_games`, waiting for the
         bus at most ``[cluster] heartbeat_timeout`` seconds."""
-        return self.games.live_games(self.reactor, self.server.config.heartbeat_timeout)
+        return self.games.failover.live_games(self.reactor,
+                                             self.server.config.heartbeat_timeout)
 
     def stop(self) -> Deferred[None]:
         """Leave the cluster: this node's table deleted, the bus closed."""
-        return self.games.release_numbers().addBoth(
+        return self.games.numbers.release().addBoth(
             lambda _: self.presence.stop()).addBoth(lambda _: self.bus.stop())
 
     # -- this node's players --------------------------------------------------------------
