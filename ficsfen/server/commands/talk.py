@@ -132,7 +132,9 @@ class TellCommand(_TalkCommand):
         if self.remember:
             talk.last_told[fold(caller.handle)] = target.handle
         game = directory.game_of(target.handle)
-        answer = talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game))
+        mark = getattr(target, "game_mark", "")  # a player of another node: their node's mark
+        answer = talk.told(target, IPlayedGame.providedBy(game) or mark == "^",
+                           IExaminedGame.providedBy(game) or mark == "#")
         key = fold(target.handle)
         if talk.session_of(key) is not target:  # a player of another node
             d = talk.elsewhere.tell(caller, target, sent)
