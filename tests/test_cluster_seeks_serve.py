@@ -106,7 +106,7 @@ def test_a_seek_on_one_node_is_seen_and_removed_on_the_other(nodes) -> None:
         assert "0 ads displayed." in bob.command("sought all")
 
 
-def test_a_node_joining_reads_the_seeks_already_posted(redis, pg_url, tmp_path) -> None:
+def test_a_node_joining_reads_the_seeks_posted_and_a_dead_node_s_go(redis, pg_url, tmp_path) -> None:
     ns = namespace("seeksjoin")
     with ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url,
                        "--data", pg_url) as one, login(one, "alice") as alice:
@@ -121,9 +121,10 @@ def test_a_node_joining_reads_the_seeks_already_posted(redis, pg_url, tmp_path) 
             eventually("node one lists bob's seek",
                        lambda: re.search(r"^  2 ---- bob", alice.command("sought"), re.M)
                        is not None)
-        # node two stopped (bob logged out with it): bob's seek leaves node one
-        eventually("bob's seek leaves node one", lambda: "1 ad displayed." in alice.command(
-            "sought"))
+            two.stop(9)  # no goodbye: only the heartbeat's expiry tells
+            # bob's seek leaves node one with him
+            eventually("bob's seek leaves node one", lambda: "1 ad displayed." in alice.command(
+                "sought"))
 
 
 def test_status_marks_ratings_finger_and_tells_across_nodes(nodes) -> None:
