@@ -8,6 +8,7 @@ default (one process, SQLite) never loads the Redis client.
 * :mod:`.presence`: who is logged in on which node (heartbeats), handle
   uniqueness across nodes;
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
+* :mod:`.seeks`: every node's seeks in every node's ``sought`` and seek lines;
 * :mod:`.node`: how a :class:`~ficsfen.server.server.FicsServer` is joined to them.
 
 ``docs/scaling.md`` describes the design and how to deploy it.
