@@ -6,7 +6,8 @@ node two's players (the announcement, ``<s>``), and removed there (``<sr>``)
 after ``unseek`` and after its owner logs out; ``who`` on node two shows a
 node one player's status mark while they play and their rating once a rated
 game ended; ``finger`` across shows the rating table; a tell to a remote
-player in a game answers "who is playing".  Waits poll a condition with a
+player in a game answers "who is playing"; ``say`` reaches the last opponent
+on the other node.  Waits poll a condition with a
 generous deadline; nothing is timed.
 """
 
@@ -61,6 +62,14 @@ def login(node: ServerProcess, name: str) -> TelnetClient:
     client = node.connect()
     client.login(name, PASSWORDS[name])
     return client
+
+
+def settle(client: TelnetClient) -> None:
+    """Read what ``client`` was sent unasked (game ends, rating lines...), up to the answer
+    of a command typed now."""
+    client.send("syncpoint")
+    client.read_until("syncpoint: Command not found.")
+    client.read_until("fics% ")
 
 
 def who_line(client: TelnetClient, handle: str) -> str:
@@ -151,4 +160,14 @@ def test_status_marks_ratings_finger_and_tells_across_nodes(nodes) -> None:
         assert "Finger of alice:" in finger and "On for:" in finger
         assert re.search(rf"^Blitz +{rating} ", finger, re.M), finger
         assert bob.command("tell alice gg") == "(told alice)\n"
+        # carol moves to node two: alice's say after the game reaches her there
+        carol.close()
+        settle(alice)
+        with login(two, "carol") as carol_two:
+            eventually("node one sees carol on node two", lambda: who_line(alice, "carol") != "")
+            assert alice.command("say good game") == "(told carol)\n"
+            assert "alice says: good game" in carol_two.read_until("fics% ")
+            assert carol_two.command("+censor alice") == "[alice] added to your censor list.\n"
+            eventually("node one knows carol censors alice",
+                       lambda: alice.command("say again") == "carol is censoring you.\n")
 
