@@ -190,3 +190,15 @@ def wait_attribute(driver: Any, element_id: str, name: str, expected: str, *,
     wait_until(driver, lambda d: attribute(d, element_id, name) == expected,
                timeout=timeout, what=f"#{element_id}[{name}] == {expected!r}")
     return expected
+
+
+def run_in_page(driver: Any, server: Any, script: str) -> Any:
+    """Open the page of ``server``, wait for its session, then run ``script`` (an
+    asynchronous script: its last argument is the callback it calls with a result) and
+    return what it gave; a result holding ``"error"`` fails the test."""
+    driver.get(page_url(server, "/"))
+    wait_until(driver, lambda d: text(d, "status") == "Connected.", what="the page")
+    driver.set_script_timeout(60)
+    got = driver.execute_async_script(script)
+    assert "error" not in got, got
+    return got

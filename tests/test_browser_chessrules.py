@@ -7,7 +7,7 @@ N@f3), typed moves in SAN and coordinates, and SAN for the move list."""
 from __future__ import annotations
 
 import pytest
-from browser import page_url, text, wait_until
+from browser import run_in_page
 
 from ficsfen.server.testing import ServerProcess
 
@@ -49,11 +49,7 @@ def server():
 
 
 def test_move_rules_in_the_page(chrome, server):
-    chrome.get(page_url(server, "/"))
-    wait_until(chrome, lambda d: text(d, "status") == "Connected.", what="the page")
-    chrome.set_script_timeout(60)
-    got = chrome.execute_async_script(RUN)
-    assert "error" not in got, got
+    got = run_in_page(chrome, server, RUN)
     # chessground castles by the king two squares or onto its rook
     assert set(got["kingDests"]) == {"d1", "f1", "g1", "h1", "c1", "a1"}
     assert {"a1", "g1"} <= set(got["frKingDests"])

@@ -6,7 +6,7 @@ boards and "<b1>" lines as the server sends them."""
 from __future__ import annotations
 
 import pytest
-from browser import page_url, text, wait_until
+from browser import run_in_page
 
 from ficsfen.server.testing import ServerProcess
 
@@ -64,11 +64,7 @@ def server():
 
 
 def test_x_fen_castling_and_crazyhouse_holdings_in_the_page(chrome, server):
-    chrome.get(page_url(server, "/"))
-    wait_until(chrome, lambda d: text(d, "status") == "Connected.", what="the page")
-    chrome.set_script_timeout(60)
-    got = chrome.execute_async_script(RUN)
-    assert "error" not in got, got
+    got = run_in_page(chrome, server, RUN)
     assert got["usual"] == "KQkq"
     # a rook inside the outermost one is written by its file (X-FEN)
     assert got["innerWhiteQueenside"] == "KBkq"

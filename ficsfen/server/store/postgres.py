@@ -39,7 +39,7 @@ from ficsfen.i18n import Message, msg
 from ficsfen.server.database_url import display_url, url_problem
 from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.admin_rows import AdminRows
-from ficsfen.server.store.errors import StoreClosedError, StoreOpenError, StoreVersionError
+from ficsfen.server.store.errors import StoreOpenError, StoreVersionError
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.interfaces import IStore
 from ficsfen.server.store.logon_rows import LogonRows
@@ -221,27 +221,6 @@ class PostgresStore(RowStore):
                    exclusive=exclusive and not read_only, first_ids=first_ids,
                    commit_interval=commit_interval)
 
-    # -- life ------------------------------------------------------------------
-
-    def close(self) -> Deferred[None]:
-        if self._closing is None:
-            if self._read is not None:
-                self._read.close()
-                self._read = None
-            self._closing = self._writer.close()
-        done: Deferred[None] = Deferred()
-
-        def closed(result: object) -> object:
-            done.callback(None)
-            return result
-
-        self._closing.addBoth(closed)
-        return done
-
-    def _reader(self) -> PgConnection:
-        if self._read is None:
-            raise StoreClosedError(self.path)
-        return self._read
 
 
 def check_current(conn: PgConnection, where: DatabaseName) -> None:

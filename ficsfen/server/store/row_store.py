@@ -19,6 +19,7 @@ from twisted.internet.defer import Deferred
 
 from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.community_rows import CommunityRows
+from ficsfen.server.store.errors import StoreClosedError
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites
 from ficsfen.server.store.rating_rows import RatingWrite
@@ -37,11 +38,53 @@ __all__ = ["RowStore"]
 
 
 class RowStore(CommunityRows):
-    """Accounts, settings and games handed to their row modules (see the module)."""
+    """Accounts, settings and games handed to their row modules (see the module).
 
+    The subclass also sets ``path``, ``_read`` (the read connection, ``None``
+    once closed), ``_writer`` (its :class:`~.writer.Writer`) and ``_closing``
+    (``None`` until :meth:`close`).
+    """
+
+    path: Any
+    _read: Any
+    _writer: Any
+    _closing: Deferred[None] | None
     _accounts: AccountRows
     _game_writes: GameWrites
     _game_reads: GameReads
+
+    # -- life ------------------------------------------------------------------------
+
+    def close(self) -> Deferred[None]:
+        """Close the read connection at once, then commit what is queued and close the
+        writer; the Deferred fires once it is closed (every call gets its own)."""
+        if self._closing is None:
+            if self._read is not None:
+                self._read.close()
+                self._read = None
+            self._closing = self._writer.close()
+            self._closing.addBoth(self._writer_closed)
+        done: Deferred[None] = Deferred()
+
+        def closed(result: object) -> object:
+            done.callback(None)
+            return result
+
+        self._closing.addBoth(closed)
+        return done
+
+    def _writer_closed(self, result: Any) -> Any:
+        """What the store does once its writer is closed (``result`` passed on)."""
+        return result
+
+    def _reader(self) -> Any:
+        """The read connection.
+
+        :raises StoreClosedError: the store is closed.
+        """
+        if self._read is None:
+            raise StoreClosedError(self.path)
+        return self._read
 
     # -- accounts and settings (see account_rows.py) -----------------------------
 

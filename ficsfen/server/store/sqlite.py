@@ -55,7 +55,6 @@ from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.rating_rows import PlayerRatings
 from ficsfen.server.store.admin_rows import AdminRows
 from ficsfen.server.store.errors import (
-    StoreClosedError,
     StoreOpenError,
     StoreOtherNameError,
 )
@@ -245,29 +244,10 @@ class SQLiteStore(RowStore):
 
     # -- life ------------------------------------------------------------------
 
-    def close(self) -> Deferred[None]:
-        if self._closing is None:
-            if self._read is not None:
-                self._read.close()
-                self._read = None
-            self._closing = self._writer.close()
-            self._closing.addBoth(self._release_lock)
-        done: Deferred[None] = Deferred()
-
-        def closed(result: object) -> object:
-            done.callback(None)
-            return result
-
-        self._closing.addBoth(closed)
-        return done
-
-    def _release_lock(self, result: Any) -> Any:
+    def _writer_closed(self, result: Any) -> Any:
+        """The writer is closed: the one-server-per-file lock is let go."""
         if self._lock is not None:
             self._lock.release()
             self._lock = None
         return result
 
-    def _reader(self) -> sqlite3.Connection:
-        if self._read is None:
-            raise StoreClosedError(self.path)
-        return self._read
