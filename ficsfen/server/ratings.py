@@ -83,6 +83,18 @@ class Ratings:
         self._online: dict[str, dict[Category, Rating]] = {}
         #: Counts the changes to the ratings online (``who``'s cached answers depend on it).
         self.changes = 0
+        #: The ratings of a player of another node of a cluster (folded handle -> played
+        #: ratings, or None); None when the server is alone.
+        self.elsewhere: Callable[[str], Mapping[Category, Rating] | None] | None = None
+        #: Told ``handle`` whenever a rated game's end changed their rating.
+        self.listeners: list[Callable[[str], None]] = []
+
+    def _of(self, handle: str) -> Mapping[Category, Rating] | None:
+        key = fold(handle)
+        ratings = self._online.get(key)
+        if ratings is None and self.elsewhere is not None:
+            return self.elsewhere(key)
+        return ratings
 
     def arrived(self, handle: str, ratings: Mapping[Category, Rating]) -> None:
         """``handle`` logged in with these stored ratings (categories never played left out)."""
@@ -99,24 +111,26 @@ class Ratings:
         if ratings is not None:
             ratings[category] = rating
             self.changes += 1
+            for listener in self.listeners:
+                listener(handle)
 
     def rating(self, handle: str, category: Category) -> Rating | None:
         """``handle``'s rating in ``category``: the initial one if they never played it,
         ``None`` for a guest or a player not online."""
-        ratings = self._online.get(fold(handle))
+        ratings = self._of(handle)
         if ratings is None:
             return None
         return ratings.get(category) or Rating.initial(self.constants)
 
     def stored(self, handle: str) -> dict[Category, Rating] | None:
         """``handle``'s played ratings by category (a copy), ``None`` if not online."""
-        ratings = self._online.get(fold(handle))
+        ratings = self._of(handle)
         return None if ratings is None else dict(ratings)
 
 
     def text(self, handle: str, category: Category) -> str:
         """FICS's four characters for ``handle``'s rating in ``category`` (:func:`rating_text`)."""
-        ratings = self._online.get(fold(handle))
+        ratings = self._of(handle)
         if ratings is None:
             return rating_text(None, registered=self._registered(handle))
         return rating_text(ratings.get(category), registered=True)

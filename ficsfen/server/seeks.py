@@ -215,6 +215,10 @@ class Seek:
     request: SeekRequest
     #: The owner's rating for the seek's type as it was posted (``None``: no rating).
     shown: Shown | None = None
+    #: A seek of another node of a cluster: that node's name and its number there
+    #: (``id`` is this node's number for it); ``None`` for a seek posted here.
+    node: str | None = None
+    remote_id: int = 0
 
     @property
     def rating(self) -> int:
@@ -327,13 +331,21 @@ class Seeks:
         self._by_id[seek.id] = seek
         return seek
 
+    def add_remote(self, node: str, remote_id: int, owner: str, request: SeekRequest, *,
+                   registered: bool, rating: Shown | None) -> Seek:
+        """List a seek of another node under a number of this node's (no limit applies:
+        its node checked them)."""
+        seek = Seek(self._free_id(), owner, registered, request, rating, node, remote_id)
+        self._by_id[seek.id] = seek
+        return seek
+
     def remove(self, number: int) -> Seek | None:
         return self._by_id.pop(number, None)
 
     def matching(self, seek: Seek, refuses: Callable[[str, str], bool]) -> Seek | None:
         """The oldest other seek ``seek`` pairs with (neither owner refusing the other)."""
         for other in self:
-            if (other.id != seek.id and seek.matches(other)
+            if (other.id != seek.id and other.node is None and seek.matches(other)
                     and not refuses(other.owner, seek.owner) and not refuses(seek.owner, other.owner)):
                 return other
         return None
@@ -364,6 +376,9 @@ class SeekBoard:
         self._tell = tell
         #: ``rating(handle, type)``: a player's rating for a seek's type (none by default).
         self.rating: Callable[[str, str], Shown] = rating if rating is not None else _no_rating
+        #: The other nodes of a cluster (``ficsfen.server.cluster.seeks.ClusterSeeks``): told
+        #: of the seeks posted and removed here; None when the server is alone.
+        self.elsewhere: Any = None
 
     def _fits(self, seek: Seek, handle: str) -> bool:
         """Whether ``handle``'s rating for the seek's type is in its range."""
@@ -425,13 +440,18 @@ class SeekBoard:
                     and self.visible_to(seek, handle)):
                 self._tell(handle, line)
                 count += 1
+        if seek.node is None and self.elsewhere is not None:
+            self.elsewhere.posted(seek)
         return count
 
     def remove(self, seeks: Iterable[Seek]) -> None:
         """Take ``seeks`` away; ``<sr>`` to the ``seekinfo`` sessions."""
-        ids = [s.id for s in seeks if self.seeks.remove(s.id) is not None]
+        gone = [s for s in seeks if self.seeks.remove(s.id) is not None]
+        ids = [s.id for s in gone]
         if not ids:
             return
+        if self.elsewhere is not None:
+            self.elsewhere.removed([s for s in gone if s.node is None])
         line = "<sr> " + " ".join(map(str, ids))
         for session in list(self._sessions()):
             if session.ivars["seekinfo"]:

@@ -94,6 +94,14 @@ def tell_frame(name: str, text: str) -> Message:
     return parsed(msg("{handle} tells you: {text}", handle=name, text=text))
 
 
+def say_frame(name: str, number: int | None, text: str) -> Message:
+    """The line of a ``say``: ``alice[12] says: hi`` during game 12, ``alice says: hi`` after."""
+    if number is not None:
+        return parsed(msg("{handle}[{number}] says: {text}", handle=name, number=number,
+                          text=text))
+    return parsed(msg("{handle} says: {text}", handle=name, text=text))
+
+
 def channel_frame(name: str, channel: int, text: str) -> Message:
     """The line of a channel tell: ``alice(50): hi``."""
     return parsed(msg("{handle}({channel}): {text}", handle=name, channel=channel, text=text))

@@ -8,6 +8,7 @@ default (one process, SQLite) never loads the Redis client.
 * :mod:`.presence`: who is logged in on which node (heartbeats), handle
   uniqueness across nodes;
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
+* :mod:`.seeks`: every node's seeks in every node's ``sought`` and seek lines;
 * :mod:`.games`: games across nodes (the owner hosts, lines forwarded to it),
   with :mod:`.seats` (remote players as sessions of the owner),
   :mod:`.listing` (``games`` of every node), :mod:`.numbers` (game numbers

@@ -13,7 +13,12 @@ them into the server's seams, which otherwise stay empty:
 * the registry's ``entering``, ``arrivals`` and ``departures`` hooks and the
   server's ``player_changed``: what this node writes of its players;
 * the bus's state: every player of the node is told when the link between the
-  servers goes down and when it comes back (``cluster_notices``).
+  servers goes down and when it comes back (``cluster_notices``);
+* ``server.seeks.elsewhere``: seeks across nodes (:class:`~.seeks.ClusterSeeks`);
+* ``server.ratings.elsewhere`` and the entry's ``ratings`` and ``game``: the
+  other nodes' players' ratings and status marks (``who``, ``finger``, ``tell``),
+  published again when a game starts or ends and when a rated game's ratings
+  are committed.
 
 ``ficsfen serve`` makes one when ``[cluster] url`` or ``--cluster`` names a
 Redis server, starts it with the server and stops it after the
@@ -33,8 +38,10 @@ from ficsfen.i18n import msg
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus
 from ficsfen.server.cluster.games import ClusterGames
-from ficsfen.server.cluster.presence import Presence, RemotePlayer
+from ficsfen.server.cluster.presence import Presence, RemotePlayer, ratings_to_json
+from ficsfen.server.cluster.seeks import ClusterSeeks
 from ficsfen.server.cluster.talk import ClusterTalk
+from ficsfen.server.wholist import status_char
 
 __all__ = ["ClusterNode", "DOWN", "UP", "default_node_name"]
 
@@ -74,8 +81,12 @@ class ClusterNode:
         self.presence = Presence(
             self.bus, clock=reactor, wall=wall, interval=config.heartbeat_interval,
             timeout=config.heartbeat_timeout, entries=self._entries, local=self._logins.get,
-            replaced=self._replaced, changed=sessions.listing_changed)
+            replaced=self._replaced, changed=self._presence_changed)
         self.talk = ClusterTalk(self.bus, self.presence, talk=server.talk, local=sessions.keys)
+        self.seeks = ClusterSeeks(self.bus, self.presence, board=server.seeks, sessions=sessions)
+        server.ratings.elsewhere = self._ratings_of
+        server.ratings.listeners.append(self._changed_handle)
+        server.directory.listeners.append(_GameMarks(self))
         #: Games across nodes: seats, forwarded lines, cluster-wide game numbers.
         self.games = ClusterGames(server, self.bus, self.presence)
         self.presence.gone.append(self.games.node_gone)
@@ -111,14 +122,35 @@ class ClusterNode:
 
     # -- this node's players --------------------------------------------------------------
 
-    def entry(self, session: Any) -> dict[str, Any]:
-        """What the other nodes are told of ``session``."""
+    def entry(self, session: Any, ended: Any = None) -> dict[str, Any]:
+        """What the other nodes are told of ``session`` (``ended``: a game ending, no longer
+        theirs)."""
         server, key = self.server, fold(session.handle)
         lists = server.lists.of(session.handle)
         censor = [fold(h) for h in lists.members("censor")] if "censor" in lists.names else []
-        return RemotePlayer.to_json(session, login=self._logins.get(key, self.wall()),
-                                    channels=server.talk.channels.of(session.handle),
-                                    censor=censor, notes=getattr(session, "notes", ()) or ())
+        entry = RemotePlayer.to_json(session, login=self._logins.get(key, self.wall()),
+                                     channels=server.talk.channels.of(session.handle),
+                                     censor=censor, notes=getattr(session, "notes", ()) or ())
+        game = server.directory.game_of(session.handle)
+        entry["game"] = "" if game is None or game is ended else status_char(game)
+        entry["ratings"] = ratings_to_json(server.ratings.stored(session.handle) or {})
+        return entry
+
+    def _ratings_of(self, key: str) -> Any:
+        """A registered player of another node's played ratings (None: a guest, or unknown)."""
+        player = self.presence.get(key)
+        return player.ratings if player is not None and player.registered else None
+
+    def _presence_changed(self) -> None:
+        self.server.sessions.listing_changed()
+        seeks = getattr(self, "seeks", None)  # made after the presence
+        if seeks is not None:
+            seeks.check()
+
+    def _changed_handle(self, handle: str, ended: Any = None) -> None:
+        session = self.server.sessions.get(handle)
+        if session is not None and self.server.sessions.is_online(session):
+            self.presence.updated(self.entry(session, ended))
 
     def _entries(self) -> list[dict[str, Any]]:
         return [self.entry(s) for s in self.server.sessions.all() if fold(s.handle) in self._logins]
@@ -160,3 +192,21 @@ class ClusterNode:
         for session in list(self.server.sessions.all()):
             session.notify(UP if up else DOWN)
 
+
+
+class _GameMarks:
+    """A listener of the node's games: its players' status marks published again."""
+
+    def __init__(self, node: ClusterNode) -> None:
+        self.node = node
+
+    def game_started(self, game: Any) -> None:
+        for handle in game.players():
+            self.node._changed_handle(handle)
+
+    def game_ended(self, game: Any, result: Any = None) -> None:
+        for handle in game.players():
+            self.node._changed_handle(handle, game)
+
+    def position_changed(self, game: Any) -> None:
+        """Nothing to publish."""

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import asdict
 from typing import Any, Callable, Iterable, Mapping
 
 from twisted.internet.defer import Deferred, gatherResults, succeed
@@ -49,8 +50,9 @@ from twisted.python.failure import Failure
 
 from ficsfen.names import NameIndex, fold
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
+from ficsfen.server.glicko import Category, Rating
 
-__all__ = ["Presence", "RemotePlayer", "SHARED_VARIABLES"]
+__all__ = ["Presence", "RemotePlayer", "SHARED_VARIABLES", "ratings_from_json", "ratings_to_json"]
 
 _log = Logger(namespace="ficsfen.cluster.presence")
 
@@ -61,17 +63,38 @@ SHARED_VARIABLES = ("open", "rated", "tell", "shout", "cshout", "chanoff")
 _LEAVE = "redis.call('HDEL', KEYS[1], ARGV[1]); redis.call('HSET', KEYS[1], '~seq', ARGV[2]); return 1"
 
 
+def ratings_to_json(ratings: Mapping[Category, Rating]) -> dict[str, dict[str, Any]]:
+    """A player's played ratings as an entry carries them (category name -> fields)."""
+    return {category.value: asdict(rating) for category, rating in ratings.items()}
+
+
+def ratings_from_json(data: Any) -> dict[Category, Rating]:
+    """What :func:`ratings_to_json` wrote (what does not read as a rating is left out)."""
+    ratings: dict[Category, Rating] = {}
+    if isinstance(data, dict):
+        for name, fields in data.items():
+            try:
+                ratings[Category(name)] = Rating(**fields)
+            except (TypeError, ValueError):
+                continue
+    return ratings
+
+
 class RemotePlayer:
     """A player logged in on another node, as that node describes them.
 
     Read-only; it answers what ``who``, ``finger`` and the talk commands ask a
     session (``handle``, ``registered``, ``variables``, ``display_name()``...).
     ``login_time`` is Unix time; ``censor`` the folded handles they censor;
-    ``channels`` the channels they are in.
+    ``channels`` the channels they are in; ``ratings`` their played ratings
+    (:class:`~ficsfen.server.glicko.Category` -> :class:`~ficsfen.server.glicko.Rating`);
+    ``game_mark`` FICS's status mark of their game (``^`` playing, ``#``
+    examining, ``""`` none).
     """
 
     __slots__ = ("handle", "node", "registered", "admin", "lang", "login_time", "interface",
-                 "timeseal", "lag_ms", "notes", "variables", "channels", "censor")
+                 "timeseal", "lag_ms", "notes", "variables", "channels", "censor", "ratings",
+                 "game_mark")
 
     def __init__(self, node: str, entry: Mapping[str, Any]) -> None:
         self.node = node
@@ -88,6 +111,9 @@ class RemotePlayer:
         self.variables = {k: variables[k] for k in SHARED_VARIABLES if k in variables}
         self.channels = frozenset(int(c) for c in entry.get("channels", ()))
         self.censor = frozenset(str(c) for c in entry.get("censor", ()))
+        self.ratings = ratings_from_json(entry.get("ratings"))
+        mark = entry.get("game", "")
+        self.game_mark = mark if mark in ("^", "#") else ""
 
     def __repr__(self) -> str:
         return f"<RemotePlayer {self.handle} on {self.node}>"

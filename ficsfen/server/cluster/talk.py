@@ -1,8 +1,9 @@
-"""Talk across nodes: tells, channel tells, shouts, c-shouts and ``it`` over the bus.
+"""Talk across nodes: tells, ``say``, channel tells, shouts, c-shouts and ``it`` over the bus.
 
 The sending node does what it does alone (its own players hear the message
 as before) and publishes one message for the others: a tell to the node
-of its recipient (``talk.tell``), a channel tell or a shout to every node
+of its recipient (``talk.tell``; ``talk.say`` for a ``say`` to the
+opponent, who may be on another node), a channel tell or a shout to every node
 (``talk.channel``, ``talk.shout``), and only when its copy of the other
 nodes' players (:class:`~ficsfen.server.cluster.presence.Presence`) shows
 someone there who would hear it.  The count in the sender's answer ("(told
@@ -28,7 +29,7 @@ from twisted.logger import Logger
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus, BusMessage
 from ficsfen.server.cluster.presence import Presence, RemotePlayer
-from ficsfen.server.talk import SHOUT_FRAMES, channel_frame, tell_frame
+from ficsfen.server.talk import SHOUT_FRAMES, channel_frame, say_frame, tell_frame
 
 __all__ = ["ClusterTalk"]
 
@@ -49,6 +50,7 @@ class ClusterTalk:
         self.talk = talk
         self._local = local
         bus.on("talk.tell", self._heard_tell)
+        bus.on("talk.say", self._heard_say)
         bus.on("talk.channel", self._heard_channel)
         bus.on("talk.shout", self._heard_shout)
 
@@ -62,6 +64,17 @@ class ClusterTalk:
         return self.bus.to_node(target.node, "talk.tell", {
             "to": fold(target.handle), "from": sender.handle, "name": sender.display_name(),
             "registered": bool(sender.registered), "text": text})
+
+    def say(self, sender: Any, target: RemotePlayer, number: int | None,
+            text: str) -> Deferred[int]:
+        """``say`` ``text`` to ``target`` (``number``: the game the sender plays, else None);
+        fires once Redis accepted it.
+
+        :raises ficsfen.server.cluster.bus.BusDown: (in the Deferred) it was not sent.
+        """
+        return self.bus.to_node(target.node, "talk.say", {
+            "to": fold(target.handle), "from": sender.handle, "name": sender.display_name(),
+            "number": number, "text": text})
 
     def channel(self, sender: Any, channel: int, text: str) -> tuple[int, Deferred[Any]]:
         """A channel tell to the other nodes: how many of their players will hear it, and
@@ -101,6 +114,16 @@ class ClusterTalk:
         talk.fanout(sender, [key], tell_frame(str(body.get("name", sender)),
                                               str(body.get("text", ""))))
         talk.last_teller[key] = sender
+
+    def _heard_say(self, message: BusMessage) -> None:
+        body = message.body
+        talk, key, sender = self.talk, str(body.get("to", "")), str(body.get("from", ""))
+        number = body.get("number")
+        if talk.session_of(key) is None or talk.censors(key, sender):
+            return
+        talk.fanout(sender, [key], say_frame(str(body.get("name", sender)),
+                                             number if isinstance(number, int) else None,
+                                             str(body.get("text", ""))))
 
     def _heard_channel(self, message: BusMessage) -> None:
         body = message.body

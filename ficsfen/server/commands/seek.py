@@ -139,6 +139,9 @@ class PlayCommand(_SeekCommand):
         except (SeekError, NameResolutionError) as e:
             caller.send(e.message)
             return
+        if seek.node is not None and self.board.elsewhere is not None:  # another node's seek
+            self.board.elsewhere.play(caller, seek)
+            return
         if seek.request.manual:
             caller.send(parsed(msg("Issuing match request since the seek was set to manual.")))
             request = MatchRequest(seek.owner, seek.request.time_control,

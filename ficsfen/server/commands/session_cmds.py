@@ -124,7 +124,8 @@ def _part_of(players: list, request: WhoOptions) -> list:
 
 def _who_line(session: IServerCaller, game: object | None, request: WhoOptions,
               column: dict[str, Shown], ratings: RatingView) -> str:
-    status = status_char(game, open_=_is_open(session))
+    # A player of another node of a cluster: the mark their node published.
+    status = getattr(session, "game_mark", "") or status_char(game, open_=_is_open(session))
     if request.layout == "I":
         return interface_entry(session.handle, status, session.registered,
                                [ratings.shown(session.handle, RATING_CATEGORIES[c]).marked

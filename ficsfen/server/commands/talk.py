@@ -25,6 +25,7 @@ from ficsfen.server.parsed import parsed
 from ficsfen.server.interfaces import (IExaminedGame, IPlayedGame, IServerCaller,
                                        IServerDirectory)
 from ficsfen.server.talk import (SHOUT_FRAMES, Talk, TalkError, channel_frame, channel_number,
+                                 say_frame,
                                  rating_text, tell_frame)
 
 __all__ = ["COMMANDS", "commands"]
@@ -132,7 +133,9 @@ class TellCommand(_TalkCommand):
         if self.remember:
             talk.last_told[fold(caller.handle)] = target.handle
         game = directory.game_of(target.handle)
-        answer = talk.told(target, IPlayedGame.providedBy(game), IExaminedGame.providedBy(game))
+        mark = getattr(target, "game_mark", "")  # a player of another node: their node's mark
+        answer = talk.told(target, IPlayedGame.providedBy(game) or mark == "^",
+                           IExaminedGame.providedBy(game) or mark == "#")
         key = fold(target.handle)
         if talk.session_of(key) is not target:  # a player of another node
             d = talk.elsewhere.tell(caller, target, sent)
@@ -196,7 +199,8 @@ class SayCommand(_TalkCommand):
     name = "say"
     usage = msg("say TEXT")
 
-    def run(self, caller: IServerCaller, text: str, *, directory: IServerDirectory) -> None:
+    def run(self, caller: IServerCaller, text: str, *,
+            directory: IServerDirectory) -> Deferred[None] | None:
         talk = self.talk
         game = directory.game_of(caller.handle)
         played = game if IPlayedGame.providedBy(game) else None
@@ -204,26 +208,33 @@ class SayCommand(_TalkCommand):
             fold(caller.handle))
         if other is None:
             caller.send(msg("I don't know whom to say that to."))
-            return
+            return None
         target = caller.players.session(other)
-        if target is None:
+        remote = None if target is not None or talk.elsewhere is None else (
+            talk.elsewhere.presence.get(fold(other)))  # on another node of a cluster
+        if target is None and remote is None:
             caller.send(msg("{handle} is no longer online.", handle=other))
-            return
-        if talk.censors(fold(target.handle), caller.handle):
-            caller.send(parsed(msg("{handle} is censoring you.", handle=target.handle)))
-            return
+            return None
+        whom: Any = target if target is not None else remote
+        if talk.censors(fold(whom.handle), caller.handle) or fold(caller.handle) in getattr(
+                whom, "censor", ()):
+            caller.send(parsed(msg("{handle} is censoring you.", handle=whom.handle)))
+            return None
         sent = self._text(caller, text)
         if sent is None:
-            return
-        if played is not None:
-            frame = parsed(msg("{handle}[{number}] says: {text}", handle=caller.display_name(),
-                        number=played.number, text=sent))
-        else:
-            frame = parsed(msg("{handle} says: {text}", handle=caller.display_name(), text=sent))
-        talk.fanout(caller.handle, [fold(target.handle)], frame)
-        target_game = directory.game_of(target.handle)
-        caller.send(talk.told(target, IPlayedGame.providedBy(target_game),
-                              IExaminedGame.providedBy(target_game)))
+            return None
+        number = played.number if played is not None else None
+        game = directory.game_of(whom.handle)
+        mark = getattr(whom, "game_mark", "")
+        answer = talk.told(whom, IPlayedGame.providedBy(game) or mark == "^",
+                           IExaminedGame.providedBy(game) or mark == "#")
+        if target is None:
+            d = talk.elsewhere.say(caller, remote, number, sent)
+            return d.addCallbacks(lambda _: caller.send(answer), lambda f: _bus_error(caller, f))
+        talk.fanout(caller.handle, [fold(target.handle)], say_frame(caller.display_name(), number,
+                                                                    sent))
+        caller.send(answer)
+        return None
 
 
 class KibitzCommand(_TalkCommand):
