@@ -284,3 +284,27 @@ def _stored(node: ServerProcess) -> str:
     with node.connect() as client:
         client.login("alice", PASSWORDS["alice"])
         return client.ask("stored", "Stored games for alice:")
+
+
+def test_play_of_a_seek_of_the_other_node_starts_the_game_on_the_seeker_s_node(nodes) -> None:
+    from test_cluster_serve import eventually, who_lists
+    one, two = nodes
+    with login(one, "alice") as alice, login(two, "bob") as bob:
+        eventually("node two sees alice", lambda: who_lists(bob, "alice"))
+        assert "Your seek has been posted with index 1." in alice.command("seek 5 0 white")
+        eventually("node two lists alice's seek", lambda: "alice" in bob.command("sought"))
+        number = re.search(r"^ *(\d+) ---- alice", bob.command("sought"), re.M).group(1)
+        board = chess.Board()
+        bob.send(f"play {number}")
+        alice.read_until("bob accepts your seek.")
+        for client in (alice, bob):
+            assert "Creating: alice (----) bob (----) unrated blitz 5 0" in client.read_until(
+                "Creating unrated blitz match.}")
+            wait_for_board(client, board.board_fen())
+        for san in ("e4", "e5", "Nf3"):  # bob's moves go to node one, the seeker's
+            mover, other = (alice, bob) if board.turn == chess.WHITE else (bob, alice)
+            board.push_san(san)
+            assert board_of(mover.command(san)) == board.board_fen()
+            wait_for_board(other, board.board_fen())
+        bob.send("fen")
+        bob.read_until(f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")

@@ -92,9 +92,6 @@ def test_a_seek_on_one_node_is_seen_and_removed_on_the_other(nodes) -> None:
             sought = bob.command("sought")
             assert re.search(r"^  1 ---- alice +5   0 unrated blitz", sought, re.M)
             assert "1 ad displayed." in sought
-            # a game between nodes cannot start from it yet: said, nothing else happens
-            assert bob.command("play 1") == (
-                "alice is on another server: games between servers cannot start yet.\n")
             # unseek on node one: <sr> on node two, gone from sought
             assert "Your seeks have been removed." in alice.command("unseek")
             bob.read_until("<sr> 1")

@@ -109,6 +109,7 @@ class ClusterGames:
         sessions.departures.append(self._departed)
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
+                              ("seat.held", self._heard_held),
                               ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
@@ -186,6 +187,13 @@ class ClusterGames:
         if self.seated.get(key) == message.sender:
             del self.seated[key]
 
+    def _heard_held(self, message: BusMessage) -> None:
+        """A player of this node has a seat on the sender (a game started there from a
+        seek): their game lines run there."""
+        key = str(message.body.get("key", ""))
+        if self.server.sessions.by_key(key) is not None:
+            self.seated[key] = message.sender
+
     def _departed(self, session: Any) -> None:
         if session in self.seats:
             return
@@ -206,6 +214,21 @@ class ClusterGames:
             return
         self.server.dispatcher.execute(seat, line)
         self._release_if_idle(fold(seat.handle))
+
+    def start_game(self, challenge: Any, *, node: str, state: dict[str, Any]) -> Any:
+        """Start here the game of ``challenge`` (a seek of this node answered), whose
+        receiver is a player of ``node`` that ``state`` describes (:func:`.seats.snapshot`):
+        seated here first, so that the game's lines reach them and theirs come here.
+
+        :raises ficsfen.i18n.LocalizedError: the game cannot start (as a local one).
+        """
+        seat = self.seats.seat(node, state)
+        key = fold(seat.handle)
+        self.bus.to_node(node, "seat.held", {"key": key}).addErrback(self._failed, "seat")
+        try:
+            return self.server.games.start_game(challenge)
+        finally:
+            self.server.clock.callLater(0, self._release_if_idle, key)
 
     def _holds(self, key: str) -> bool:
         seat = self.seats.get(key)

@@ -89,6 +89,7 @@ class ClusterNode:
         server.directory.listeners.append(_GameMarks(self))
         #: Games across nodes: seats, forwarded lines, cluster-wide game numbers.
         self.games = ClusterGames(server, self.bus, self.presence)
+        self.seeks.games = self.games  # play of another node's seek starts a game
         self.presence.gone.append(self.games.node_gone)
         sessions.elsewhere = self.presence
         server.talk.elsewhere = self.talk

@@ -25,9 +25,11 @@ whose heartbeat expired, the bus going down.
 
 ``play N`` of another node's seek goes to the owner's node (``seek.play``),
 which starts the game as an accepted ``match`` between nodes would: through
-the hook :attr:`ClusterSeeks.games`, an object whose ``start_game(challenge)``
-starts a game of a :class:`~ficsfen.server.challenges.Challenge` whose
-receiver is on another node (the cluster's game ownership).  While a node
+the hook :attr:`ClusterSeeks.games`, an object whose ``start_game(challenge,
+node=, state=)`` starts a game of a :class:`~ficsfen.server.challenges.Challenge`
+whose receiver is on ``node``, described by ``state``
+(:func:`~ficsfen.server.cluster.seats.snapshot`; the cluster's game
+ownership, :class:`~ficsfen.server.cluster.games.ClusterGames`).  While a node
 has no such object, ``play`` of a remote seek answers that games between
 servers cannot start yet.  A seek that is gone by then is answered "That
 seek is not available." (``seek.refused``).  Seeks never pair at once with
@@ -48,6 +50,7 @@ from ficsfen.server.challenges import Challenge
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.presence import Presence
+from ficsfen.server.cluster.seats import snapshot
 from ficsfen.server.parsed import parsed
 from ficsfen.server.rating_view import Shown
 from ficsfen.server.seeks import Seek, SeekBoard, SeekRequest
@@ -131,7 +134,8 @@ class ClusterSeeks:
             caller.send(not_yet(seek.owner))
             return
         d = self.bus.to_node(str(seek.node), "seek.play", {
-            "id": seek.remote_id, "from": caller.handle, "registered": bool(caller.registered)})
+            "id": seek.remote_id, "from": caller.handle, "registered": bool(caller.registered),
+            "state": snapshot(caller)})
 
         def failed(failure: Failure) -> None:
             error = failure.value
@@ -224,8 +228,10 @@ class ClusterSeeks:
                               seek.request.colour, variant=seek.request.variant,
                               rated=bool(seek.request.rated))
         owner.notify(parsed(msg("{handle} accepts your seek.", handle=responder)))
+        state = body.get("state")
         try:
-            self.games.start_game(challenge)
+            self.games.start_game(challenge, node=message.sender,
+                                  state=state if isinstance(state, dict) else {"handle": responder})
         except LocalizedError:
             self._refuse(message.sender, responder)
 
