@@ -21,7 +21,9 @@ the new position's FEN line.  Reported per mode:
 * server CPU per delivered board: the CPU time of every server process
   (``/proc/PID/task/*/schedstat``) over the rounds, divided by the boards
   delivered to observers; the cluster's ratio to the single node (the
-  Redis server's own CPU is reported beside it).
+  Redis server's own CPU is reported beside it);
+* bus messages per move: the PUBLISH commands Redis ran over the rounds
+  (``INFO commandstats``), divided by the moves played.
 
     python bench/cluster_observers.py --games 20 --observers 2000 --plies 20
 
@@ -126,6 +128,21 @@ class Redis:
                     raise BenchError("redis-server did not start") from None
                 time.sleep(0.05)
 
+    def published(self, host: str) -> int:
+        """The PUBLISH commands Redis has run so far (its ``INFO commandstats``)."""
+        conn = Conn(host, self.port)
+        try:
+            conn.send(b"INFO commandstats\r\n")
+            deadline = time.monotonic() + 10
+            while not conn.buf.endswith(b"\r\n\r\n") or conn.buf.count(b"\r\n") < 2:
+                if time.monotonic() > deadline or not conn.pump():
+                    raise BenchError("Redis did not answer INFO")
+                time.sleep(0.01)
+        finally:
+            conn.close()
+        m = re.search(rb"cmdstat_publish:calls=(\d+)", bytes(conn.buf))
+        return int(m.group(1)) if m else 0
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -224,6 +241,7 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
         latencies: list[float] = []
         cpu0 = sum(cpu_sched_seconds(s.pid) for s in servers)
         redis0 = cpu_sched_seconds(redis.proc.pid) if redis is not None and nodes > 1 else 0.0
+        published0 = redis.published(args.host) if redis is not None and nodes > 1 else 0
         t_start = time.perf_counter()
         boards = 0
         for ply in range(1, args.plies + 1):
@@ -244,12 +262,15 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
         cpu = sum(cpu_sched_seconds(s.pid) for s in servers) - cpu0
         redis_cpu = (cpu_sched_seconds(redis.proc.pid) - redis0
                      if redis is not None and nodes > 1 else 0.0)
+        published = (redis.published(args.host) - published0
+                     if redis is not None and nodes > 1 else 0)
         lat = sorted(latencies)
         return {"mode": mode, "nodes": nodes, "games": count, "observers": args.observers,
                 "plies": args.plies, "boards": boards,
                 "move_to_observer_ms": {"p50": percentile(lat, 50) * 1e3,
                                         "p99": percentile(lat, 99) * 1e3, "max": lat[-1] * 1e3},
                 "server_cpu_s": cpu, "cpu_us_per_board": cpu / boards * 1e6,
+                "bus_messages_per_move": published / (count * args.plies),
                 "redis_cpu_s": redis_cpu, "redis_us_per_board": redis_cpu / boards * 1e6,
                 "elapsed_s": elapsed}
     finally:
@@ -304,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
               f"observers, {r['boards']} boards: move-to-observer p50 {lat['p50']:.1f} ms "
               f"p99 {lat['p99']:.1f} ms max {lat['max']:.1f} ms; server CPU "
               f"{r['cpu_us_per_board']:.1f} us per board ({r['server_cpu_s']:.2f} s); Redis "
-              f"{r['redis_us_per_board']:.1f} us per board")
+              f"{r['redis_us_per_board']:.1f} us per board, "
+              f"{r['bus_messages_per_move']:.2f} bus messages per move")
     print(f"server CPU per delivered board, 2 nodes / 1 node: {summary['cpu_per_board_ratio']:.2f}x")
     return 0
 

@@ -162,6 +162,7 @@ class Bus:
         self.reply_timeout = reply_timeout
         self._handlers: dict[str, list[Callable[[BusMessage], None]]] = {}
         self._state_listeners: list[Callable[[bool], None]] = []
+        self._before_publish: list[Callable[[], None]] = []
         self._channels: dict[str, None] = dict.fromkeys([ALL, node_channel(node)])
         self._up = False
         self._started = False
@@ -204,6 +205,12 @@ class Bus:
         it goes down (not at the start, when it is down until it first connects)."""
         self._state_listeners.append(listener)
 
+    def before_publish(self, flush: Callable[[], None]) -> None:
+        """Call ``flush()`` before each :meth:`publish`: a module that gathers messages
+        to send them later (:class:`~ficsfen.server.cluster.seats.Outbox`) sends them
+        first, so that messages keep the order in which they were made."""
+        self._before_publish.append(flush)
+
     def subscribe(self, channel: str) -> None:
         """Receive the messages published on ``channel`` too (now if connected, and after
         every reconnection)."""
@@ -221,6 +228,8 @@ class Bus:
         :raises BusDown: (in the Deferred) the bus is down, or went down before Redis answered.
         :raises TypeError: ``body`` cannot be written as JSON (raised at once).
         """
+        for flush in self._before_publish:
+            flush()
         data = json.dumps({"k": kind, "n": self.node, "b": dict(body or {})},
                           separators=(",", ":"), ensure_ascii=False)
         d = self.execute("PUBLISH", self._wire(channel), data)

@@ -172,15 +172,20 @@ class ClusterGames:
             _log.failure("a line was not forwarded", failure=failure)
 
     def _heard_output(self, message: BusMessage) -> None:
-        """Bytes for players of this node, written as they are."""
-        keys, text = message.body.get("to"), message.body.get("d")
-        if not isinstance(keys, list) or not isinstance(text, str):
+        """Bytes for players of this node (:class:`~.seats.Outbox`), written as they are:
+        each entry's bytes once to all its players (part of the fast path of boards
+        across nodes: ``bench/cluster_observers.py``)."""
+        writes = message.body.get("w")
+        if not isinstance(writes, list):
             return
-        data = text.encode("latin-1")
         by_key = self.server.sessions.by_key
-        targets = [s for s in (by_key(str(k)) for k in keys) if s is not None]
-        if targets:
-            type(targets[0]).emit_all(targets, data)
+        for entry in writes:
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+                    and isinstance(entry[1], str)):
+                continue
+            targets = [s for s in map(by_key, entry[0]) if s is not None]
+            if targets:
+                type(targets[0]).emit_all(targets, entry[1].encode("latin-1"))
 
     def _heard_free(self, message: BusMessage) -> None:
         key = str(message.body.get("key", ""))

@@ -14,8 +14,11 @@ which writes it to the player's connection as it is: the text is built by
 the same code, for the same settings, as for a player of the owner, so it is
 exactly what a single server writes.
 
-A board for many observers of one node is one message with all their
-handles (:class:`SeatSink`: the fan-out's ``write_all`` per kind of sink).
+What the owner writes to the seats of one node during one turn of its
+reactor (a board for many observers, the player's board, a prompt; the
+boards of several games) leaves as one message (:class:`Outbox`); a board
+for many observers is one entry with all their handles (:class:`SeatSink`:
+the fan-out's ``write_all`` per kind of sink).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus, BusDown
 from ficsfen.server.session import Services, Session
 
-__all__ = ["SeatSink", "Seats", "snapshot"]
+__all__ = ["Outbox", "SeatSink", "Seats", "snapshot"]
 
 _log = Logger(namespace="ficsfen.cluster.seats")
 
@@ -43,27 +46,71 @@ def snapshot(session: Any) -> dict[str, Any]:
             "prompt": session.chosen_prompt, "variables": dict(session.variables)}
 
 
-class SeatSink:
-    """Where a seat's bytes go: the player's node, on the bus (one message per node and
-    write, whatever the number of seats written)."""
+class Outbox:
+    """The bytes for the seats of each other node, gathered during one turn of the
+    reactor and sent as one ``seat.out`` message per node (the fast path of boards
+    across nodes: ``bench/cluster_observers.py``).
 
-    def __init__(self, bus: Bus, node: str, key: str) -> None:
-        self.bus, self.node, self.key = bus, node, key
+    A message's body is ``{"w": [[KEYS, TEXT], ...]}``: each TEXT (the bytes, as
+    latin-1 text in the JSON) for the players of the folded handles KEYS, in the
+    order written; consecutive writes to the same KEYS are joined.  The
+    messages leave at the reactor's next turn, or before any other message the
+    bus publishes (:meth:`Bus.before_publish`), so the order of everything a node
+    sends another is kept.
+    """
+
+    def __init__(self, bus: Bus) -> None:
+        self.bus = bus
+        self._pending: dict[str, list[list[Any]]] = {}
+        self._call: Any = None
+        bus.before_publish(self.flush)
+
+    def add(self, node: str, keys: list[str], data: bytes) -> None:
+        """``data`` for the players ``keys`` of ``node``, sent with the turn's others."""
+        writes = self._pending.get(node)
+        if writes is None:
+            writes = self._pending[node] = []
+            if self._call is None:
+                self._call = self.bus.reactor.callLater(0, self._turn_ended)
+        text = data.decode("latin-1")  # bytes as they are, in JSON
+        if writes and writes[-1][0] == keys:
+            writes[-1][1] += text
+        else:
+            writes.append([keys, text])
+
+    def _turn_ended(self) -> None:
+        self._call = None
+        self.flush()
+
+    def flush(self) -> None:
+        """Send what was gathered: one ``seat.out`` per node."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        for node, writes in pending.items():
+            self.bus.to_node(node, "seat.out", {"w": writes}).addErrback(_lost)
+
+
+class SeatSink:
+    """Where a seat's bytes go: the player's node, through the :class:`Outbox` (one
+    message per node and turn, whatever the number of seats and writes)."""
+
+    def __init__(self, outbox: Outbox, node: str, key: str) -> None:
+        self.outbox, self.node, self.key = outbox, node, key
 
     def write(self, data: bytes) -> None:
         """``data`` to this seat's player."""
-        SeatSink.write_all([self], data)
+        self.outbox.add(self.node, [self.key], data)
 
     @staticmethod
     def write_all(sinks: list[SeatSink], data: bytes) -> None:
-        """The same ``data`` to each seat of ``sinks``: one ``seat.out`` per node."""
+        """The same ``data`` to each seat of ``sinks``: one entry per node."""
         by_node: dict[str, list[str]] = {}
         for sink in sinks:
             by_node.setdefault(sink.node, []).append(sink.key)
-        bus = sinks[0].bus
-        text = data.decode("latin-1")  # bytes as they are, in JSON
+        outbox = sinks[0].outbox
         for node, keys in by_node.items():
-            bus.to_node(node, "seat.out", {"to": keys, "d": text}).addErrback(_lost)
+            outbox.add(node, keys, data)
 
 
 def _lost(failure: Any) -> None:
@@ -79,6 +126,8 @@ class Seats:
 
     def __init__(self, bus: Bus, services: Callable[[], Services | None]) -> None:
         self.bus = bus
+        #: The bytes for the seats' players, gathered per node and turn.
+        self.outbox = Outbox(bus)
         self._services = services
         self._seats: dict[str, Session] = {}
         self._nodes: dict[str, str] = {}
@@ -126,7 +175,7 @@ class Seats:
             services = self._services()
             if services is None:
                 raise ValueError("the session services are not bound")
-            sink = SeatSink(self.bus, node, key)
+            sink = SeatSink(self.outbox, node, key)
             seat = Session(services, handle, write=sink.write, close=lambda: self._closed(key),
                            lang=str(state.get("lang", "en")))
             seat.sink = sink  # type: ignore[assignment]  # a SeatSink writes as ILineConnection says
