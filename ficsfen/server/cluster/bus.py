@@ -270,9 +270,12 @@ class Bus:
 
     def stop(self) -> Deferred[None]:
         """Close both connections and stop reconnecting; fires once they are closed.
-        The state listeners are not told (the node is stopping)."""
+        What :meth:`before_publish` gatherers hold is sent first.  The state listeners
+        are not told (the node is stopping)."""
         if not self._started:
             return succeed(None)
+        for flush in self._before_publish:  # what was gathered leaves first
+            flush()
         self._started = False
         self._state_listeners = []
         self._up = False
