@@ -210,8 +210,10 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
         # observer j: node j % nodes, game j % count
         for j in range(args.observers):
             watchers.append(groups[j % nodes][j // nodes])
-        if nodes > 1:
-            time.sleep(args.settle)  # presence: each node learns the other's players
+        if nodes > 1:  # presence: each white's node must know its opponent first
+            for i in range(count):
+                wait_present(whites[i], black_names[i], settle=args.settle,
+                             timeout=args.timeout)
         for i in range(count):
             whites[i].send(f"match {black_names[i]} 0 0 white\r\n".encode())
         wait_all(blacks, b'You can "accept"', timeout=args.timeout)
@@ -289,12 +291,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--pgn", default=str(DEFAULT_PGN))
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--settle", type=float, default=1.0,
-                   help="seconds for the nodes to learn each other's players")
+    p.add_argument("--settle", type=float, default=0.2,
+                   help="seconds between two checks that a node knows its players' opponents")
     p.add_argument("--redis", default="/usr/bin/redis-server")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     add_server_args(p)
     return p.parse_args(argv)
+
+
+def wait_present(conn: SeenConn, name: str, *, settle: float, timeout: float) -> None:
+    """Ask ``finger NAME`` on ``conn``'s node every ``settle`` seconds until it shows
+    ``name`` online (presence crossed the bus).
+
+    :raises BenchError: not within ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        conn.seen.clear()
+        conn.send(f"finger {name}\r\n".encode())
+        wait_all([conn], PROMPT, timeout=timeout)
+        if b"On for:" in bytes(conn.seen):
+            return
+        if time.monotonic() > deadline:
+            raise BenchError(f"{name} never appeared online on the other node")
+        time.sleep(settle)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,8 @@ def load(name: str) -> ModuleType:
 @pytest.mark.slow
 @pytest.mark.parametrize("script", ["load", "soak", "observers", "floor_server", "fanout_floor",
                                     "fanout_tell", "bench_fens", "bench_parse", "conn_memory",
-                                    "web_observers", "page_weight"])
+                                    "web_observers", "page_weight", "cluster_observers",
+                                    "cluster_tell", "store_postgres"])
 def test_every_bench_script_starts(script):
     """Imports survive layout moves: ``--help`` runs from the repository root."""
     proc = subprocess.run([sys.executable, str(BENCH / f"{script}.py"), "--help"], cwd=REPO,

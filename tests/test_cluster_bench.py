@@ -1,0 +1,32 @@
+"""``bench/cluster_observers.py`` still runs: one node, then two on a real Redis, the
+same games and observers, every board delivered (a run, not a measure)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_cluster_observers_bench_delivers_every_board_on_one_and_two_nodes(redis_server):
+    # redis_server: the same prerequisite rule (fail under CI when redis-server is missing)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "cluster_observers.py"), "--games", "2",
+         "--observers", "20", "--plies", "4", "--json"],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    runs = {run["mode"]: run for run in json.loads(proc.stdout)["runs"]}
+    assert set(runs) == {"single", "cluster"}
+    for run in runs.values():
+        assert run["boards"] == 20 * 4  # each observer, each ply
+        assert run["move_to_observer_ms"]["p50"] <= run["move_to_observer_ms"]["p99"]
+    assert runs["single"]["nodes"] == 1 and runs["cluster"]["nodes"] == 2
+    assert runs["single"]["bus_messages_per_move"] == 0
+    assert runs["cluster"]["bus_messages_per_move"] > 0  # observers on the other node
