@@ -16,7 +16,7 @@ line for each, and ficsfen's as a ratio of the floors'.
 
     python bench/fanout_tell.py --members 1000 --tells 50
 
-Run it under ``flock -x /work/bench.lock`` on the shared machine.
+Run it on a quiet machine (other work shifts the figures).
 """
 
 from __future__ import annotations
