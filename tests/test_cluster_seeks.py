@@ -51,3 +51,13 @@ def test_ratings_travel_whole_in_an_entry() -> None:
                                   "ratings": ratings_to_json(played)})
     assert (player.game_mark, player.ratings) == ("^", played)
     assert RemotePlayer("two", {"handle": "bob", "game": "?"}).game_mark == ""
+
+
+def test_who_free_filters_leave_out_a_player_in_a_game_on_another_node() -> None:
+    from ficsfen.server.commands.session_cmds import _KEEPS
+
+    playing = RemotePlayer("two", {"handle": "bob", "registered": True, "game": "^"})
+    examining = RemotePlayer("two", {"handle": "carol", "registered": True, "game": "#"})
+    idle = RemotePlayer("two", {"handle": "dave", "registered": True})
+    assert [_KEEPS["f"](p, None) for p in (playing, examining, idle)] == [False, False, True]
+    assert not _KEEPS["a"](playing, None)

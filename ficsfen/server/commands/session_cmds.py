@@ -35,11 +35,17 @@ def _is_open(session: IServerCaller) -> bool:
 #: ``who``'s filters: which players each letter keeps.  Nobody has a bughouse
 #: partner here, so ``B`` keeps nobody; ``r`` keeps registered players (FICS: those
 #: whose ``rated`` variable is set; guests play unrated only).
+def _free(session: Any, game: object | None) -> bool:
+    """Neither playing nor examining: no game here, and (a player of another node of a
+    cluster) no game mark from their node."""
+    return game is None and not getattr(session, "game_mark", "")
+
+
 _KEEPS = {
     "o": lambda s, game: _is_open(s),
     "r": lambda s, game: s.registered and bool(s.variables.get("rated", True)),
-    "f": lambda s, game: game is None,
-    "a": lambda s, game: game is None and _is_open(s),
+    "f": lambda s, game: _free(s, game),
+    "a": lambda s, game: _free(s, game) and _is_open(s),
     "R": lambda s, game: s.registered,
     "U": lambda s, game: not s.registered,
     "B": lambda s, game: False,
