@@ -17,32 +17,21 @@ import chess
 import pytest
 from redis_server import RedisServer, namespace
 
-from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
+import cluster_nodes
+from cluster_nodes import PASSWORDS, node_config, two_nodes
+
+from ficsfen.server.testing import ServerProcess, TelnetClient
 
 pytestmark = pytest.mark.slow
 
-PASSWORDS = {"alice": "apass", "bob": "bpass", "carol": "cpass", "dave": "dpass"}
-
-
-def node_config(tmp_path: Path, name: str, ns: str) -> Path:
-    path = accounts_config(tmp_path / f"{name}.toml", PASSWORDS)
-    path.write_text(path.read_text() + f'[cluster]\nnode = "{name}"\nnamespace = "{ns}"\n'
-                    "heartbeat_interval = 0.2\nheartbeat_timeout = 1.5\n")
-    return path
-
-
 @pytest.fixture
 def nodes(redis: RedisServer, tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    ns = namespace("games")
-    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url)
-    two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster", redis.url)
-    with one, two:
-        yield one, two
+    with two_nodes(tmp_path, redis.url, namespace("games")) as both:
+        yield both
 
 
 def login(node: ServerProcess, name: str) -> TelnetClient:
-    client = node.connect()
-    client.login(name, PASSWORDS[name])
+    client = cluster_nodes.login(node, name)
     client.ask("set style 12", "Style 12 set.")
     return client
 

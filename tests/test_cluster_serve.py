@@ -12,54 +12,23 @@ nothing is timed.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 from redis_server import RedisServer, namespace
 
-from ficsfen.server.testing import ServerProcess, TelnetClient, accounts_config
+from cluster_nodes import PASSWORDS, eventually, login, two_nodes
+
+from ficsfen.server.testing import ServerProcess, TelnetClient
 
 pytestmark = pytest.mark.slow
-
-PASSWORDS = {"alice": "apass", "bob": "bpass", "carol": "cpass"}
-DEADLINE = 60.0
-
-
-def eventually(what: str, attempt: Callable[[], bool]) -> None:
-    """Retry ``attempt()`` until it holds; fail after :data:`DEADLINE` seconds."""
-    deadline = time.monotonic() + DEADLINE
-    while not attempt():
-        if time.monotonic() > deadline:
-            pytest.fail(f"never: {what}")
-        time.sleep(0.05)
-
-
-def node_config(tmp_path: Path, name: str, ns: str) -> Path:
-    path = accounts_config(tmp_path / f"{name}.toml", PASSWORDS)
-    path.write_text(path.read_text() + f'[cluster]\nnode = "{name}"\nnamespace = "{ns}"\n'
-                    "heartbeat_interval = 0.2\nheartbeat_timeout = 1.5\n")
-    return path
-
 
 @pytest.fixture
 def nodes(redis: RedisServer, pg_url: str,
           tmp_path: Path) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    ns = namespace("serve")
-    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster", redis.url,
-                        "--data", pg_url)
-    with one:  # the first node makes the schema and imports the accounts
-        two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster",
-                            redis.url, "--data", pg_url)
-        with two:
-            yield one, two
-
-
-def login(node: ServerProcess, name: str) -> TelnetClient:
-    client = node.connect()
-    client.login(name, PASSWORDS[name])
-    return client
+    with two_nodes(tmp_path, redis.url, namespace("serve"), pg_url) as both:
+        yield both
 
 
 def who_lists(client: TelnetClient, *handles: str) -> bool:
