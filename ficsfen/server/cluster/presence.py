@@ -357,14 +357,22 @@ class Presence:
             table = self._tables[node] = _Table(run)
         return table
 
-    def _heard_entry(self, message: BusMessage) -> None:
+    def _next_change(self, message: BusMessage) -> _Table | None:
+        """The sender's table if ``message`` is a change it has not seen (its number
+        recorded; a gap before it makes the table read again), else ``None``."""
         run, seq = _seq(message.body.get("seq"))
         table = self._table(message.sender, run)
         if seq <= table.seq:
-            return
+            return None
         if seq != table.seq + 1:
             self._read(message.sender)
         table.seq = seq
+        return table
+
+    def _heard_entry(self, message: BusMessage) -> None:
+        table = self._next_change(message)
+        if table is None:
+            return
         try:
             player = RemotePlayer(message.sender, message.body["entry"])
         except (KeyError, TypeError, ValueError):
@@ -376,13 +384,9 @@ class Presence:
         self._place(key, old)
 
     def _heard_leave(self, message: BusMessage) -> None:
-        run, seq = _seq(message.body.get("seq"))
-        table = self._table(message.sender, run)
-        if seq <= table.seq:
+        table = self._next_change(message)
+        if table is None:
             return
-        if seq != table.seq + 1:
-            self._read(message.sender)
-        table.seq = seq
         key = str(message.body.get("key", ""))
         old = table.players.pop(key, None)
         if old is not None:
