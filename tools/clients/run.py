@@ -33,7 +33,7 @@ import boardcheck  # noqa: E402
 
 ACCOUNTS = {"zipa": "zpass1", "zipb": "zpass2"}
 XBOARD = "/usr/games/xboard"
-DEFAULT_PGN = Path("/work/shared/data/pgn/kasparov-deep-blue-1997.pgn")
+DEFAULT_PGN = HERE.parents[2] / "shared" / "data" / "pgn" / "kasparov-deep-blue-1997.pgn"
 
 
 def free_port() -> int:
