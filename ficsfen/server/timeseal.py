@@ -54,6 +54,7 @@ __all__ = [
     "decode",
     "detect",
     "lag_charge",
+    "move_charge",
     "stamp_of",
     "unseal",
 ]
@@ -251,6 +252,21 @@ def lag_charge(client: float, wall: float, max_compensation: float) -> float:
     return min(wall, max(client, wall - max_compensation, 0.0))
 
 
+def move_charge(received: int | None, moved: int | None, wall: float,
+                max_compensation: float) -> tuple[float, int | None]:
+    """Seconds to charge for a move and the lag measured (ms, None when unknown).
+
+    ``received``: the stamp of the board's arrival (the first answer to the
+    last ping), ``moved``: the move line's stamp, ``wall``: the seconds the
+    server measured.  Without both stamps the client is taken to have moved
+    at once, so the lag allowance alone is forgiven.
+    """
+    if received is None or moved is None:
+        return lag_charge(0.0, wall, max_compensation), None
+    client = client_elapsed_ms(received, moved, wall * 1000.0) / 1000.0
+    return lag_charge(client, wall, max_compensation), max(0, round((wall - client) * 1000.0))
+
+
 class MoveTimer:
     """What one timeseal connection's stamps say about the player's moves.
 
@@ -273,6 +289,9 @@ class MoveTimer:
         self._session: Session | None = None
         self._pending = 0  # pings sent and not answered yet
         self._received: int | None = None  # stamp of the first answer since the last ping
+        #: When the last ping was sent, if :meth:`ping` was told (a cluster node times
+        #: the moves of a game hosted elsewhere from it: :mod:`ficsfen.server.cluster.seal`).
+        self.pinged_at: float | None = None
 
     @property
     def stamp(self) -> int | None:
@@ -284,12 +303,19 @@ class MoveTimer:
         """Send pings to ``session`` and report its lag there (``session.lag_ms``)."""
         self._session = session
 
-    def ping(self) -> None:
-        """A board reached the player to move: ask for the stamp of its arrival."""
+    @property
+    def received(self) -> int | None:
+        """The stamp of the board's arrival: the first answer since the last ping, if any."""
+        return self._received
+
+    def ping(self, at: float | None = None) -> None:
+        """A board reached the player to move: ask for the stamp of its arrival (sent
+        ``at`` that time, in seconds, when the caller gives it)."""
         if self._session is None:
             return
         self._pending += 1
         self._received = None
+        self.pinged_at = at
         self._session.emit(self.ping_bytes)
 
     def replied(self, stamp: int) -> None:
@@ -308,10 +334,7 @@ class MoveTimer:
         session's ``lag_ms``.
         """
         received, self._received = self._received, None
-        moved = self.stamp
-        if received is None or moved is None:
-            return lag_charge(0.0, wall, self.max_compensation)
-        client = client_elapsed_ms(received, moved, wall * 1000.0) / 1000.0
-        if self._session is not None:
-            self._session.lag_ms = max(0, round((wall - client) * 1000.0))
-        return lag_charge(client, wall, self.max_compensation)
+        charged, lag = move_charge(received, self.stamp, wall, self.max_compensation)
+        if lag is not None and self._session is not None:
+            self._session.lag_ms = lag
+        return charged

@@ -45,6 +45,7 @@ from twisted.python.failure import Failure
 from ficsfen.i18n import msg
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
+from ficsfen.server.cluster import seal
 from ficsfen.server.cluster.failover import Failover
 from ficsfen.server.cluster.listing import RemoteListing, listings_of
 from ficsfen.server.cluster.numbers import GameNumbers
@@ -87,7 +88,8 @@ class ClusterGames:
         self.bus = bus
         self.presence = presence
         sessions = server.sessions
-        self.seats = Seats(bus, lambda: sessions.services)
+        self.seats = Seats(bus, lambda: sessions.services,
+                           lag_compensation=server.config.lag_compensation)
         #: Where each player of this node is seated (folded handle -> owner node).
         self.seated: dict[str, str] = {}
         self.listings: dict[int, RemoteListing] = {}
@@ -151,8 +153,11 @@ class ClusterGames:
         if not self.bus.up:
             return False  # the link is down: the line runs here (and says what it can)
         self.seated[key] = owner
-        self.bus.to_node(owner, "seat.cmd", {"state": snapshot(session), "line": line}).addErrback(
-            self._unsent, session)
+        body: dict[str, Any] = {"line": line}
+        if command is None and session.move_timer is not None:  # a move: timed by its stamps
+            body["seal"] = seal.stamps(session, self.server.clock.seconds())
+        body["state"] = snapshot(session)
+        self.bus.to_node(owner, "seat.cmd", body).addErrback(self._unsent, session)
         return True
 
     def _command_name(self, word: str) -> str | None:
@@ -186,6 +191,12 @@ class ClusterGames:
             targets = [s for s in map(by_key, entry[0]) if s is not None]
             if targets:
                 type(targets[0]).emit_all(targets, entry[1].encode("latin-1"))
+        pings = message.body.get("p")
+        if isinstance(pings, list):  # after the bytes: a board's ping follows it
+            now = self.server.clock.seconds()
+            for session in map(by_key, map(str, pings)):
+                if session is not None:
+                    seal.ping_here(session, now)
 
     def _heard_free(self, message: BusMessage) -> None:
         key = str(message.body.get("key", ""))
@@ -217,6 +228,9 @@ class ClusterGames:
             seat = self.seats.seat(message.sender, state)
         except ValueError:
             return
+        timer = seat.move_timer
+        if isinstance(timer, seal.SeatTimer):
+            timer.running(message.body.get("seal"))
         self.server.dispatcher.execute(seat, line)
         self._release_if_idle(fold(seat.handle))
 

@@ -29,6 +29,7 @@ from twisted.logger import Logger
 
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus, BusDown
+from ficsfen.server.cluster.seal import SeatTimer
 from ficsfen.server.session import Services, Session
 
 __all__ = ["Outbox", "SeatSink", "Seats", "snapshot"]
@@ -62,6 +63,7 @@ class Outbox:
     def __init__(self, bus: Bus) -> None:
         self.bus = bus
         self._pending: dict[str, list[list[Any]]] = {}
+        self._pings: dict[str, list[str]] = {}
         self._call: Any = None
         bus.before_publish(self.flush)
 
@@ -70,13 +72,24 @@ class Outbox:
         writes = self._pending.get(node)
         if writes is None:
             writes = self._pending[node] = []
-            if self._call is None:
-                self._call = self.bus.reactor.callLater(0, self._turn_ended)
+            self._schedule()
         text = data.decode("latin-1")  # bytes as they are, in JSON
         if writes and writes[-1][0] == keys:
             writes[-1][1] += text
         else:
             writes.append([keys, text])
+
+    def ping(self, node: str, key: str) -> None:
+        """Have the timeseal client of the player ``key`` of ``node`` pinged once the
+        turn's bytes are written (:mod:`.seal`): ``"p"``, the folded handles, in the body."""
+        self._pings.setdefault(node, []).append(key)
+        if node not in self._pending:
+            self._pending[node] = []
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if self._call is None:
+            self._call = self.bus.reactor.callLater(0, self._turn_ended)
 
     def _turn_ended(self) -> None:
         self._call = None
@@ -87,8 +100,12 @@ class Outbox:
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
+        pings, self._pings = self._pings, {}
         for node, writes in pending.items():
-            self.bus.to_node(node, "seat.out", {"w": writes}).addErrback(_lost)
+            body: dict[str, Any] = {"w": writes}
+            if node in pings:
+                body["p"] = pings[node]
+            self.bus.to_node(node, "seat.out", body).addErrback(_lost)
 
 
 class SeatSink:
@@ -101,6 +118,10 @@ class SeatSink:
     def write(self, data: bytes) -> None:
         """``data`` to this seat's player."""
         self.outbox.add(self.node, [self.key], data)
+
+    def ping(self) -> None:
+        """This seat's timeseal client pinged, after the bytes of the turn."""
+        self.outbox.ping(self.node, self.key)
 
     @staticmethod
     def write_all(sinks: list[SeatSink], data: bytes) -> None:
@@ -121,11 +142,14 @@ def _lost(failure: Any) -> None:
 class Seats:
     """The seats of this node (the players of other nodes in the games it hosts).
 
-    ``services``: the node's session services (seats are sessions of this node).
+    ``services``: the node's session services (seats are sessions of this node);
+    ``lag_compensation``: the node's allowance for the moves of timeseal players.
     """
 
-    def __init__(self, bus: Bus, services: Callable[[], Services | None]) -> None:
+    def __init__(self, bus: Bus, services: Callable[[], Services | None], *,
+                 lag_compensation: float = 1.0) -> None:
         self.bus = bus
+        self.lag_compensation = lag_compensation
         #: The bytes for the seats' players, gathered per node and turn.
         self.outbox = Outbox(bus)
         self._services = services
@@ -194,6 +218,8 @@ class Seats:
         if isinstance(ivars, dict) and ivars != dict(seat.ivars):
             seat.preset_ivars({str(k): bool(v) for k, v in ivars.items()})
         seat.timeseal = bool(state.get("timeseal", seat.timeseal))
+        if seat.timeseal != isinstance(seat.move_timer, SeatTimer):
+            self._time(seat)
         seat.lag_ms = int(state.get("lag", seat.lag_ms) or 0)
         seat.interface = str(state.get("interface", seat.interface) or "")
         prompt = state.get("prompt")
@@ -204,6 +230,14 @@ class Seats:
             seat.variables.update({str(k): v for k, v in variables.items()
                                    if isinstance(v, (bool, int))})
         return seat
+
+    def _time(self, seat: Session) -> None:
+        """A timeseal player's seat times their moves from their stamps (:mod:`.seal`)."""
+        sink = seat.sink
+        if seat.timeseal and isinstance(sink, SeatSink):
+            seat.move_timer = SeatTimer(seat, sink.ping, max_compensation=self.lag_compensation)
+        else:
+            seat.move_timer = None
 
     def _closed(self, key: str) -> None:
         self.drop(key)
