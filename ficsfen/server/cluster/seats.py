@@ -54,7 +54,9 @@ class Outbox:
 
     A message's body is ``{"w": [[KEYS, TEXT], ...]}``: each TEXT (the bytes, as
     latin-1 text in the JSON) for the players of the folded handles KEYS, in the
-    order written; consecutive writes to the same KEYS are joined.  The
+    order written; consecutive writes to the same KEYS are joined.  ``"p"``, when
+    there, lists the players whose timeseal client is pinged after the bytes
+    (:meth:`ping`, :mod:`.seal`).  The
     messages leave at the reactor's next turn, or before any other message the
     bus publishes (:meth:`Bus.before_publish`), so the order of everything a node
     sends another is kept.
