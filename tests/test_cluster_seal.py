@@ -124,8 +124,8 @@ def test_a_line_without_stamps_forgives_only_the_allowance():
 class _Player:
     """What :func:`seal.stamps` reads of a player of the node: a session's timer and lag."""
 
-    def __init__(self) -> None:
-        self.move_timer = timeseal.MoveTimer()
+    def __init__(self, ping: bytes = timeseal.PING) -> None:
+        self.move_timer = timeseal.MoveTimer(ping=ping)
         self.lag_ms = 0
         self.sent: list[bytes] = []
         self.move_timer.attach(self)  # type: ignore[arg-type]
@@ -146,6 +146,12 @@ def test_the_player_s_node_pings_and_sends_the_stamps_of_the_move():
     assert player.lag_ms == 500
     timer.replied(3_000)  # an answer no ping asked for changes nothing
     assert seal.stamps(player, 110.5)["r"] == 2_000
+
+
+def test_a_version_2_client_is_pinged_as_version_2_clients_are():
+    player = _Player(timeseal.PING_V2)
+    seal.ping_here(player, 1.0)
+    assert player.sent == [timeseal.PING_V2]
 
 
 def test_stamps_of_a_player_without_timeseal_are_none():

@@ -19,7 +19,9 @@ and ``refresh N`` for a game number of another node.  The owner says
 end); the player's node then runs their lines itself again.  A player of
 this node who logs out while seated elsewhere is logged out of their seats
 too (``seat.leave``: their game there is adjourned or forfeited as on a
-single server).
+single server).  A timeseal player's moves carry their client's stamps and
+their pings leave with the seat's bytes (:mod:`.seal`): they are charged as
+on a single server.
 
 **Numbers.**  A game's number is unique across the cluster: reserved in
 Redis (:mod:`.numbers`).  Each owner keeps the games it hosts in the Redis
@@ -44,8 +46,8 @@ from twisted.python.failure import Failure
 
 from ficsfen.i18n import msg
 from ficsfen.names import NameResolutionError, fold
-from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster import seal
+from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.failover import Failover
 from ficsfen.server.cluster.listing import RemoteListing, listings_of
 from ficsfen.server.cluster.numbers import GameNumbers
