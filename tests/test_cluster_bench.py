@@ -15,11 +15,13 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_cluster_observers_bench_delivers_every_board_on_one_and_two_nodes(redis_server):
-    # redis_server: the same prerequisite rule (fail under CI when redis-server is missing)
+def test_cluster_observers_bench_delivers_every_board_on_one_and_two_nodes(
+        redis_server: object, shared_pgn: Path) -> None:
+    # redis_server, shared_pgn: the prerequisite rule (fail under CI when missing)
+    pgn = shared_pgn / "kasparov-deep-blue-1997.pgn"
     proc = subprocess.run(
         [sys.executable, str(REPO / "bench" / "cluster_observers.py"), "--games", "2",
-         "--observers", "20", "--plies", "4", "--json"],
+         "--observers", "20", "--plies", "4", "--json", "--pgn", str(pgn)],
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     runs = {run["mode"]: run for run in json.loads(proc.stdout)["runs"]}
