@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg
@@ -48,6 +49,7 @@ from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, 
 from ficsfen.server.journal import StoreJournal
 from ficsfen.server.rated_games import GameRating
 from ficsfen.server.ratings import Ratings
+from ficsfen.server.store.errors import NoSuchGameError
 
 if TYPE_CHECKING:
     from ficsfen.server.reply import Reply
@@ -117,6 +119,9 @@ class GameService:
     #: ``anywhere(handle)``: a player logged in on any node of a cluster (what the
     #: adjourned-game notice at a login names as online), or None: :meth:`find_sessions`'s.
     anywhere: Callable[[str], Any] | None = None
+    #: ``arrival_elsewhere(opponent, handle)``: tell ``opponent``, on another node of a
+    #: cluster, that ``handle`` arrived with their adjourned game; whether it did.
+    arrival_elsewhere: Callable[[str, str], bool] | None = None
 
     def find_sessions(self, session: Callable[[str], Session | None]) -> None:
         """Find a player's session with ``session(handle)`` from now on (a cluster adds the
@@ -278,8 +283,27 @@ class GameService:
         self.rating.resumed(game)
         if self.journal is None:
             self._continue(game)
-        else:
-            self._start(game, self.journal.resumed(game), lambda: self._continue(game))
+            return
+        lost: list[Failure] = []
+
+        def taken(failure: Failure) -> None:
+            failure.trap(NoSuchGameError)
+            lost.append(failure)
+
+        # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once
+        claimed = self.journal.resumed(game).addErrback(taken)
+        self._start(game, claimed,
+                    lambda: self._not_resumed(game) if lost else self._continue(game))
+
+    def _not_resumed(self, game: PlayedGame) -> None:
+        """The store refused to resume ``game``: another server sharing it resumed it
+        first.  Its players read what a ``resume`` finding no such game answers; it is
+        kept no more here."""
+        self.log.info("game {white} vs. {black} was resumed by another server",
+                      white=game.white, black=game.black)
+        for handle in game.players():
+            self.broadcaster.tell(handle, msg("You have no adjourned game with {name}.",
+                                              name=game.opponent_of(handle)))
 
     def _continue(self, game: PlayedGame) -> None:
         self.directory.add(game)
@@ -316,7 +340,8 @@ class GameService:
         if IPlayedGame.providedBy(game):
             self.broadcaster.still_playing(session, game)
         tell_adjourned(session, self.adjourned.of(session.handle),
-                       session_of=self.anywhere or self._session, broadcaster=self.broadcaster)
+                       session_of=self.anywhere or self._session, broadcaster=self.broadcaster,
+                       elsewhere=self.arrival_elsewhere)
 
     def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between
