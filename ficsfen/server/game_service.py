@@ -244,28 +244,41 @@ class GameService:
                         limiter=self.offer_limiter)
         self.rating.start(game, rated=bool(getattr(challenge, "rated", False)),
                           variant=challenge.variant)
-        if self.journal is None:
-            self._announce_start(game)
-        else:
-            self._start(game, self.journal.started(game), lambda: self._announce_start(game))
+        written = self.journal.started(game) if self.journal is not None else None
+        self._start(game, written, lambda number: self._announce_start(game, number))
         return game
 
-    def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
-        """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
+    def _start(self, game: PlayedGame, written: Deferred[Any] | None,
+               announce: Callable[[int | None], None],
+               refused: Callable[[], bool] = lambda: False) -> None:
+        """``announce`` ``game`` once ``written`` (``None``: at once) and, in a cluster, a
+        number is reserved for it (:attr:`GameDirectory.reserve_number`: at once but when
+        more games start on this node than it has numbers at hand); its players are busy
+        meanwhile.  ``refused()`` true once written: nothing to number."""
         for handle in game.players():
             self._starting[fold(handle)] = game
 
-        def started() -> None:
+        def numbered(number: int | None) -> None:
             for handle in game.players():
                 if self._starting.get(fold(handle)) is game:
                     del self._starting[fold(handle)]
-            announce()
+            announce(number)
 
-        game.after_write(written, started)
+        def started() -> None:
+            reserve = self.directory.reserve_number
+            if reserve is None or refused():
+                numbered(None)
+            else:
+                reserve().addCallback(numbered)
 
-    def _announce_start(self, game: PlayedGame) -> None:
+        if written is None:
+            started()
+        else:
+            game.after_write(written, started)
+
+    def _announce_start(self, game: PlayedGame, number: int | None = None) -> None:
         """Number the new ``game`` and show both players the board."""
-        self.directory.add(game)
+        self.directory.add(game, number)
         self.broadcaster.game_created(game)
 
     def resume_game(self, game: PlayedGame) -> None:
@@ -282,7 +295,7 @@ class GameService:
         game.limiter = self.offer_limiter
         self.rating.resumed(game)
         if self.journal is None:
-            self._continue(game)
+            self._start(game, None, lambda number: self._continue(game, number))
             return
         lost: list[Failure] = []
 
@@ -293,7 +306,9 @@ class GameService:
         # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once
         claimed = self.journal.resumed(game).addErrback(taken)
         self._start(game, claimed,
-                    lambda: self._not_resumed(game) if lost else self._continue(game))
+                    lambda number: self._not_resumed(game) if lost else self._continue(game,
+                                                                                        number),
+                    refused=lambda: bool(lost))
 
     def _not_resumed(self, game: PlayedGame) -> None:
         """The store refused to resume ``game``: another server sharing it resumed it
@@ -305,8 +320,8 @@ class GameService:
             self.broadcaster.tell(handle, msg("You have no adjourned game with {name}.",
                                               name=game.opponent_of(handle)))
 
-    def _continue(self, game: PlayedGame) -> None:
-        self.directory.add(game)
+    def _continue(self, game: PlayedGame, number: int | None = None) -> None:
+        self.directory.add(game, number)
         self.broadcaster.game_continued(game)
         game.listener = self
         game.resume()

@@ -103,6 +103,7 @@ class ClusterGames:
         self.failover = Failover(server, bus, presence)
         directory.taken_elsewhere = self._taken_elsewhere
         directory.number_source = self.numbers.take
+        directory.reserve_number = self.numbers.reserve
         self._soon: dict[int, Any] = {}  # game number -> its listing's delayed call
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
