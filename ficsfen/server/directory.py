@@ -21,6 +21,8 @@ from ficsfen.names import fold
 from ficsfen.server.interfaces import IGameEvents, IServerDirectory
 
 if TYPE_CHECKING:
+    from twisted.internet.defer import Deferred
+
     from ficsfen.tracker import Ply, Tracker
 
 __all__ = ["GameDirectory"]
@@ -62,6 +64,9 @@ class GameDirectory:
         #: ``number_source()``: a number reserved for this node across a cluster, or None
         #: (none at hand: the smallest free one not :attr:`taken_elsewhere` is used).
         self.number_source: Callable[[], int | None] | None = None
+        #: ``reserve_number()``: a number reserved for a new played game across a cluster,
+        #: once there is one (None: the directory picks), for :meth:`add`'s ``number``.
+        self.reserve_number: Callable[[], Deferred[int | None]] | None = None
         #: ``listed_elsewhere()``: the games of the other nodes of a cluster as ``games``
         #: lists them (objects with ``number``, ``line``, ``players`` and ``kind``).
         self.listed_elsewhere: Callable[[], list[Any]] | None = None
@@ -96,11 +101,13 @@ class GameDirectory:
     def __len__(self) -> int:
         return len(self._games)
 
-    def add(self, game: IGame) -> int:
-        """Give ``game`` the smallest free number and register its players."""
+    def add(self, game: IGame, number: int | None = None) -> int:
+        """Give ``game`` the smallest free number (or ``number``, reserved for it by
+        :attr:`reserve_number`) and register its players."""
         if not IGame.providedBy(game):
             raise TypeError(f"{game!r} does not provide IGame")
-        number = self._number()
+        if number is None or number in self._games:
+            number = self._number()
         game.number = number
         self._games[number] = game
         self._observers[number] = {}

@@ -17,11 +17,13 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, gatherResults, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from ficsfen.i18n import msg, msgn
 from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.game_values import EndCode, GameResult, GameStatus
 from ficsfen.server.journal import StoreJournal, restore_game
+from ficsfen.server.store.errors import NoSuchGameError
 from ficsfen.server.store.records import GameEnd
 
 __all__ = ["GameKeeping"]
@@ -96,16 +98,29 @@ class GameKeeping:
                                 code=EndCode.ABORTED)
             game.result = result
             if self.journal is not None and game.record_id is not None:
-                writes.append(self.journal.ended(game, result))
-            self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
-                          "{days:g} days", white=game.white, black=game.black, days=days)
-            for handle in game.players():
-                self._tell(handle, msgn(
-                    "Your adjourned game with {handle} has expired: it was not resumed within "
-                    "{count} day.",
-                    "Your adjourned game with {handle} has expired: it was not resumed within "
-                    "{count} days.", int(days), handle=game.opponent_of(handle)))
+                writes.append(self.journal.expired(game, result).addCallbacks(
+                    self._expired, self._not_expired, callbackArgs=(game, days),
+                    errbackArgs=(game,)))
+            else:
+                self._expired(None, game, days)
         return gatherResults(writes, consumeErrors=True)
+
+    def _expired(self, _: object, game: Any, days: float) -> None:
+        """``game`` ended for not being resumed in ``days``: its players are told."""
+        self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
+                      "{days:g} days", white=game.white, black=game.black, days=days)
+        for handle in game.players():
+            self._tell(handle, msgn(
+                "Your adjourned game with {handle} has expired: it was not resumed within "
+                "{count} day.",
+                "Your adjourned game with {handle} has expired: it was not resumed within "
+                "{count} days.", int(days), handle=game.opponent_of(handle)))
+
+    def _not_expired(self, failure: Failure, game: Any) -> None:
+        """The store no longer had ``game`` adjourned: another server sharing it resumed
+        or expired it first (and told the players it hosts); else the failure is logged."""
+        if not failure.check(NoSuchGameError):
+            self.log.failure("the expiry of {game!r} was not written", failure, game=game)
 
     def restore(self, store: Any, *, read: Callable[..., Deferred[Any]], listener: Any,
                 is_registered: Callable[[str], bool],

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg
@@ -48,6 +49,7 @@ from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, 
 from ficsfen.server.journal import StoreJournal
 from ficsfen.server.rated_games import GameRating
 from ficsfen.server.ratings import Ratings
+from ficsfen.server.store.errors import NoSuchGameError
 
 if TYPE_CHECKING:
     from ficsfen.server.reply import Reply
@@ -117,6 +119,9 @@ class GameService:
     #: ``anywhere(handle)``: a player logged in on any node of a cluster (what the
     #: adjourned-game notice at a login names as online), or None: :meth:`find_sessions`'s.
     anywhere: Callable[[str], Any] | None = None
+    #: ``arrival_elsewhere(opponent, handle)``: tell ``opponent``, on another node of a
+    #: cluster, that ``handle`` arrived with their adjourned game; whether it did.
+    arrival_elsewhere: Callable[[str, str], bool] | None = None
 
     def find_sessions(self, session: Callable[[str], Session | None]) -> None:
         """Find a player's session with ``session(handle)`` from now on (a cluster adds the
@@ -239,28 +244,41 @@ class GameService:
                         limiter=self.offer_limiter)
         self.rating.start(game, rated=bool(getattr(challenge, "rated", False)),
                           variant=challenge.variant)
-        if self.journal is None:
-            self._announce_start(game)
-        else:
-            self._start(game, self.journal.started(game), lambda: self._announce_start(game))
+        written = self.journal.started(game) if self.journal is not None else None
+        self._start(game, written, lambda number: self._announce_start(game, number))
         return game
 
-    def _start(self, game: PlayedGame, written: Deferred[Any], announce: Callable[[], None]) -> None:
-        """``announce`` ``game`` once ``written``; its players are busy meanwhile."""
+    def _start(self, game: PlayedGame, written: Deferred[Any] | None,
+               announce: Callable[[int | None], None],
+               refused: Callable[[], bool] = lambda: False) -> None:
+        """``announce`` ``game`` once ``written`` (``None``: at once) and, in a cluster, a
+        number is reserved for it (:attr:`GameDirectory.reserve_number`: at once but when
+        more games start on this node than it has numbers at hand); its players are busy
+        meanwhile.  ``refused()`` true once written: nothing to number."""
         for handle in game.players():
             self._starting[fold(handle)] = game
 
-        def started() -> None:
+        def numbered(number: int | None) -> None:
             for handle in game.players():
                 if self._starting.get(fold(handle)) is game:
                     del self._starting[fold(handle)]
-            announce()
+            announce(number)
 
-        game.after_write(written, started)
+        def started() -> None:
+            reserve = self.directory.reserve_number
+            if reserve is None or refused():
+                numbered(None)
+            else:
+                reserve().addCallback(numbered)
 
-    def _announce_start(self, game: PlayedGame) -> None:
+        if written is None:
+            started()
+        else:
+            game.after_write(written, started)
+
+    def _announce_start(self, game: PlayedGame, number: int | None = None) -> None:
         """Number the new ``game`` and show both players the board."""
-        self.directory.add(game)
+        self.directory.add(game, number)
         self.broadcaster.game_created(game)
 
     def resume_game(self, game: PlayedGame) -> None:
@@ -277,12 +295,33 @@ class GameService:
         game.limiter = self.offer_limiter
         self.rating.resumed(game)
         if self.journal is None:
-            self._continue(game)
-        else:
-            self._start(game, self.journal.resumed(game), lambda: self._continue(game))
+            self._start(game, None, lambda number: self._continue(game, number))
+            return
+        lost: list[Failure] = []
 
-    def _continue(self, game: PlayedGame) -> None:
-        self.directory.add(game)
+        def taken(failure: Failure) -> None:
+            failure.trap(NoSuchGameError)
+            lost.append(failure)
+
+        # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once
+        claimed = self.journal.resumed(game).addErrback(taken)
+        self._start(game, claimed,
+                    lambda number: self._not_resumed(game) if lost else self._continue(game,
+                                                                                        number),
+                    refused=lambda: bool(lost))
+
+    def _not_resumed(self, game: PlayedGame) -> None:
+        """The store refused to resume ``game``: another server sharing it resumed it
+        first.  Its players read what a ``resume`` finding no such game answers; it is
+        kept no more here."""
+        self.log.info("game {white} vs. {black} was resumed by another server",
+                      white=game.white, black=game.black)
+        for handle in game.players():
+            self.broadcaster.tell(handle, msg("You have no adjourned game with {name}.",
+                                              name=game.opponent_of(handle)))
+
+    def _continue(self, game: PlayedGame, number: int | None = None) -> None:
+        self.directory.add(game, number)
         self.broadcaster.game_continued(game)
         game.listener = self
         game.resume()
@@ -316,7 +355,8 @@ class GameService:
         if IPlayedGame.providedBy(game):
             self.broadcaster.still_playing(session, game)
         tell_adjourned(session, self.adjourned.of(session.handle),
-                       session_of=self.anywhere or self._session, broadcaster=self.broadcaster)
+                       session_of=self.anywhere or self._session, broadcaster=self.broadcaster,
+                       elsewhere=self.arrival_elsewhere)
 
     def departed(self, session: Session) -> None:
         """``session`` logged out: they stop examining, or their game is adjourned (between

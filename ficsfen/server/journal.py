@@ -150,6 +150,15 @@ class StoreJournal:
         return self._write(self.store.end_game(game_id, end, rated.rows if rated is not None else ()),
                            lambda: self._kept.pop(game_id, None))
 
+    def expired(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
+        """An adjourned game's end for not being resumed in time, written only if the
+        store still has it adjourned (fails with ``NoSuchGameError`` otherwise: another
+        server sharing the store resumed or expired it)."""
+        game_id = _record(game)
+        end = GameEnd(result.score, result.reason.render("en"), EndCode.ABORTED, self.wall())
+        return self._write(self.store.end_game(game_id, end, adjourned_only=True),
+                           lambda: self._kept.pop(game_id, None))
+
     def durable(self, game: PlayedGame) -> DurableState | None:
         kept = self._kept.get(game.record_id) if game.record_id is not None else None
         if kept is None or not kept.started:

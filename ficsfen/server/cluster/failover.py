@@ -8,6 +8,9 @@ committed before its board is sent):
   node reads it from the store and keeps it, so its players read the
   notice and may ``resume`` on any node; a game resumed on one node is
   dropped by the others (``cgame.resumed``);
+* a player logging in with an adjourned game, whose opponent is logged in on
+  another node: that node tells the opponent (``cgame.arrived``), with the
+  single server's line, in the opponent's language;
 * when a node's heartbeat expires, one survivor (the one whose ``HDEL``
   removes the game from the Redis hash ``games``) reads each of its games
   from the store, marks it adjourned there (clocks as at its last move) and
@@ -26,6 +29,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from ficsfen.names import fold
+from ficsfen.server.adjourned_arrivals import arrival_notice
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.listing import RemoteListing, listings_of
 from ficsfen.server.game_values import GameStatus
@@ -38,14 +42,36 @@ _log = Logger(namespace="ficsfen.cluster.failover")
 class Failover:
     """Adjourned games across nodes and the games of the nodes that die (see the module).
 
-    ``server``: the node's :class:`~ficsfen.server.server.FicsServer`; ``bus``: its bus.
+    ``server``: the node's :class:`~ficsfen.server.server.FicsServer`; ``bus``: its bus;
+    ``presence``: its :class:`~.presence.Presence` (who is on the other nodes).
     """
 
-    def __init__(self, server: Any, bus: Bus) -> None:
+    def __init__(self, server: Any, bus: Bus, presence: Any) -> None:
         self.server = server
         self.bus = bus
+        self.presence = presence
         bus.on("cgame.adjourned", self._heard_adjourned)
         bus.on("cgame.resumed", self._heard_resumed)
+        bus.on("cgame.arrived", self._heard_arrived)
+        server.games.arrival_elsewhere = self.arrival_elsewhere
+
+    def arrival_elsewhere(self, opponent: str, handle: str) -> bool:
+        """Tell ``opponent``, if logged in on another node, that ``handle`` (who has an
+        adjourned game with them) arrived here; whether they are there."""
+        key = fold(opponent)
+        there = self.presence.get(key)
+        if there is None or self.server.sessions.by_key(key) is not None or not self.bus.up:
+            return False
+        self.bus.to_node(there.node, "cgame.arrived", {"to": key, "handle": handle}).addErrback(
+            self._failed, "an arrival")
+        return True
+
+    def _heard_arrived(self, message: BusMessage) -> None:
+        """A player arrived on the sender with an adjourned game with a player of this node."""
+        key, handle = message.body.get("to"), message.body.get("handle")
+        session = self.server.sessions.by_key(key) if isinstance(key, str) else None
+        if session is not None and isinstance(handle, str):
+            self.server.broadcaster.tell(session.handle, arrival_notice(handle))
 
     def resumed(self, game: Any) -> None:
         """``game`` (re)started here: the other nodes forget it as adjourned."""

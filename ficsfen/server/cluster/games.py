@@ -104,9 +104,10 @@ class ClusterGames:
         #: This node's reserved game numbers.
         self.numbers = GameNumbers(bus)
         #: Adjourned games shared with the other nodes, the games of the nodes that die.
-        self.failover = Failover(server, bus)
+        self.failover = Failover(server, bus, presence)
         directory.taken_elsewhere = self._taken_elsewhere
         directory.number_source = self.numbers.take
+        directory.reserve_number = self.numbers.reserve
         self._soon: dict[int, Any] = {}  # game number -> its listing's delayed call
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
@@ -148,7 +149,8 @@ class ClusterGames:
                 owner = found.node
         if owner is None and key in self.seated and (
                 command in GAME_COMMANDS or (command is None and len(words) == 1
-                                             and is_move_text(words[0]))):
+                                             and is_move_text(words[0]))) and not self._here(
+                                                 session.handle, command):
             owner = self.seated[key]
         if owner is None:
             return False
@@ -161,6 +163,15 @@ class ClusterGames:
         body["state"] = snapshot(session)
         self.bus.to_node(owner, "seat.cmd", body).addErrback(self._unsent, session)
         return True
+
+    def _here(self, handle: str, command: str | None) -> bool:
+        """Whether a game line of ``handle``, seated elsewhere, is about this node: their
+        game is here, or (``accept``, ``decline``) an offer to them is.  Two offers crossed
+        (each player's ``match`` or ``resume`` run on the other's node) are answered where
+        they are."""
+        server = self.server
+        return server.directory.game_of(handle) is not None or (
+            command in ("accept", "decline") and bool(server.challenges.to(handle)))
 
     def _command_name(self, word: str) -> str | None:
         table = self.server.table

@@ -161,15 +161,25 @@ class GameWrites:
         return self._writer.submit(run=adjourn_and_copy)
 
     def resume_game(self, game_id: int) -> Deferred[None]:
+        """The conditional ``UPDATE`` is the claim of servers sharing a database: the
+        row's lock makes a second one wait for the first's commit, then find the
+        game in play and change nothing (``NoSuchGameError``)."""
         self.allowed()
         self._in_play[game_id] = []
+
+        def not_resumed(failure: Any) -> Any:
+            if not self._in_play.get(game_id):
+                self._in_play.pop(game_id, None)
+            return failure
+
         return self._writer.submit(run=_changing_game(
             game_id, "UPDATE games SET status = 'playing' WHERE id = ? AND status = 'adjourned'",
-            (game_id,)))
+            (game_id,))).addErrback(not_resumed)
 
-    def end_game(self, game_id: int, end: GameEnd,
-                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
+    def end_game(self, game_id: int, end: GameEnd, ratings: Sequence[RatingWrite] = (), *,
+                 adjourned_only: bool = False) -> Deferred[tuple[int | None, int | None]]:
         self.allowed()
+        condition = "status = 'adjourned'" if adjourned_only else "status != 'finished'"
         ending = (end.result, end.reason, str(end.code), end.ended, end.white_change,
                   end.black_change, game_id)
         rows = list(ratings)
@@ -179,7 +189,7 @@ class GameWrites:
         def finish(conn: sqlite3.Connection) -> tuple[int | None, int | None]:
             _changing_game(game_id, "UPDATE games SET status = 'finished', result = ?, "
                            "end_reason = ?, end_code = ?, ended = ?, white_change = ?, "
-                           "black_change = ? WHERE id = ? AND status != 'finished'", ending)(conn)
+                           f"black_change = ? WHERE id = ? AND {condition}", ending)(conn)
             write_ratings(conn, rows)  # a rated end and its ratings: one commit
             _copy_moves(conn, ids)
             if cut is not None:

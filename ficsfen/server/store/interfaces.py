@@ -150,9 +150,10 @@ class IStore(Interface):
 
     def resume_game(game_id):
         """Mark an adjourned game in progress again.  Deferred(None); fails with
-        ``NoSuchGameError`` unless it is adjourned."""
+        ``NoSuchGameError`` unless it is adjourned.  A claim: of several servers
+        sharing the store and resuming one game at once, exactly one succeeds."""
 
-    def end_game(game_id, end, ratings=()):
+    def end_game(game_id, end, ratings=(), *, adjourned_only=False):
         """Record the end (a :class:`GameEnd`, with each side's rating change if it was
         rated) and the new ``ratings`` (``RatingRow`` values) in the same transaction:
         a rated result is never kept without its ratings, nor they without it.
@@ -160,7 +161,10 @@ class IStore(Interface):
         A result other than ``*`` enters the history of each player who has
         an account (FICS keeps none for guests).  Deferred with
         ``(white's history number, black's)``, ``None`` for a player without
-        one; fails with ``NoSuchGameError`` unless in progress or adjourned.
+        one; fails with ``NoSuchGameError`` unless in progress or adjourned
+        (``adjourned_only``: unless adjourned, as for an expiry, which servers
+        sharing the store may write at once: exactly one succeeds, and a game
+        resumed meanwhile stays in progress).
         """
 
     def get_game(game_id):

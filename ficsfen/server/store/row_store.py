@@ -130,9 +130,9 @@ class RowStore(CommunityRows):
     def resume_game(self, game_id: int) -> Deferred[None]:
         return self._game_writes.resume_game(game_id)
 
-    def end_game(self, game_id: int, end: GameEnd,
-                 ratings: Sequence[RatingWrite] = ()) -> Deferred[tuple[int | None, int | None]]:
-        return self._game_writes.end_game(game_id, end, ratings)
+    def end_game(self, game_id: int, end: GameEnd, ratings: Sequence[RatingWrite] = (), *,
+                 adjourned_only: bool = False) -> Deferred[tuple[int | None, int | None]]:
+        return self._game_writes.end_game(game_id, end, ratings, adjourned_only=adjourned_only)
 
     # -- games: reads (see game_reads.py) ------------------------------------------
 
