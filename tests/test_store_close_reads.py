@@ -100,6 +100,7 @@ def test_sqlite_close_waits_for_a_running_read_and_refuses_later_ones(reactor, t
         read.execute("SELECT 1")
 
 
+@pytest.mark.slow  # a real PostgreSQL server
 def test_postgresql_close_waits_for_a_running_read_and_refuses_later_ones(reactor,
                                                                            pg_url) -> None:
     import psycopg
@@ -122,7 +123,7 @@ def test_postgresql_close_waits_for_a_running_read_and_refuses_later_ones(reacto
         close_under(reactor, store, reading, lambda: locker.execute("ROLLBACK"))
 
 
-@pytest.mark.parametrize("store_kind", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("store_kind", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_an_iteration_started_before_close_ends_with_the_closed_error(
         reactor, tmp_path: Path, request: pytest.FixtureRequest, store_kind: str) -> None:
     location: Path | str = tmp_path / "data.sqlite3"
@@ -131,7 +132,7 @@ def test_an_iteration_started_before_close_ends_with_the_closed_error(
     store = open_store(location, reactor=reactor)
     register(reactor, store, "alice", "bob")
     for _ in range(2):
-        end(reactor, store, play(reactor, store, ["e4", "e5"]))
+        end(reactor, store, play(reactor, store, ["e4"]))
     games = store.finished_games()
     assert next(games).moves
     wait_for(reactor, store.close())

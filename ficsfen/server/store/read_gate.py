@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,6 +47,7 @@ class ReadGate:
         self._running = 0  # reads under way, in every thread
         self._depth = threading.local()  # how deep this thread is in reads (nested ones)
         self._closed: Deferred[None] | None = None
+        self._rows: weakref.WeakSet[GatedRows] = weakref.WeakSet()  # statements not dropped yet
 
     @property
     def connection(self) -> Any:
@@ -63,7 +65,10 @@ class ReadGate:
         :raises StoreClosedError: the store is closed (and this is no read begun before).
         """
         with self.reading():
-            return GatedRows(self, self._conn.execute(sql, params))
+            rows = GatedRows(self, self._conn.execute(sql, params))
+            with self._lock:
+                self._rows.add(rows)
+            return rows
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -91,8 +96,17 @@ class ReadGate:
             self._running -= 1
             closed = self._closed if self._running == 0 else None
         if closed is not None:  # closed meanwhile: the last read closes the connection
-            self._conn.close()
+            self._close_connection()
             self._reactor.callFromThread(closed.callback, None)
+
+    def _close_connection(self) -> None:
+        # The statements first: one left open (an iteration not run to its end) would
+        # keep SQLite's connection, and its read transaction, open after close.
+        with self._lock:
+            open_rows = list(self._rows)
+        for rows in open_rows:
+            rows.drop()
+        self._conn.close()
 
     def close(self) -> Deferred[None]:
         """Refuse further reads; close the connection once no read runs.
@@ -106,7 +120,7 @@ class ReadGate:
             self._closed = closed
             idle = self._running == 0
         if idle:
-            self._conn.close()
+            self._close_connection()
             closed.callback(None)
         return closed
 
@@ -118,6 +132,12 @@ class GatedRows:
         self._gate = gate
         self._cursor = cursor
         self._rows = iter(cursor)
+
+    def drop(self) -> None:
+        """Finalize the statement (its connection closes)."""
+        close = getattr(self._cursor, "close", None)
+        if close is not None:
+            close()
 
     def fetchone(self) -> Any:
         with self._gate.reading():
