@@ -37,7 +37,6 @@ import argparse
 import copy
 import json
 import re
-import selectors
 import shutil
 import subprocess
 import sys
@@ -50,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from load import (LOOPBACK_CONFIG, BenchError, Server, cpu_sched_seconds,  # noqa: E402
                   free_port, percentile, raise_fd_limit)
-from observers import PROMPT, Conn, add_server_args, login, wait_all  # noqa: E402
+from observers import PROMPT, Conn, add_server_args, login, wait_all, wait_each  # noqa: E402
 
 from ficsfen.pgn import read_file  # noqa: E402
 
@@ -71,39 +70,6 @@ class SeenConn(Conn):
             self.seen += data
             del self.seen[:-65536]
         return data
-
-
-def wait_each(conns: list[Conn], markers: list[bytes], *, timeout: float) -> list[float]:
-    """Wait until each connection has its own marker; when each got it (perf_counter)."""
-    done = [0.0] * len(conns)
-    pending: dict[int, int] = {}
-    sel = selectors.DefaultSelector()
-    for i, c in enumerate(conns):
-        if c.take_until(markers[i]) is not None:
-            done[i] = time.perf_counter()
-        else:
-            pending[c.sock.fileno()] = i
-            sel.register(c.sock, selectors.EVENT_READ, i)
-    deadline = time.monotonic() + timeout
-    try:
-        while pending:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                first = conns[next(iter(pending.values()))]
-                raise BenchError(f"{len(pending)} observers did not get their board; one has "
-                                 f"{bytes(first.buf[-600:])!r}")
-            for key, _ in sel.select(left):
-                i = key.data
-                c = conns[i]
-                if not c.pump():
-                    raise BenchError(f"observer {i} closed")
-                if c.take_until(markers[i]) is not None:
-                    done[i] = time.perf_counter()
-                    sel.unregister(c.sock)
-                    del pending[key.fd]
-    finally:
-        sel.close()
-    return done
 
 
 class Redis:

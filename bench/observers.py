@@ -65,12 +65,16 @@ class Conn:
 
     def pump(self) -> bool:
         """Read what is there; False once the peer closed."""
+        return self.read_into(self.buf)
+
+    def read_into(self, target: bytearray) -> bool:
+        """Append what the socket has to ``target``; False once the peer closed."""
         try:
             while True:
                 chunk = self.sock.recv(262144)
                 if not chunk:
                     return False
-                self.buf += chunk
+                target += chunk
                 if len(chunk) < 262144:
                     return True
         except BlockingIOError:
@@ -92,11 +96,16 @@ class Conn:
 
 def wait_all(conns: list[Conn], marker: bytes, *, timeout: float) -> dict[int, float]:
     """Wait until every connection's buffer holds ``marker``; when each got it (perf_counter)."""
-    done: dict[int, float] = {}
-    pending = {}
+    return dict(enumerate(wait_each(conns, [marker] * len(conns), timeout=timeout)))
+
+
+def wait_each(conns: list[Conn], markers: list[bytes], *, timeout: float) -> list[float]:
+    """Wait until each connection has its own marker; when each got it (perf_counter)."""
+    done = [0.0] * len(conns)
+    pending: dict[int, int] = {}
     sel = selectors.DefaultSelector()
     for i, c in enumerate(conns):
-        if c.take_until(marker) is not None:
+        if c.take_until(markers[i]) is not None:
             done[i] = time.perf_counter()
         else:
             pending[c.sock.fileno()] = i
@@ -106,13 +115,16 @@ def wait_all(conns: list[Conn], marker: bytes, *, timeout: float) -> dict[int, f
         while pending:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise BenchError(f"{len(pending)} sessions did not get {marker[:60]!r}")
+                i = next(iter(pending.values()))
+                raise BenchError(f"{len(pending)} sessions did not get their marker; session {i} "
+                                 f"waits for {markers[i][:60]!r} and has "
+                                 f"{bytes(conns[i].buf[-600:])!r}")
             for key, _ in sel.select(left):
                 i = key.data
                 c = conns[i]
                 if not c.pump():
-                    raise BenchError(f"session {i} closed while waiting for {marker[:60]!r}")
-                if c.take_until(marker) is not None:
+                    raise BenchError(f"session {i} closed while waiting for {markers[i][:60]!r}")
+                if c.take_until(markers[i]) is not None:
                     done[i] = time.perf_counter()
                     sel.unregister(c.sock)
                     del pending[key.fd]
@@ -130,6 +142,18 @@ def login(conns: list[Conn], lines: list[bytes], marker: bytes, *, batch: int = 
         for c in group:
             c.send(payload)
         wait_all(group, marker, timeout=timeout)
+
+
+def timed_move(pid: int, mover: Conn, line: bytes, watchers: list[Conn], marker: bytes, *,
+               timeout: float) -> tuple[float, float]:
+    """``mover`` sends ``line``; the time until the last of ``watchers`` has ``marker``,
+    and the server's CPU time meanwhile (seconds, both)."""
+    cpu0 = cpu_sched_seconds(pid)
+    t0 = time.perf_counter()
+    mover.send(line)
+    got = wait_all(watchers, marker, timeout=timeout)
+    last = max(got.values()) if got else time.perf_counter()
+    return last - t0, cpu_sched_seconds(pid) - cpu0
 
 
 def run(args: argparse.Namespace, observers: int, games: list) -> dict:
@@ -164,14 +188,10 @@ def run(args: argparse.Namespace, observers: int, games: list) -> dict:
             for ply, san in enumerate(game.moves, 1):
                 mover, other = (white, black) if ply % 2 else (black, white)
                 marker = b"\r\n" + fens[ply].encode() + b"\r\n"
-                cpu0 = cpu_sched_seconds(server.pid)
-                t0 = time.perf_counter()
-                mover.send(san.encode() + b"\r\n")
-                got = wait_all(watchers, marker, timeout=args.timeout)
-                last = max(got.values()) if got else time.perf_counter()
-                cpu1 = cpu_sched_seconds(server.pid)
-                latencies.append(last - t0)
-                cpu.append(cpu1 - cpu0)
+                latency, used = timed_move(server.pid, mover, san.encode() + b"\r\n", watchers,
+                                           marker, timeout=args.timeout)
+                latencies.append(latency)
+                cpu.append(used)
                 wait_all([mover], PROMPT, timeout=20)
                 wait_all([other], b"<12> ", timeout=20)
                 wait_all([other], PROMPT, timeout=20)
@@ -249,14 +269,10 @@ def run_floor(args: argparse.Namespace, observers: int, games: list, *, direct: 
         for game in games:
             for fen in game.fens()[1:]:
                 marker = b"\r\n" + fen.encode() + b"\r\n"
-                cpu0 = cpu_sched_seconds(server.pid)
-                t0 = time.perf_counter()
-                mover.send(b"MOVE " + fen.encode() + b"\r\n")
-                got = wait_all(watchers, marker, timeout=args.timeout)
-                last = max(got.values()) if got else time.perf_counter()
-                cpu1 = cpu_sched_seconds(server.pid)
-                latencies.append(last - t0)
-                cpu.append(cpu1 - cpu0)
+                latency, used = timed_move(server.pid, mover, b"MOVE " + fen.encode() + b"\r\n",
+                                           watchers, marker, timeout=args.timeout)
+                latencies.append(latency)
+                cpu.append(used)
                 wait_all([mover], PROMPT, timeout=20)
                 for c in watchers:
                     c.take_until(PROMPT)

@@ -86,16 +86,8 @@ class WsConn(Conn):
         super().send(self.frames.send_data(data.decode("utf-8"), True))
 
     def pump(self) -> bool:
-        try:
-            while True:
-                chunk = self.sock.recv(262144)
-                if not chunk:
-                    return False
-                self.raw += chunk
-                if len(chunk) < 262144:
-                    break
-        except BlockingIOError:
-            pass
+        if not self.read_into(self.raw):
+            return False
         if not self.open:
             self._upgrade()
         if self.open:

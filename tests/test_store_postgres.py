@@ -339,7 +339,7 @@ def test_lost_connections_are_opened_again_and_the_writes_go_on(reactor, pg_url)
         wait_for(reactor, store.add_move(game_id, _move(1)))  # one INSERT: run again by the writer
         wait_for(reactor, store.add_move(game_id, _move(2)))
         assert [m.ply for m in store.get_game(game_id).moves] == [1, 2]
-        assert store._writer._conn.reconnects == 2 and store._read.reconnects == 2
+        assert store._writer._conn.reconnects == 2 and store._read.connection.reconnects == 2
     finally:
         wait_for(reactor, store.close())
 

@@ -46,6 +46,7 @@ from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from zope.interface import directlyProvides, implementer, providedBy
 
 from ficsfen.server.addresses import peer_text
+from ficsfen.server.opening_deadline import DeadlineEndpoint, DeadlineFactory, DeadlineWrapper
 
 __all__ = ["HeaderFraming", "PeerGate", "ProxiedEndpoint", "ProxyHeaderError", "header_end"]
 
@@ -122,19 +123,13 @@ class PeerGate(ProtocolWrapper):
             self.factory.unregisterProtocol(self)
 
 
-class HeaderFraming(ProtocolWrapper):
+class HeaderFraming(DeadlineWrapper):
     """Under Twisted's PROXY wrapper: hands it the header whole, then opens the :class:`PeerGate`."""
 
     log = Logger()
     factory: HeaderFramingFactory
     _buffer = b""
     _state = "header"  # "header" (reading it), "open" (passing bytes on), "refused"
-    _timer: Any = None
-
-    def makeConnection(self, transport: Any) -> None:  # noqa: N802 - Twisted's name
-        super().makeConnection(transport)
-        factory = self.factory
-        self._timer = factory.clock.callLater(factory.timeout, self._timed_out)
 
     @property
     def proxy(self) -> str:
@@ -192,15 +187,6 @@ class HeaderFraming(ProtocolWrapper):
         self._timer = None
         self._refuse(f"no PROXY header within {self.factory.timeout:g} s")
 
-    def _stop_timer(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None and timer.active():
-            timer.cancel()
-
-    def connectionLost(self, reason: Any = None) -> None:  # noqa: N802 - Twisted's name
-        self._stop_timer()
-        super().connectionLost(reason)
-
 
 def _names_an_ip(address: Any) -> bool:
     """Whether ``address`` (a header's client, or the proxy's for LOCAL and UNKNOWN) is
@@ -214,16 +200,10 @@ def _names_an_ip(address: Any) -> bool:
     return True  # a UNIX socket's peer (the proxy on the same machine)
 
 
-class HeaderFramingFactory(WrappingFactory):
+class HeaderFramingFactory(DeadlineFactory):
     """Builds a :class:`HeaderFraming` under each connection of Twisted's PROXY wrapper."""
 
     protocol = HeaderFraming
-    noisy = False  # no "Starting factory" line: the port's is enough
-
-    def __init__(self, wrapped: Any, *, clock: Any, timeout: float) -> None:
-        super().__init__(wrapped)
-        self.clock = clock
-        self.timeout = timeout
 
 
 class PeerGateFactory(WrappingFactory):
@@ -233,15 +213,10 @@ class PeerGateFactory(WrappingFactory):
     noisy = False
 
 
-@implementer(IStreamServerEndpoint)
-class _FramedEndpoint:
+class _FramedEndpoint(DeadlineEndpoint):
     """``inner`` with a :class:`HeaderFraming` under each connection."""
 
-    def __init__(self, inner: Any, *, clock: Any, timeout: float) -> None:
-        self.inner, self.clock, self.timeout = inner, clock, timeout
-
-    def listen(self, factory: Any) -> Any:
-        return self.inner.listen(HeaderFramingFactory(factory, clock=self.clock, timeout=self.timeout))
+    wrapper = HeaderFramingFactory
 
 
 @implementer(IStreamServerEndpoint)

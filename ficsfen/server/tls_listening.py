@@ -20,29 +20,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from twisted.internet.interfaces import IHandshakeListener, IStreamServerEndpoint
+from twisted.internet.interfaces import IHandshakeListener
 from twisted.logger import Logger
-from twisted.protocols.policies import WrappingFactory
 from zope.interface import implementer
 
 from ficsfen.server.addresses import peer_text
+from ficsfen.server.opening_deadline import DeadlineEndpoint, DeadlineFactory, DeadlineWrapper
 from ficsfen.server.proxied import PeerGate
 
 __all__ = ["HandshakeGate", "HandshakeGatedEndpoint"]
 
 
 @implementer(IHandshakeListener)
-class HandshakeGate(PeerGate):
+class HandshakeGate(DeadlineWrapper, PeerGate):
     """Above Twisted's TLS layer: starts its protocol when the handshake is complete."""
 
     log = Logger()
     factory: HandshakeGateFactory
-    _timer: Any = None
-
-    def makeConnection(self, transport: Any) -> None:  # noqa: N802 - Twisted's name
-        super().makeConnection(transport)
-        factory = self.factory
-        self._timer = factory.clock.callLater(factory.timeout, self._timed_out)
 
     def write_later(self, data: bytes) -> None:
         """Through the TLS layer, as every write: the governor's ``write_later`` would
@@ -61,42 +55,25 @@ class HandshakeGate(PeerGate):
         transport: Any = self.transport  # Twisted's TLS layer (an ITCPTransport)
         transport.abortConnection()
 
-    def _stop_timer(self) -> None:
-        timer, self._timer = self._timer, None
-        if timer is not None and timer.active():
-            timer.cancel()
-
     def connectionLost(self, reason: Any = None) -> None:  # noqa: N802 - Twisted's name
         if self._timer is not None:  # before the handshake ended (not timed out)
             self.log.info("closed {peer} before the end of its TLS handshake: {reason}",
                           peer=peer_text(self.transport),
                           reason=reason.getErrorMessage() if reason is not None else "?")
-        self._stop_timer()
-        super().connectionLost(reason)
+        super().connectionLost(reason)  # the timer stopped, then PeerGate's
 
 
-class HandshakeGateFactory(WrappingFactory):
+class HandshakeGateFactory(DeadlineFactory):
     """Builds a :class:`HandshakeGate` above each connection of Twisted's TLS layer."""
 
     protocol = HandshakeGate
-    noisy = False  # no "Starting factory" line: the port's is enough
-
-    def __init__(self, wrapped: Any, *, clock: Any, timeout: float) -> None:
-        super().__init__(wrapped)
-        self.clock = clock
-        self.timeout = timeout
 
 
-@implementer(IStreamServerEndpoint)
-class HandshakeGatedEndpoint:
+class HandshakeGatedEndpoint(DeadlineEndpoint):
     """A TLS endpoint (``ssl:``) whose protocols start once their handshake is complete.
 
     ``clock`` (``callLater``) closes a connection whose handshake takes more
     than ``timeout`` seconds.
     """
 
-    def __init__(self, inner: Any, *, clock: Any, timeout: float) -> None:
-        self.inner, self.clock, self.timeout = inner, clock, timeout
-
-    def listen(self, factory: Any) -> Any:
-        return self.inner.listen(HandshakeGateFactory(factory, clock=self.clock, timeout=self.timeout))
+    wrapper = HandshakeGateFactory

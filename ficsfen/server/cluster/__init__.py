@@ -5,8 +5,11 @@ default (one process, SQLite) never loads the Redis client.
 
 * :mod:`.bus`: the connection to Redis, the node's name, publish/subscribe
   of small JSON messages, reconnection with backoff, the bus-down state;
-* :mod:`.presence`: who is logged in on which node (heartbeats), handle
-  uniqueness across nodes;
+* :mod:`.presence`: who is logged in on which node, with
+  :mod:`.remote_player` (a player of another node, as its entry says),
+  :mod:`.remote_tables` (the copy of the other nodes' tables),
+  :mod:`.liveness` (heartbeats: which nodes are alive) and
+  :mod:`.unique_handles` (one login of a handle across nodes);
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
 * :mod:`.seeks`: every node's seeks in every node's ``sought`` and seek lines;
 * :mod:`.games`: games across nodes (the owner hosts, lines forwarded to it),

@@ -60,7 +60,8 @@ from twisted.python.failure import Failure
 from ficsfen.i18n import LocalizedError, msg
 from ficsfen.server.cluster.address import RedisAddress, parse_url
 
-__all__ = ["ALL", "Bus", "BusDown", "BusMessage", "RedisAddress", "node_channel", "parse_url"]
+__all__ = ["ALL", "Bus", "BusDown", "BusMessage", "RedisAddress", "log_unless_down", "node_channel",
+           "parse_url"]
 
 #: The broadcast channel every node subscribes to.
 ALL = "all"
@@ -79,6 +80,13 @@ class BusDown(LocalizedError):
     def __init__(self) -> None:
         super().__init__(msg("The link between the servers is down: your message could not be "
                              "sent to players on other servers."))
+
+
+def log_unless_down(failure: Failure, log: Logger, what: str) -> None:
+    """An errback: logs ``failure`` of ``what`` on ``log``, unless it is :class:`BusDown`
+    (what a module keeps in Redis is written again when the bus is back)."""
+    if not failure.check(BusDown):
+        log.failure("{what} failed", failure=failure, what=what)
 
 
 @dataclass(frozen=True)

@@ -162,7 +162,7 @@ class StoreWriteError(StoreError):
 
 
 class StoreClosedError(StoreError):
-    """A write asked for after :meth:`~ficsfen.server.store.IStore.close`."""
+    """A read or a write asked for after :meth:`~ficsfen.server.store.IStore.close`."""
 
     def __init__(self, path: Path | str) -> None:
         super().__init__(msg("{file}: the data file is closed.", file=str(path)))

@@ -57,6 +57,7 @@ from ficsfen.server.store.pg_schema import (
 from ficsfen.server.store.player_reads import PlayerReads
 from ficsfen.server.store.rating_reads import RatingReads
 from ficsfen.server.store.rating_rows import PlayerRatings
+from ficsfen.server.store.read_gate import ReadGate
 from ficsfen.server.store.row_store import RowStore
 from ficsfen.server.store.schema import SCHEMA_VERSION
 from ficsfen.server.store.writer import Writer
@@ -89,7 +90,7 @@ class PostgresStore(RowStore):
         #: What the operator should know (none so far for PostgreSQL).
         self.notices: list[Message] = []
         self._reactor = reactor
-        self._read: PgConnection | None = read
+        self._read = ReadGate(read, path=where, reactor=reactor)
         self._writer = Writer(write, reactor=reactor, path=where,  # type: ignore[arg-type]
                               commit_interval=commit_interval)
         self._writer.start()

@@ -19,10 +19,10 @@ from twisted.internet.defer import Deferred
 
 from ficsfen.server.store.account_rows import AccountRows
 from ficsfen.server.store.community_rows import CommunityRows
-from ficsfen.server.store.errors import StoreClosedError
 from ficsfen.server.store.game_reads import GameReads
 from ficsfen.server.store.game_writes import GameWrites
 from ficsfen.server.store.rating_rows import RatingWrite
+from ficsfen.server.store.read_gate import ReadGate, one_read
 from ficsfen.server.store.records import (
     HISTORY_SIZE,
     Account,
@@ -40,13 +40,13 @@ __all__ = ["RowStore"]
 class RowStore(CommunityRows):
     """Accounts, settings and games handed to their row modules (see the module).
 
-    The subclass also sets ``path``, ``_read`` (the read connection, ``None``
-    once closed), ``_writer`` (its :class:`~.writer.Writer`) and ``_closing``
-    (``None`` until :meth:`close`).
+    The subclass also sets ``path``, ``_read`` (the read connection behind its
+    :class:`~.read_gate.ReadGate`), ``_writer`` (its :class:`~.writer.Writer`)
+    and ``_closing`` (``None`` until :meth:`close`).
     """
 
     path: Any
-    _read: Any
+    _read: ReadGate
     _writer: Any
     _closing: Deferred[None] | None
     _accounts: AccountRows
@@ -56,14 +56,15 @@ class RowStore(CommunityRows):
     # -- life ------------------------------------------------------------------------
 
     def close(self) -> Deferred[None]:
-        """Close the read connection at once, then commit what is queued and close the
-        writer; the Deferred fires once it is closed (every call gets its own)."""
+        """Refuse further reads and close the read connection once the reads running in
+        other threads are done (:class:`~.read_gate.ReadGate`); commit what is queued and
+        close the writer.  The Deferred fires once both are closed (every call gets its
+        own)."""
         if self._closing is None:
-            if self._read is not None:
-                self._read.close()
-                self._read = None
+            read_closed = self._read.close()
             self._closing = self._writer.close()
             self._closing.addBoth(self._writer_closed)
+            self._closing.addBoth(lambda result: read_closed.addCallback(lambda _: result))
         done: Deferred[None] = Deferred()
 
         def closed(result: object) -> object:
@@ -77,13 +78,9 @@ class RowStore(CommunityRows):
         """What the store does once its writer is closed (``result`` passed on)."""
         return result
 
-    def _reader(self) -> Any:
-        """The read connection.
-
-        :raises StoreClosedError: the store is closed.
-        """
-        if self._read is None:
-            raise StoreClosedError(self.path)
+    def _reader(self) -> ReadGate:
+        """The read connection, behind its gate (which raises
+        :class:`~.errors.StoreClosedError` once the store is closed)."""
         return self._read
 
     # -- accounts and settings (see account_rows.py) -----------------------------
@@ -101,15 +98,18 @@ class RowStore(CommunityRows):
     def import_accounts(self, accounts: Mapping[str, str]) -> Deferred[list[str]]:
         return self._accounts.import_accounts(accounts)
 
+    @one_read
     def get_account(self, name: str) -> Account | None:
         return self._accounts.get_account(name)
 
+    @one_read
     def accounts(self) -> list[Account]:
         return self._accounts.accounts()
 
     def save_settings(self, name: str, settings: Mapping[str, Any]) -> Deferred[None]:
         return self._accounts.save_settings(name, settings)
 
+    @one_read
     def load_settings(self, name: str) -> dict[str, Any]:
         return self._accounts.load_settings(name)
 
@@ -136,17 +136,22 @@ class RowStore(CommunityRows):
 
     # -- games: reads (see game_reads.py) ------------------------------------------
 
+    @one_read
     def get_game(self, game_id: int) -> StoredGame | None:
         return self._game_reads.get_game(game_id)
 
+    @one_read
     def unfinished_games(self, name: str | None = None) -> list[StoredGame]:
         return self._game_reads.unfinished_games(name)
 
+    @one_read
     def history(self, name: str, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
         return self._game_reads.history(name, limit)
 
+    @one_read
     def history_game(self, name: str, number: int) -> StoredGame | None:
         return self._game_reads.history_game(name, number)
 
     def finished_games(self, name: str | None = None) -> Iterator[StoredGame]:
+        # lazy: each step of the iteration is a read of its own (see read_gate.py)
         return self._game_reads.finished_games(name)

@@ -65,6 +65,7 @@ from ficsfen.server.store.message_rows import MessageRows
 from ficsfen.server.store.logon_rows import LogonRows
 from ficsfen.server.store.lock import LOCK_SUFFIX, ServerLock, lock_path, server_by_another_name
 from ficsfen.server.store.player_reads import PlayerReads
+from ficsfen.server.store.read_gate import ReadGate
 from ficsfen.server.store.row_store import RowStore
 from ficsfen.server.store.rating_reads import RatingReads
 from ficsfen.server.store.opening import (
@@ -101,22 +102,23 @@ class SQLiteStore(RowStore):
         #: (an empty file, a file with several names); ``ficsfen serve`` logs them.
         self.notices: list[Message] = list(notices)
         self._reactor = reactor
-        self._read: sqlite3.Connection | None = read
+        self._read = ReadGate(read, path=path, reactor=reactor)
         self._lock = lock
         self._writer = Writer(write, reactor=reactor, path=path, checkpointer=checkpointer,
                               commit_interval=commit_interval)
         self._writer.start()
         self._closing: Deferred[None] | None = None
-        self._accounts = AccountRows(self._writer, self._reader)
-        self._admin = AdminRows(self._writer, self._reader)
+        reader: Any = self._reader  # the row modules' sqlite3 reads, through the gate
+        self._accounts = AccountRows(self._writer, reader)
+        self._admin = AdminRows(self._writer, reader)
         self._game_writes = GameWrites(self._writer, path=path, next_game_id=next_game_id,
                                        exclusive=self.exclusive)
-        self._game_reads = GameReads(self._reader)
-        self._messages = MessageRows(self._writer, self._reader)
-        self._logons = LogonRows(self._writer, self._reader)
-        self._players = PlayerReads(self._reader)
-        self._ratings = PlayerRatings(self._reader)
-        self._rating_reads = RatingReads(self._reader)
+        self._game_reads = GameReads(reader)
+        self._messages = MessageRows(self._writer, reader)
+        self._logons = LogonRows(self._writer, reader)
+        self._players = PlayerReads(reader)
+        self._ratings = PlayerRatings(reader)
+        self._rating_reads = RatingReads(reader)
 
     def __repr__(self) -> str:
         return f"<SQLiteStore {str(self.path)!r}>"
