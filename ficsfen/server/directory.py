@@ -70,6 +70,13 @@ class GameDirectory:
         #: ``listed_elsewhere()``: the games of the other nodes of a cluster as ``games``
         #: lists them (objects with ``number``, ``line``, ``players`` and ``kind``).
         self.listed_elsewhere: Callable[[], list[Any]] | None = None
+        #: ``listener(key, game, change)`` after each change a player makes to what they
+        #: observe: ``"observe"``, ``"unobserve"``, ``"primary"`` (not when a game ends);
+        #: a cluster keeps each player's observations on every node in order.
+        self.observing_changed: list[Callable[[str, IGame, str], None]] = []
+        #: A cluster's view of what the players of this node observe on the other nodes
+        #: (:class:`ficsfen.server.cluster.watching.Watching`), or None.
+        self.watching: Any = None
 
     def __repr__(self) -> str:
         return f"<GameDirectory games={sorted(self._games)}>"
@@ -213,6 +220,7 @@ class GameDirectory:
             return False
         observers[key] = handle
         self._observing.setdefault(key, []).append(game)
+        self._changed(key, game, "observe")
         return True
 
     def unobserve(self, handle: str, game: IGame) -> bool:
@@ -223,6 +231,7 @@ class GameDirectory:
             return False
         del observers[key]
         self._drop_observed(key, game)
+        self._changed(key, game, "unobserve")
         return True
 
     def make_primary(self, handle: str, game: IGame) -> bool:
@@ -233,7 +242,12 @@ class GameDirectory:
             return False
         games.remove(game)
         games.append(game)
+        self._changed(fold(handle), game, "primary")
         return True
+
+    def _changed(self, key: str, game: IGame, change: str) -> None:
+        for listener in self.observing_changed:
+            listener(key, game, change)
 
     def observers(self, game: IGame) -> list[str]:
         """Handles observing ``game``, in the order they started."""

@@ -20,7 +20,7 @@ the offer limiter's window and per-address rate with its own wording).
 from __future__ import annotations
 
 import unicodedata
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Container, Iterable
 
 from ficsfen.i18n import LocalizedError, Message, msg, msgn
 from ficsfen.names import fold
@@ -168,7 +168,8 @@ class Talk:
     """
 
     def __init__(self, *, session: Callable[[str], Session | None],
-                 censors: Callable[[str, str], bool], censoring: Callable[[str], set[str]],
+                 censors: Callable[[str, str], bool],
+                 censoring: Callable[[str], Container[str]],
                  deliver: Callable[[list[Session], Message], None],
                  limiter: TalkLimiter, max_length: int) -> None:
         self.channels = Channels()
@@ -191,6 +192,11 @@ class Talk:
     def session_of(self, key: str) -> Session | None:
         """The session logged in here as the folded handle ``key``, or None."""
         return self._session(key)
+
+    def find_sessions(self, lookup: Callable[[str], Session | None]) -> None:
+        """Find recipients by folded handle with ``lookup`` from now on (a cluster's: the
+        seats of the players of other nodes in this node's games too)."""
+        self._session = lookup
 
     def forget(self, handle: str) -> None:
         key = fold(handle)

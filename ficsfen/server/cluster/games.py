@@ -68,7 +68,8 @@ GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign",
                            "adjourn", "flag", "takeback", "moretime", "refresh", "fen",
                            "moves"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
-NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
+NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh",
+                               "allobservers"})
 
 #: Seconds a game's ``games`` listing may lag its moves on the other nodes (one write
 #: to Redis and one announcement per game and period, however fast it is played).
@@ -119,6 +120,9 @@ class ClusterGames:
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
         self._unfollow: dict[int, Any] = {}
+        #: ``route(session, command, words)``: the node where a line the rules above leave
+        #: here runs instead, or None (:mod:`.watching`: ``kibitz``, ``whisper``).
+        self.routes: list[Any] = []
 
     # -- the player's node: which lines run elsewhere ---------------------------------
 
@@ -152,6 +156,9 @@ class ClusterGames:
                                              and is_move_text(words[0]))) and not self._here(
                                                  session.handle, command):
             owner = self.seated[key]
+        for route in self.routes:
+            if owner is None:
+                owner = route(session, command, words)
         if owner is None:
             return False
         if not self.bus.up:
@@ -245,7 +252,7 @@ class ClusterGames:
         if isinstance(timer, seal.SeatTimer):
             timer.running(message.body.get("seal"))
         self.server.dispatcher.execute(seat, line)
-        self._release_if_idle(fold(seat.handle))
+        self.release_if_idle(fold(seat.handle))
 
     def start_game(self, challenge: Any, *, node: str, state: dict[str, Any]) -> Any:
         """Start here the game of ``challenge`` (a seek of this node answered), whose
@@ -260,7 +267,7 @@ class ClusterGames:
         try:
             return self.server.games.start_game(challenge)
         finally:
-            self.server.clock.callLater(0, self._release_if_idle, key)
+            self.server.clock.callLater(0, self.release_if_idle, key)
 
     def _holds(self, key: str) -> bool:
         seat = self.seats.get(key)
@@ -272,7 +279,8 @@ class ClusterGames:
                     or server.challenges.to(handle) or server.challenges.by(handle)
                     or (seat.reply is not None and seat.reply.waiting))
 
-    def _release_if_idle(self, key: str) -> None:
+    def release_if_idle(self, key: str) -> None:
+        """The seat of ``key`` goes (``seat.free``) when it holds nothing more here."""
         if self._holds(key):
             return
         node = self.seats.node_of(key)
@@ -312,21 +320,24 @@ class ClusterGames:
         return RemoteListing(game.number, self.bus.node, line, tuple(game.players()),
                              category_letter(category(game)), game.record_id)
 
-    def _publish(self, game: Any) -> None:
+    def _publish(self, game: Any, started: bool = False) -> None:
+        """The listing of ``game`` to Redis and the other nodes (``started``: it has just
+        started; followers of its players observe it)."""
         if not self.bus.up or self.server.directory.by_number(game.number) is not game:
             return
         listing = self._listing(game)
         body = json.loads(listing.to_json())
         self.bus.execute("HSET", self.bus.key("games"), str(game.number),
                          json.dumps({**body, "node": self.bus.node})).addErrback(lambda _: None)
-        self.bus.broadcast("cgame.up", body).addErrback(lambda _: None)
+        self.bus.broadcast("cgame.up", {**body, "started": True} if started else body
+                           ).addErrback(lambda _: None)
 
     # IGameEvents: this node's games
 
     def game_started(self, game: Any) -> None:
         if not IPlayedGame.providedBy(game):
             return
-        self._publish(game)
+        self._publish(game, started=True)
         self.failover.resumed(game)
         self._unfollow[game.number] = game.subscribe_moves(lambda ply: self._publish_soon(game))
 
@@ -365,7 +376,7 @@ class ClusterGames:
 
     def _release_idle_seats(self) -> None:
         for key in self.seats.keys():
-            self._release_if_idle(key)
+            self.release_if_idle(key)
 
     # -- other nodes' games -------------------------------------------------------------
 

@@ -10,6 +10,9 @@ them into the server's seams, which otherwise stay empty:
 * the dispatcher's ``forward``, the broadcaster's and game service's session
   lookups and the directory's numbers and listings: games across nodes
   (:mod:`.games`, :mod:`.seats`);
+* the talk's recipients and censors, the directory's ``watching`` and
+  ``observing_changed``: observing across nodes (:mod:`.watching`: ``kibitz``,
+  ``whisper``, ``unobserve``, ``allobservers``, ``primary``, ``follow``);
 * the registry's ``entering``, ``arrivals`` and ``departures`` hooks and the
   server's ``player_changed``: what this node writes of its players;
 * the bus's state: every player of the node is told when the link between the
@@ -41,6 +44,7 @@ from ficsfen.server.cluster.games import ClusterGames
 from ficsfen.server.cluster.presence import Presence, RemotePlayer, ratings_to_json
 from ficsfen.server.cluster.seeks import ClusterSeeks
 from ficsfen.server.cluster.talk import ClusterTalk
+from ficsfen.server.cluster.watching import Watching
 from ficsfen.server.wholist import status_char
 
 __all__ = ["ClusterNode", "DOWN", "UP", "default_node_name"]
@@ -90,6 +94,8 @@ class ClusterNode:
         #: Games across nodes: seats, forwarded lines, cluster-wide game numbers.
         self.games = ClusterGames(server, self.bus, self.presence)
         self.seeks.games = self.games  # play of another node's seek starts a game
+        #: Observing across nodes: kibitz, whisper, unobserve, allobservers, primary, follow.
+        self.watching = Watching(server, self.bus, self.presence, self.games)
         self.presence.gone.append(self.games.node_gone)
         sessions.elsewhere = self.presence
         server.talk.elsewhere = self.talk

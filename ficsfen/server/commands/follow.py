@@ -39,7 +39,7 @@ class FollowCommand(Command):
                 caller.send(msg("You will not follow any player's games."))
             return
         try:
-            target = caller.players.named(who)
+            target = caller.players.anywhere(who)  # a player of another node of a cluster too
         except NameResolutionError as e:
             caller.send(e.message)
             return
@@ -55,6 +55,9 @@ class FollowCommand(Command):
         following.follow(caller.handle, target.handle)
         caller.send(msg("You will now be following {handle}'s games.", handle=target.handle))
         game = directory.game_of(target.handle)
+        watching = getattr(directory, "watching", None)
+        if game is None and watching is not None:
+            watching.following.now(caller, target.handle)  # their game on another node
         if game is None or caller.handle in game.players():
             return
         if is_private(game):
@@ -77,11 +80,25 @@ class PrimaryCommand(Command):
     def run(self, caller: IServerCaller, target: str | None, *,
             directory: IServerDirectory) -> None:
         observed = directory.observed_games(caller.handle)
-        if not observed:
+        watching = getattr(directory, "watching", None)  # a cluster's other nodes
+        elsewhere: list[int] = [] if watching is None else watching.observed_elsewhere(
+            caller.handle)
+        if not observed and not elsewhere:
             caller.send(msg("You are not observing any games."))
             return
+        primary = None if watching is None else watching.primary_elsewhere(caller.handle)
         if target is None:
-            caller.send(msg("Your primary game is game {number}.", number=observed[-1].number))
+            number = primary if primary is not None else observed[-1].number
+            caller.send(msg("Your primary game is game {number}.", number=number))
+            return
+        if watching is not None and target.isascii() and target.isdigit() and int(
+                target) in elsewhere:
+            number = int(target)
+            if primary == number:
+                caller.send(msg("Game {number} is already your primary game.", number=number))
+            else:
+                watching.make_primary_elsewhere(caller.handle, number)
+                caller.send(msg("Game {number} is now your primary game.", number=number))
             return
         try:
             game = FenCommand.find(caller, target, directory)
@@ -90,7 +107,7 @@ class PrimaryCommand(Command):
             return
         if game not in observed:
             caller.send(msg("You are not observing game {number}.", number=game.number))
-        elif directory.observed_by(caller.handle) is game:
+        elif directory.observed_by(caller.handle) is game and primary is None:
             caller.send(msg("Game {number} is already your primary game.", number=game.number))
         else:
             directory.make_primary(caller.handle, game)

@@ -7,9 +7,11 @@ result when a game ends.
 
 from __future__ import annotations
 
+from twisted.internet.defer import Deferred
+
 from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand, NoGameError
-from ficsfen.i18n import msg, msgn
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.boards import game_line_header
 from ficsfen.server.following import is_private, observing_tail
@@ -62,6 +64,14 @@ class UnobserveCommand(Command):
             directory: IServerDirectory) -> None:
         if target is None:
             games = directory.observed_games(caller.handle)
+            watching = getattr(directory, "watching", None)  # a cluster's other nodes
+            if watching is not None and watching.observed_elsewhere(caller.handle):
+                here = {game.number: game for game in games}
+                for local, number in watching.unobserve_all(caller.handle):
+                    if local and number in here:
+                        directory.unobserve(caller.handle, here[number])
+                    caller.send(_removing(number))
+                return
             if not games:
                 caller.send(parsed(msg("You are not observing any games.")))
                 return
@@ -84,7 +94,11 @@ class UnobserveCommand(Command):
             games = [game]
         for game in games:
             directory.unobserve(caller.handle, game)
-            caller.send(parsed(msg("Removing game {number} from observation list.", number=game.number)))
+            caller.send(_removing(game.number))
+
+
+def _removing(number: int) -> Message:
+    return parsed(msg("Removing game {number} from observation list.", number=number))
 
 
 class AllobserversCommand(Command):
@@ -93,29 +107,37 @@ class AllobserversCommand(Command):
     usage = msg("allobservers [GAME-NUMBER|HANDLE]")
 
     def run(self, caller: IServerCaller, target: str | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
         if target is None:
-            games = directory.games()
-        else:
-            try:
-                game = FenCommand.find(caller, target, directory)
-            except (NoGameError, NameResolutionError) as e:
-                caller.send(e.message)
-                return
-            games = [game]
-        lines = []
-        for game in games:
-            observers = directory.observers(game)
-            if not observers:
-                continue
-            lines.append(caller.render(parsed(msgn(
-                "Observing {number} [{white} vs. {black}]: {names} ({count} user)",
-                "Observing {number} [{white} vs. {black}]: {names} ({count} users)",
-                len(observers), number=game.number, white=game.white, black=game.black,
-                names=" ".join(observers)))))
+            watching = getattr(directory, "watching", None)  # a cluster's other nodes
+            if watching is not None:
+                return watching.observers.everywhere().addCallback(
+                    lambda games: self.answer(caller, games, None))
+            games = [(g.number, g.white, g.black, directory.observers(g)) for g in directory.games()]
+            self.answer(caller, games, None)
+            return None
+        try:
+            game = FenCommand.find(caller, target, directory)
+        except (NoGameError, NameResolutionError) as e:
+            caller.send(e.message)
+            return None
+        self.answer(caller, [(game.number, game.white, game.black, directory.observers(game))],
+                    game.number)
+        return None
+
+    @staticmethod
+    def answer(caller: IServerCaller, games: list[tuple[int, str, str, list[str]]],
+               number: int | None) -> None:
+        """The lines of ``games`` (number, White, Black, observers); ``number``: the game
+        asked for (None: all)."""
+        lines = [caller.render(parsed(msgn(
+            "Observing {number} [{white} vs. {black}]: {names} ({count} user)",
+            "Observing {number} [{white} vs. {black}]: {names} ({count} users)",
+            len(observers), number=n, white=white, black=black, names=" ".join(observers))))
+            for n, white, black, observers in games if observers]
         if not lines:
-            caller.send(parsed(msg("No games are being observed.")) if target is None
-                        else parsed(msg("Nobody is observing game {number}.", number=games[0].number)))
+            caller.send(parsed(msg("No games are being observed.")) if number is None
+                        else parsed(msg("Nobody is observing game {number}.", number=number)))
             return
         caller.send("\n".join(lines))
 
