@@ -127,6 +127,8 @@ def test_kibitz_and_whisper_reach_players_and_observers_on_every_node(place) -> 
             assert "psst" not in c[name].read_until("kibitzes: done")
         # a player of another node who censors the sender does not hear it
         c["carol"].ask("+censor bob", "[bob] added to your censor list.")
+        eventually("bob's node knows", lambda: c["bob"].command("tell carol x").startswith(
+            "carol is censoring you."))  # split: her presence entry, a message late at most
         assert answer(c["bob"], "kibitz again", "kibitz")[-1] == "(kibitzed to 2 players)"
         answer(c["dave"], "kibitz last", "kibitz")
         assert "kibitzes: again" not in c["carol"].read_until("kibitzes: last")

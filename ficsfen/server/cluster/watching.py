@@ -16,7 +16,8 @@ observed or made primary, as ``observed_by`` on one server):
 * ``kibitz`` and ``whisper`` of a player with no game here run on the node of
   their played game, else of their primary game;
 * ``unobserve`` alone removes every game, here and on the other nodes
-  (``watch.drop``), in the order they were observed;
+  (``watch.drop``, answered ``watch.dropped`` once done there), in the order
+  they were observed;
 * ``primary`` alone names the primary game wherever it is, ``primary N`` of a
   game observed on another node makes it primary there too (``watch.primary``).
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Container
 
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -36,6 +38,7 @@ from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.follow import ClusterFollowing
 from ficsfen.server.cluster.observers import ObserverLists
 from ficsfen.server.cluster.presence import Presence
+from ficsfen.server.cluster.replies import Replies
 
 __all__ = ["Watching"]
 
@@ -75,6 +78,9 @@ class Watching:
         self._tick = itertools.count()
         #: ``allobservers`` of every node.
         self.observers = ObserverLists(server, bus, presence)
+        #: ``unobserve`` waiting for the other nodes to stop the observations.
+        self.dropped = Replies(bus, presence, reply="watch.dropped",
+                               timeout=server.config.heartbeat_timeout)
         #: Followers of this node, games of the others.
         self.following = ClusterFollowing(server, bus, games)
         talk, sessions = server.talk, server.sessions
@@ -159,10 +165,10 @@ class Watching:
 
     # -- unobserve and primary across nodes ---------------------------------------------
 
-    def unobserve_all(self, handle: str) -> list[tuple[bool, int]]:
-        """Every game ``handle`` observes, oldest first, as (here, number); their
-        observations on the other nodes are stopped (``watch.drop``: the caller's node
-        unobserves its own)."""
+    def unobserve_all(self, handle: str) -> tuple[list[tuple[bool, int]], Deferred[Any]]:
+        """Every game ``handle`` observes, oldest first, as (here, number), and a Deferred
+        firing once the other nodes stopped their observations there (``watch.drop``,
+        acknowledged by ``watch.dropped``; the caller's node unobserves its own)."""
         key = fold(handle)
         ordered = self._ordered(handle)
         by_node: dict[str, list[int]] = {}
@@ -170,22 +176,29 @@ class Watching:
             if node:
                 by_node.setdefault(node, []).append(number)
                 self._note(key, node, number, "unobserve")
+        question, done = self.dropped.ask(by_node)
         for node, numbers in by_node.items():
-            self.bus.to_node(node, "watch.drop", {"key": key, "numbers": numbers}
-                             ).addErrback(_failed)
-        return [(not node, number) for node, number in ordered]
+            self.bus.to_node(node, "watch.drop", {"key": key, "numbers": numbers,
+                                                  "id": question}).addErrback(
+                self._unsent, question)
+        return [(not node, number) for node, number in ordered], done
+
+    def _unsent(self, failure: Failure, question: int) -> None:
+        _failed(failure)
+        self.dropped.closed(question)
 
     def _heard_drop(self, message: BusMessage) -> None:
         key, numbers = message.body.get("key"), message.body.get("numbers")
         seat = self._seat(message.sender, key)
-        if seat is None or not isinstance(numbers, list):
-            return
-        directory = self.server.directory
-        for number in numbers:
-            game = directory.by_number(number) if isinstance(number, int) else None
-            if game is not None:
-                directory.unobserve(seat.handle, game)
-        self.games.release_if_idle(fold(seat.handle))
+        if seat is not None and isinstance(numbers, list):
+            directory = self.server.directory
+            for number in numbers:
+                game = directory.by_number(number) if isinstance(number, int) else None
+                if game is not None:
+                    directory.unobserve(seat.handle, game)
+            self.games.release_if_idle(fold(seat.handle))
+        self.bus.to_node(message.sender, "watch.dropped", {"id": message.body.get("id")}
+                         ).addErrback(_failed)
 
     def make_primary_elsewhere(self, handle: str, number: int) -> bool:
         """Make game ``number``, which ``handle`` observes on another node, their primary

@@ -61,20 +61,20 @@ class UnobserveCommand(Command):
     usage = msg("unobserve [GAME-NUMBER|HANDLE]")
 
     def run(self, caller: IServerCaller, target: str | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
         if target is None:
             games = directory.observed_games(caller.handle)
             watching = getattr(directory, "watching", None)  # a cluster's other nodes
             if watching is not None and watching.observed_elsewhere(caller.handle):
                 here = {game.number: game for game in games}
-                for local, number in watching.unobserve_all(caller.handle):
+                ordered, done = watching.unobserve_all(caller.handle)
+                for local, number in ordered:
                     if local and number in here:
                         directory.unobserve(caller.handle, here[number])
-                    caller.send(_removing(number))
-                return
+                return done.addCallback(lambda _: _removed(caller, ordered))
             if not games:
                 caller.send(parsed(msg("You are not observing any games.")))
-                return
+                return None
         else:
             # A number is checked against the caller's list first: FICS says "You are
             # not observing game N." for a game that has ended meanwhile too (pychess
@@ -82,23 +82,29 @@ class UnobserveCommand(Command):
             if target.isascii() and target.isdigit() and not any(
                     g.number == int(target) for g in directory.observed_games(caller.handle)):
                 caller.send(parsed(msg("You are not observing game {number}.", number=int(target))))
-                return
+                return None
             try:
                 game = FenCommand.find(caller, target, directory)
             except (NoGameError, NameResolutionError) as e:
                 caller.send(e.message)
-                return
+                return None
             if game not in directory.observed_games(caller.handle):
                 caller.send(parsed(msg("You are not observing game {number}.", number=game.number)))
-                return
+                return None
             games = [game]
         for game in games:
             directory.unobserve(caller.handle, game)
             caller.send(_removing(game.number))
+        return None
 
 
 def _removing(number: int) -> Message:
     return parsed(msg("Removing game {number} from observation list.", number=number))
+
+
+def _removed(caller: IServerCaller, games: list[tuple[bool, int]]) -> None:
+    for _, number in games:
+        caller.send(_removing(number))
 
 
 class AllobserversCommand(Command):
