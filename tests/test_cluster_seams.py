@@ -72,3 +72,20 @@ def test_a_forwarding_hook_takes_lines_and_gives_others_back():
     alice.send("e4")
     assert taken == ["e4"]
     assert "Style 12 set." in alice.command("style 12")
+
+
+def test_each_change_to_what_a_player_observes_is_told_not_the_end_of_a_game():
+    directory = GameDirectory()
+    heard: list[tuple[str, int, str]] = []
+    directory.observing_changed.append(lambda key, game, change: heard.append(
+        (key, game.number, change)))
+    one, two = ExaminedGame("a"), ExaminedGame("b")
+    directory.add(one)
+    directory.add(two)
+    assert directory.observe("Erin", one) and directory.observe("Erin", two)
+    assert not directory.observe("erin", two)  # no change, nothing told
+    assert directory.make_primary("erin", one)
+    assert directory.unobserve("ERIN", one)
+    directory.remove(two)  # a game's end: its observers' node learns it otherwise
+    assert heard == [("erin", 1, "observe"), ("erin", 2, "observe"), ("erin", 1, "primary"),
+                     ("erin", 1, "unobserve")]

@@ -118,7 +118,7 @@ def test_kibitz_and_whisper_reach_players_and_observers_on_every_node(place) -> 
             assert heard(c[name], "kibitzes: hi all") == line
         # an observer of another node whispers: observers only
         line = f"carol(----)[{n}] whispers: psst"
-        assert answer(c["carol"], "whisper psst", "whisper") == [line, "(whispered to 1 player)"]
+        assert answer(c["carol"], "#psst", "whisper") == [line, "(whispered to 1 player)"]
         assert heard(c["dave"], "whispers: psst") == line
         # an observer of the game's node kibitzes; the players never heard the whisper
         line = f"dave(----)[{n}] kibitzes: done"

@@ -148,9 +148,17 @@ class Watching:
     # -- kibitz and whisper: where the caller's game is ---------------------------------
 
     def route(self, session: Any, command: str | None, words: list[str]) -> str | None:
-        """The node where ``kibitz`` or ``whisper`` of ``session`` runs, when not here."""
-        if command not in GAME_TALK or not self.bus.up:
+        """The node where ``kibitz`` or ``whisper`` of ``session`` runs, when not here
+        (typed as such or as a system alias: ``*nice``, ``# psst``)."""
+        if not self.bus.up or not words:
             return None
+        if command not in GAME_TALK:
+            system = self.server.dispatcher.system_aliases
+            if system is None or words[0][0].isalnum():  # not a glued alias: no expansion
+                return None
+            expanded = system.expand(" ".join(words), words[0]).split(None, 1)
+            if not expanded or expanded[0] not in GAME_TALK:
+                return None
         handle = session.handle
         if self.server.directory.game_of(handle) is not None:
             return None

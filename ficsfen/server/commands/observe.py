@@ -12,6 +12,7 @@ from twisted.internet.defer import Deferred
 from ficsfen.commands.base import Command
 from ficsfen.commands.fen import FenCommand, NoGameError
 from ficsfen.i18n import Message, msg, msgn
+from ficsfen.interfaces import IGame
 from ficsfen.names import NameResolutionError, fold
 from ficsfen.server.boards import game_line_header
 from ficsfen.server.following import is_private, observing_tail
@@ -21,16 +22,23 @@ from ficsfen.server.interfaces import IServerCaller, IServerDirectory
 __all__ = ["COMMANDS"]
 
 
+def _game(caller: IServerCaller, target: str, directory: IServerDirectory) -> IGame | None:
+    """The game ``target`` names (a number or a player), or None once the caller read why."""
+    try:
+        return FenCommand.find(caller, target, directory)
+    except (NoGameError, NameResolutionError) as e:
+        caller.send(e.message)
+        return None
+
+
 class ObserveCommand(Command):
     name = "observe"
     spec = "w"
     usage = msg("observe GAME-NUMBER|HANDLE")
 
     def run(self, caller: IServerCaller, target: str, *, directory: IServerDirectory) -> None:
-        try:
-            game = FenCommand.find(caller, target, directory)
-        except (NoGameError, NameResolutionError) as e:
-            caller.send(e.message)
+        game = _game(caller, target, directory)
+        if game is None:
             return
         me = fold(caller.handle)
         if any(fold(h) == me for h in game.players()):
@@ -83,10 +91,8 @@ class UnobserveCommand(Command):
                     g.number == int(target) for g in directory.observed_games(caller.handle)):
                 caller.send(parsed(msg("You are not observing game {number}.", number=int(target))))
                 return None
-            try:
-                game = FenCommand.find(caller, target, directory)
-            except (NoGameError, NameResolutionError) as e:
-                caller.send(e.message)
+            game = _game(caller, target, directory)
+            if game is None:
                 return None
             if game not in directory.observed_games(caller.handle):
                 caller.send(parsed(msg("You are not observing game {number}.", number=game.number)))
@@ -122,10 +128,8 @@ class AllobserversCommand(Command):
             games = [(g.number, g.white, g.black, directory.observers(g)) for g in directory.games()]
             self.answer(caller, games, None)
             return None
-        try:
-            game = FenCommand.find(caller, target, directory)
-        except (NoGameError, NameResolutionError) as e:
-            caller.send(e.message)
+        game = _game(caller, target, directory)
+        if game is None:
             return None
         self.answer(caller, [(game.number, game.white, game.black, directory.observers(game))],
                     game.number)
