@@ -61,6 +61,12 @@ def login(place: Place, name: str) -> TelnetClient:
     return client
 
 
+def lists(client: TelnetClient, name: str) -> bool:
+    """Whether ``who`` lists ``name`` (notices read before it count as nothing)."""
+    answer = client.ask("who", "players displayed").split("fics% ")[-2]  # notices end with one
+    return re.search(rf"\b{name}\b", answer) is not None
+
+
 def everyone(place: Place, *names: str) -> dict[str, TelnetClient]:
     """``names`` logged in, once each of them sees all the others in ``who``."""
     clients = {name: login(place, name) for name in names}
@@ -197,6 +203,13 @@ def test_follow_observes_the_games_a_player_starts_on_any_node(place) -> None:
                 f"Game {m}: dave (----) carol (----) unrated blitz 5 0\n\n<12> ") in text
         eventually("frank observes the game", lambda: f"Observing {m} [dave vs. carol]: frank "
                    "(1 user)" in erin.command("allobservers"))
+        # following ends when the player followed logs out (split: of the other node)
+        assert erin.command("follow frank") == "You will now be following frank's games.\n"
+        frank.close()
+        eventually("frank is gone for erin", lambda: not lists(erin, "frank"))
+        c["frank"] = login(place, "frank")
+        eventually("frank is back for erin", lambda: lists(erin, "frank"))
+        assert erin.command("follow frank") == "You will now be following frank's games.\n"
     finally:
         for client in c.values():
             client.close()

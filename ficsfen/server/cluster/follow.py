@@ -9,7 +9,8 @@ follower of its players asks the owner to seat them and start their observation
 single server's lines ("alice, whom you are following, has started a game with
 bob.", "You are now observing game 3.", the game's header and board).
 ``follow NAME`` of a player in a game on another node observes that game at once,
-with ``observe``'s lines.
+with ``observe``'s lines; following a player of another node ends when they log
+out, as on one server.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from twisted.python.failure import Failure
 from ficsfen.i18n import msg
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
+from ficsfen.server.cluster.presence import Presence
 from ficsfen.server.cluster.seats import snapshot
 from ficsfen.server.following import is_private, observing_head, observing_tail
 from ficsfen.server.interfaces import IPlayedGame
@@ -37,10 +39,17 @@ class ClusterFollowing:
     ``games``: the node's :class:`~.games.ClusterGames` (seats, listings).
     """
 
-    def __init__(self, server: Any, bus: Bus, games: Any) -> None:
+    def __init__(self, server: Any, bus: Bus, games: Any, presence: Presence) -> None:
         self.server, self.bus, self.games = server, bus, games
         bus.on("cgame.up", self._heard_up)
         bus.on("watch.follow", self._heard_follow)
+        presence.left.append(self._left)
+
+    def _left(self, key: str) -> None:
+        """A player of another node logged out: nobody follows them any more (as when a
+        player of this node logs out), unless they are logged in here now."""
+        if self.server.sessions.by_key(key) is None:
+            self.server.following.forget(key)
 
     # -- the followers' node ----------------------------------------------------------
 

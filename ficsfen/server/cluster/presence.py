@@ -78,6 +78,9 @@ class Presence:
         self.run = os.urandom(4).hex()
         self.seq = 0
         self._handles = UniqueHandles(bus.node, local=local, replaced=replaced, changed=changed)
+        #: Told the folded handle of a player of another node no longer logged in on any
+        #: other node (logged out, or their node gone): ``follow`` of them ends.
+        self.left = self._handles.left
         self._tables = RemoteTables(bus, placed=self._handles.place, gone=self.gone)
         self._liveness = Liveness(bus, clock=clock, run=self.run, interval=interval,
                                   timeout=timeout, known=self._tables.nodes,

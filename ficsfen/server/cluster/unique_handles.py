@@ -33,6 +33,8 @@ class UniqueHandles:
         self._changed = changed
         self._where: dict[str, RemotePlayer] = {}  # folded handle -> where it is (newest login)
         self._index = NameIndex()
+        #: Told the folded handle of a player no longer logged in on any other node.
+        self.left: list[Callable[[str], None]] = []
 
     def get(self, key: str) -> RemotePlayer | None:
         """The newest login elsewhere of the folded handle ``key``, or None."""
@@ -57,7 +59,9 @@ class UniqueHandles:
         if current is not None and (newest is None or current.handle != newest.handle):
             self._index.discard(current.handle)
         if newest is None:
-            self._where.pop(key, None)
+            if self._where.pop(key, None) is not None:
+                for listener in list(self.left):
+                    listener(key)
         else:
             if current is None or current.handle != newest.handle:
                 self._index.add(newest.handle)

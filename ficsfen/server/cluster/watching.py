@@ -82,7 +82,7 @@ class Watching:
         self.dropped = Replies(bus, presence, reply="watch.dropped",
                                timeout=server.config.heartbeat_timeout)
         #: Followers of this node, games of the others.
-        self.following = ClusterFollowing(server, bus, games)
+        self.following = ClusterFollowing(server, bus, games, presence)
         talk, sessions = server.talk, server.sessions
         talk.find_sessions(games.seats.lookup(sessions.by_key))
         here = talk.censoring
