@@ -276,8 +276,17 @@ def _stored(node: ServerProcess) -> str:
 
 
 def test_play_of_a_seek_of_the_other_node_starts_the_game_on_the_seeker_s_node(nodes) -> None:
+    _play_a_seek_of_the_other_node(*nodes)
+
+
+def test_play_of_a_seek_of_the_other_node_with_a_shared_store(shared_nodes) -> None:
+    """With a store the game is announced once its start is committed: the answering
+    player's seat on the seeker's node must outlast that wait."""
+    _play_a_seek_of_the_other_node(*shared_nodes)
+
+
+def _play_a_seek_of_the_other_node(one: ServerProcess, two: ServerProcess) -> None:
     from test_cluster_serve import eventually, who_lists
-    one, two = nodes
     with login(one, "alice") as alice, login(two, "bob") as bob:
         eventually("node two sees alice", lambda: who_lists(bob, "alice"))
         assert "Your seek has been posted with index 1." in alice.command("seek 5 0 white")

@@ -267,7 +267,9 @@ class ClusterGames:
         if seat is None:
             return False
         handle, server = seat.handle, self.server
-        return bool(server.directory.game_of(handle) is not None
+        # busy(): also a game whose start is not yet committed (with a store it is
+        # announced only then, to the seat).
+        return bool(server.games.busy(handle)
                     or server.directory.observed_games(handle)
                     or server.challenges.to(handle) or server.challenges.by(handle)
                     or (seat.reply is not None and seat.reply.waiting))
