@@ -80,6 +80,11 @@ def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
         # an observer on each node: carol's observe runs on the owner (node two)
         assert f"You are now observing game {number}." in carol.command(f"observe {number}")
         assert f"You are now observing game {number}." in dave.command(f"observe {number}")
+        # allobservers N (pychess asks it of the game it plays) answers the same on both nodes
+        observers = dave.command(f"allobservers {number}")
+        assert "carol" in observers and "dave" in observers
+        assert carol.command(f"allobservers {number}") == observers
+        assert alice.command(f"allobservers {number}") == observers
         board = chess.Board()
         players = {chess.WHITE: alice, chess.BLACK: bob}
         for san in ("f3", "e5", "g4", "Qh4#"):

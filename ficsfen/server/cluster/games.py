@@ -13,8 +13,8 @@ a challenge, a game or an observed game there), the lines about it
 (moves, ``draw``, ``resign``, ``abort``, ``adjourn``, ``takeback``,
 ``flag``, ``accept``, ``decline``, ``withdraw``, ``pending``, ``moretime``,
 ``refresh``, ``fen``, ``moves``) are run there, for the seat, and the answers come back as bytes
-(``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``
-and ``refresh N`` for a game number of another node.  The owner says
+(``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``,
+``refresh N`` and ``allobservers N`` for a game number of another node.  The owner says
 ``seat.free`` when a seat has nothing left there (after a line, at a game's
 end); the player's node then runs their lines itself again.  A player of
 this node who logs out while seated elsewhere is logged out of their seats
@@ -68,7 +68,7 @@ GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign",
                            "adjourn", "flag", "takeback", "moretime", "refresh", "fen",
                            "moves"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
-NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh"})
+NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh", "allobservers"})
 
 #: Seconds a game's ``games`` listing may lag its moves on the other nodes (one write
 #: to Redis and one announcement per game and period, however fast it is played).
