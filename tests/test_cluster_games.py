@@ -311,3 +311,7 @@ def _play_a_seek_of_the_other_node(one: ServerProcess, two: ServerProcess) -> No
             wait_for_board(other, board.board_fen())
         bob.send("fen")
         bob.read_until(f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")
+        bob.read_until("fics% ")
+        # say from the seat's node reaches the opponent on the owner
+        assert bob.command("say good luck") == "(told alice, who is playing)\n"
+        assert "bob[" in alice.read_until("says: good luck")

@@ -12,7 +12,7 @@ the receiver's node, as on a single server.
 a challenge, a game or an observed game there), the lines about it
 (moves, ``draw``, ``resign``, ``abort``, ``adjourn``, ``takeback``,
 ``flag``, ``accept``, ``decline``, ``withdraw``, ``pending``, ``moretime``,
-``refresh``, ``fen``, ``moves``) are run there, for the seat, and the answers come back as bytes
+``refresh``, ``fen``, ``moves``, ``say``) are run there, for the seat, and the answers come back as bytes
 (``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``,
 ``refresh N`` and ``allobservers N`` for a game number of another node.  The owner says
 ``seat.free`` when a seat has nothing left there (after a line, at a game's
@@ -66,7 +66,7 @@ _log = Logger(namespace="ficsfen.cluster.games")
 #: Commands run on the node hosting the caller's game or challenge while seated there.
 GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign", "draw", "abort",
                            "adjourn", "flag", "takeback", "moretime", "refresh", "fen",
-                           "moves"})
+                           "moves", "say"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
 NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh", "allobservers"})
 
