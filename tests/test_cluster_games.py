@@ -85,6 +85,8 @@ def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
         assert "carol" in observers and "dave" in observers
         assert carol.command(f"allobservers {number}") == observers
         assert alice.command(f"allobservers {number}") == observers
+        # xboard asks "$moves N" ($: no alias expansion) of the game it observes
+        assert f"Movelist for game {number}:" in carol.command(f"$moves {number}")
         board = chess.Board()
         players = {chess.WHITE: alice, chess.BLACK: bob}
         for san in ("f3", "e5", "g4", "Qh4#"):

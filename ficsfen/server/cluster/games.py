@@ -130,6 +130,9 @@ class ClusterGames:
         words = line.split()
         if session.ivars["block"] and words:
             words = words[1:]  # the block's number, kept in the line sent
+        if words and words[0].startswith("$"):  # "$moves 1", "$$ moves 1": no alias expansion
+            text = " ".join(words)
+            words = (text[2:] if text.startswith("$$") else text[1:]).split()
         if not words:
             return False
         key = fold(session.handle)
