@@ -317,3 +317,24 @@ def _play_a_seek_of_the_other_node(one: ServerProcess, two: ServerProcess) -> No
         # say from the seat's node reaches the opponent on the owner
         assert bob.command("say good luck") == "(told alice, who is playing)\n"
         assert "bob[" in alice.read_until("says: good luck")
+
+
+def test_a_setting_changed_while_seated_elsewhere_reaches_the_seat(nodes) -> None:
+    """eboard sends ``style 12`` just after its first line; when that line was a ``match``
+    to a player of another node (so run there, the player seated there), the board of the
+    game must still come in style 12."""
+    from test_cluster_serve import eventually, who_lists
+    one, two = nodes
+    with cluster_nodes.login(one, "alice") as alice, login(two, "bob") as bob:
+        eventually("node one sees bob", lambda: who_lists(alice, "bob"))
+        assert alice.command("match bob 5 0 white").startswith("Issuing: alice")
+        bob.read_until("Challenge: alice")
+        bob.read_until("fics% ")
+        assert alice.command("style 12") == "Style 12 set.\n"
+        # a tell from node one comes after the setting (one node's messages keep their order)
+        assert alice.command("tell bob ready") == "(told bob)\n"
+        bob.read_until("alice tells you: ready")
+        bob.send("accept")
+        text = alice.read_until("Creating unrated blitz match.}")
+        text += alice.read_until("fics% ")
+        assert board_of(text) == chess.Board().board_fen()

@@ -112,9 +112,10 @@ class ClusterGames:
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
         sessions.departures.append(self._departed)
+        server.player_changed.append(self._settings_changed)
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
-                              ("seat.held", self._heard_held),
+                              ("seat.held", self._heard_held), ("seat.state", self._heard_state),
                               ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
@@ -225,6 +226,23 @@ class ClusterGames:
         key = str(message.body.get("key", ""))
         if self.server.sessions.by_key(key) is not None:
             self.seated[key] = message.sender
+
+    def _settings_changed(self, session: Any) -> None:
+        """A player of this node seated on another changed a setting (``style 12`` typed
+        while their ``match`` waits there): the seat takes it before their next line."""
+        if session in self.seats:
+            return
+        node = self.seated.get(fold(session.handle))
+        if node is not None and self.bus.up:
+            self.bus.to_node(node, "seat.state", {"state": snapshot(session)}).addErrback(
+                self._failed, "seat")
+
+    def _heard_state(self, message: BusMessage) -> None:
+        state = message.body.get("state")
+        if not isinstance(state, dict):
+            return
+        if self.seats.node_of(fold(str(state.get("handle", "")))) == message.sender:
+            self.seats.seat(message.sender, state)
 
     def _departed(self, session: Any) -> None:
         if session in self.seats:
