@@ -181,11 +181,12 @@ class Run:
         return subprocess.run(["xdotool", *args], env=dict(os.environ, DISPLAY=self.display),
                               capture_output=True, text=True, timeout=10).stdout
 
-    def players(self, folder: Path, plies: int, delay: float) -> tuple[subprocess.Popen, Path, Path]:
+    def players(self, folder: Path, plies: int, delay: float,
+                go_timeout: float = 90) -> tuple[subprocess.Popen, Path, Path]:
         state, go = folder / "players-state.json", folder / "go"
         proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.player_port),
                                  "--pgn", str(self.pgn), "--plies", str(plies), "--delay", str(delay),
-                                 "--state", str(state), "--go", str(go), "--go-timeout", "90",
+                                 "--state", str(state), "--go", str(go), "--go-timeout", str(go_timeout),
                                  *(["--rated", ",".join(f"{n}:{p}" for n, p in ACCOUNTS.items())]
                                    if self.rated else [])],
                                 folder / "players.out")
@@ -206,7 +207,9 @@ class Run:
         folder.mkdir()
         port = self.proxy(folder, name, *(["--strip-dollar"] if strip else []))
         result: dict = {"scenario": name, "dollar_stripped_by_proxy": strip}
-        players, state, go = self.players(folder, plies=30, delay=2.0 if every_ply else 0.6)
+        # every_ply: the pause may come long after the start (a screenshot per ply)
+        players, state, go = self.players(folder, plies=30, delay=2.0 if every_ply else 0.6,
+                                          go_timeout=400 if every_ply else 90)
         created = wait_for(lambda: self.read_state(state).get("game"), 30)
         if not created:
             result["error"] = "players could not create a game (see players.out)"
