@@ -80,6 +80,13 @@ def test_a_game_between_nodes_to_mate_seen_on_both(nodes) -> None:
         # an observer on each node: carol's observe runs on the owner (node two)
         assert f"You are now observing game {number}." in carol.command(f"observe {number}")
         assert f"You are now observing game {number}." in dave.command(f"observe {number}")
+        # allobservers N (pychess asks it of the game it plays) answers the same on both nodes
+        observers = dave.command(f"allobservers {number}")
+        assert "carol" in observers and "dave" in observers
+        assert carol.command(f"allobservers {number}") == observers
+        assert alice.command(f"allobservers {number}") == observers
+        # xboard asks "$moves N" ($: no alias expansion) of the game it observes
+        assert f"Movelist for game {number}:" in carol.command(f"$moves {number}")
         board = chess.Board()
         players = {chess.WHITE: alice, chess.BLACK: bob}
         for san in ("f3", "e5", "g4", "Qh4#"):
@@ -276,8 +283,17 @@ def _stored(node: ServerProcess) -> str:
 
 
 def test_play_of_a_seek_of_the_other_node_starts_the_game_on_the_seeker_s_node(nodes) -> None:
+    _play_a_seek_of_the_other_node(*nodes)
+
+
+def test_play_of_a_seek_of_the_other_node_with_a_shared_store(shared_nodes) -> None:
+    """With a store the game is announced once its start is committed: the answering
+    player's seat on the seeker's node must outlast that wait."""
+    _play_a_seek_of_the_other_node(*shared_nodes)
+
+
+def _play_a_seek_of_the_other_node(one: ServerProcess, two: ServerProcess) -> None:
     from test_cluster_serve import eventually, who_lists
-    one, two = nodes
     with login(one, "alice") as alice, login(two, "bob") as bob:
         eventually("node two sees alice", lambda: who_lists(bob, "alice"))
         assert "Your seek has been posted with index 1." in alice.command("seek 5 0 white")
@@ -297,3 +313,28 @@ def test_play_of_a_seek_of_the_other_node_starts_the_game_on_the_seeker_s_node(n
             wait_for_board(other, board.board_fen())
         bob.send("fen")
         bob.read_until(f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")
+        bob.read_until("fics% ")
+        # say from the seat's node reaches the opponent on the owner
+        assert bob.command("say good luck") == "(told alice, who is playing)\n"
+        assert "bob[" in alice.read_until("says: good luck")
+
+
+def test_a_setting_changed_while_seated_elsewhere_reaches_the_seat(nodes) -> None:
+    """eboard sends ``style 12`` just after its first line; when that line was a ``match``
+    to a player of another node (so run there, the player seated there), the board of the
+    game must still come in style 12."""
+    from test_cluster_serve import eventually, who_lists
+    one, two = nodes
+    with cluster_nodes.login(one, "alice") as alice, login(two, "bob") as bob:
+        eventually("node one sees bob", lambda: who_lists(alice, "bob"))
+        assert alice.command("match bob 5 0 white").startswith("Issuing: alice")
+        bob.read_until("Challenge: alice")
+        bob.read_until("fics% ")
+        assert alice.command("style 12") == "Style 12 set.\n"
+        # a tell from node one comes after the setting (one node's messages keep their order)
+        assert alice.command("tell bob ready") == "(told bob)\n"
+        bob.read_until("alice tells you: ready")
+        bob.send("accept")
+        text = alice.read_until("Creating unrated blitz match.}")
+        text += alice.read_until("fics% ")
+        assert board_of(text) == chess.Board().board_fen()

@@ -84,6 +84,24 @@ def test_who_tell_channels_and_shouts_across_nodes(nodes) -> None:
             "bob" in carol.command("tell bob hi")
 
 
+def test_a_guests_channel_list_reaches_the_other_node(nodes) -> None:
+    """A guest's lists are not saved, but the other nodes must still learn them: a channel
+    tell from another node reaches a guest who joined the channel, and leaves them out once
+    they left it."""
+    one, two = nodes
+    with one.connect() as here, two.connect() as there:
+        here.login()
+        sender = there.login()
+        assert "added" in there.command("+channel 4").lower()
+        assert "added" in here.command("+channel 4").lower()
+        eventually("node two knows node one's guest is in channel 4", lambda: there.command(
+            "tell 4 hello").endswith("(told 1 player in channel 4)\n"))
+        assert f"{sender}(U)(4): hello" in here.read_until("fics% ")
+        assert "removed" in here.command("-channel 4").lower()
+        eventually("node two knows the guest left channel 4", lambda: there.command(
+            "tell 4 anyone?").endswith("(told 0 players in channel 4)\n"))
+
+
 def test_a_second_login_on_another_node_closes_the_first(nodes) -> None:
     one, two = nodes
     with login(one, "alice") as first, login(two, "bob") as bob:

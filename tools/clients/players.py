@@ -26,10 +26,12 @@ of a client under test::
                [--colour black] [--time "5 0"] [--timeout 240]
 
 It logs in as a guest, sends ``match NAME 5 0 black`` (phase "challenged",
-its handle in STATE.json), waits for the game's ``Creating:`` (phase
-"playing"), and answers each move of the client with the next of
-``--replies`` as soon as a style 12 board says it is its turn, recording
-the position after every move (``ply``, ``fen``, ``moves``).  When the game
+its handle in STATE.json; with ``--invite seek`` it posts ``seek 5 0 black``
+instead, phase "seeking" and ``seek`` its number; with ``--invite wait`` it
+waits for the client's challenge, phase "waiting", and accepts it), waits
+for the game's ``Creating:`` (phase "playing"), and answers each move of the
+client with the next of ``--replies`` as soon as a style 12 board says it is
+its turn, recording the position after every move (``ply``, ``fen``, ``moves``).  When the game
 ends the phase becomes "done" with the ``{Game N ...} RESULT`` line in
 ``result``.  Its bytes are kept in ``player-opponent.log``.
 """
@@ -144,8 +146,18 @@ def play_against(args: argparse.Namespace) -> None:
     mine = b"B" if args.colour == "black" else b"W"
     state = {"opponent": me.handle, "client": args.opponent, "phase": "challenged",
              "ply": 0, "moves": [], "fen": None}
-    me.send(f"match {args.opponent} {args.time} {args.colour}")
+    if args.invite == "match":
+        me.send(f"match {args.opponent} {args.time} {args.colour}")
+    elif args.invite == "seek":
+        me.send(f"seek {args.time} {args.colour}")
+        posted = me.read_until(rb"posted with index (\d+)[^\n]*\n")
+        state.update(phase="seeking", seek=int(re.search(rb"index (\d+)", posted).group(1)))
+    else:  # "wait": the client challenges; accepted once its offer is here
+        state["phase"] = "waiting"
     write_state(args.state, **state)
+    if args.invite == "wait":
+        me.read_until(rb"Challenge: [^\n]*\n", timeout=args.timeout)
+        me.send("accept")
     created = me.read_until(rb"\{Game (\d+) \([^)]*\) Creating [^}]*\}", timeout=args.timeout)
     state.update(phase="playing", game=int(re.search(rb"\{Game (\d+)", created).group(1)))
     write_state(args.state, **state)
@@ -187,6 +199,9 @@ def main() -> None:
     p.add_argument("--opponent", help="play one game against this logged-in client")
     p.add_argument("--replies", default="", help="the scripted side's moves, space separated")
     p.add_argument("--colour", default="black", choices=("white", "black"))
+    p.add_argument("--invite", default="match", choices=("match", "seek", "wait"),
+                   help="with --opponent: challenge the client (match), post a seek for it "
+                        "(seek), or wait for its challenge and accept it (wait)")
     p.add_argument("--time", default="5 0")
     p.add_argument("--timeout", type=float, default=240)
     p.add_argument("--port", type=int, required=True)

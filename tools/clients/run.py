@@ -5,12 +5,16 @@
                                  [--only xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,pychess-timeseal,
                                   eboard,eboard-timeseal,xboard-play,eboard-play,eboard-play-timeseal,
                                   pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek]
+    python3 tools/clients/run.py --checkout /path/to/ficsfen --cluster     # or --only cluster-...
 
 Starts the checkout's ``.venv/bin/ficsfen serve`` on a free loopback port with
 two registered accounts (zipa/zpass1, zipb/zpass2), an Xvfb display, and for
 each scenario a logging proxy (``proxy.py``) between the client and the
 server, so every byte both ways lands in ``OUT/SCENARIO/traffic/``.  Each
-scenario is bounded in time and stops what it started.  See README.md.
+scenario is bounded in time and stops what it started.  With ``--cluster`` (or
+``cluster-*`` scenarios) there are two nodes sharing a Redis and a PostgreSQL
+(``cluster.py``): the clients on node B, the scripted players on node A.
+See README.md.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import boardcheck  # noqa: E402
+import cluster  # noqa: E402
 
 ACCOUNTS = {"zipa": "zpass1", "zipb": "zpass2"}
 XBOARD = "/usr/games/xboard"
@@ -100,21 +106,37 @@ class Run:
         self.ficsfen = checkout / ".venv/bin/ficsfen"
         self.python = checkout / ".venv/bin/python"
         self.procs = Procs()
-        self.port = free_port()
+        #: The port clients connect to (through their proxy), and the one the scripted
+        #: players and guests use: the same server, or nodes B and A of a cluster.
+        self.port = self.player_port = free_port()
+        self.cluster: dict | None = None
         self.display = ""
         self.results: dict[str, dict] = {}
         #: Whether the scripted players log in as the registered accounts and play rated.
         self.rated = False
 
     # -- shared infrastructure -------------------------------------------------
+    def config_text(self, node: str | None = None, namespace: str = "") -> str:
+        """A server's configuration: the two accounts, and a cluster node's ``[cluster]``."""
+        if not hasattr(self, "_accounts"):
+            self._accounts = [
+                f'{name} = "' + subprocess.run([str(self.ficsfen), "serve", "--hash-password"],
+                                               input=password, capture_output=True, text=True,
+                                               check=True).stdout.strip() + '"'
+                for name, password in ACCOUNTS.items()]
+        lines = ["[accounts]", *self._accounts]
+        if node is not None:
+            lines += ["", "[cluster]", f'node = "{node}"', f'namespace = "{namespace}"']
+        return "\n".join(lines) + "\n"
+
+    def start_cluster(self) -> None:
+        """Redis, PostgreSQL and nodes A and B (``cluster.py``): clients on B, players on A."""
+        ports = cluster.start(self, free_port, self.config_text)
+        self.player_port, self.port = ports["A"], ports["B"]
+
     def start_server(self) -> None:
-        lines = ["[server]", f'listen = ["tcp:{self.port}:interface=127.0.0.1"]', "", "[accounts]"]
-        for name, password in ACCOUNTS.items():
-            digest = subprocess.run([str(self.ficsfen), "serve", "--hash-password"], input=password,
-                                    capture_output=True, text=True, check=True).stdout.strip()
-            lines.append(f'{name} = "{digest}"')
         config = self.out / "ficsfen.toml"
-        config.write_text("\n".join(lines) + "\n")
+        config.write_text(self.config_text())
         self.procs.start([str(self.ficsfen), "serve", "--config", str(config), "--lang", "en", "--web", "none",
                           "--listen", f"tcp:{self.port}:interface=127.0.0.1",
                           # a fresh store per run; its accounts come from the TOML's [accounts]
@@ -159,11 +181,12 @@ class Run:
         return subprocess.run(["xdotool", *args], env=dict(os.environ, DISPLAY=self.display),
                               capture_output=True, text=True, timeout=10).stdout
 
-    def players(self, folder: Path, plies: int, delay: float) -> tuple[subprocess.Popen, Path, Path]:
+    def players(self, folder: Path, plies: int, delay: float,
+                go_timeout: float = 90) -> tuple[subprocess.Popen, Path, Path]:
         state, go = folder / "players-state.json", folder / "go"
-        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.port),
+        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.player_port),
                                  "--pgn", str(self.pgn), "--plies", str(plies), "--delay", str(delay),
-                                 "--state", str(state), "--go", str(go), "--go-timeout", "90",
+                                 "--state", str(state), "--go", str(go), "--go-timeout", str(go_timeout),
                                  *(["--rated", ",".join(f"{n}:{p}" for n, p in ACCOUNTS.items())]
                                    if self.rated else [])],
                                 folder / "players.out")
@@ -177,12 +200,16 @@ class Run:
             return {}
 
     # -- xboard observing a game ----------------------------------------------
-    def xboard_observe(self, name: str, logon: str, strip: bool = False) -> dict:
+    def xboard_observe(self, name: str, logon: str, strip: bool = False, every_ply: bool = False) -> dict:
+        """xboard observes a game of two scripted players; ``every_ply``: the moves 2 s
+        apart and xboard's board read (boardcheck) at every ply, not only at the pause."""
         folder = self.out / name
         folder.mkdir()
         port = self.proxy(folder, name, *(["--strip-dollar"] if strip else []))
         result: dict = {"scenario": name, "dollar_stripped_by_proxy": strip}
-        players, state, go = self.players(folder, plies=30, delay=0.6)
+        # every_ply: the pause may come long after the start (a screenshot per ply)
+        players, state, go = self.players(folder, plies=30, delay=2.0 if every_ply else 0.6,
+                                          go_timeout=400 if every_ply else 90)
         created = wait_for(lambda: self.read_state(state).get("game"), 30)
         if not created:
             result["error"] = "players could not create a game (see players.out)"
@@ -206,6 +233,13 @@ class Run:
         time.sleep(3)
         shots = [self.shot(folder, "01-observing")]
         go.touch()
+        if every_ply:
+            check = self.board_checker(folder, state, result, shots)
+            for ply in range(1, 31):
+                if not wait_for(lambda ply=ply: self.read_state(state).get("ply", 0) >= ply, 30):
+                    break
+                time.sleep(0.8)
+                check(f"ply-{ply:02d}")
         wait_for(lambda: self.read_state(state).get("ply", 0) >= 14, 60)
         time.sleep(0.3)
         shots.append(self.shot(folder, "02-mid-game"))
@@ -452,14 +486,36 @@ class Run:
     # The Accept button of pychess's challenge bar (window 1280x1000 at 0,0).
     PYCHESS_ACCEPT = (1032, 90)
 
-    def opponent(self, folder: Path, client: str) -> tuple[subprocess.Popen, Path]:
+    def opponent(self, folder: Path, client: str, invite: str = "match",
+                 delay: float = 0.5) -> tuple[subprocess.Popen, Path]:
+        """The scripted Black (``players.py --opponent``): it challenges ``client``
+        (``invite="match"``), posts a seek for it (``"seek"``) or waits for its
+        challenge (``"wait"``)."""
         state = folder / "opponent-state.json"
-        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.port),
+        proc = self.procs.start([str(self.python), str(HERE / "players.py"), "--port", str(self.player_port),
                                  "--opponent", client, "--replies", self.OPPONENT_REPLIES,
-                                 "--colour", "black", "--time", "5 0", "--delay", "0.5",
-                                 "--state", str(state), "--timeout", "200"],
+                                 "--colour", "black", "--time", "5 0", "--delay", str(delay),
+                                 "--invite", invite, "--state", str(state), "--timeout", "200"],
                                 folder / "opponent.out")
         return proc, state
+
+    def invite_client(self, folder: Path, state: Path, invite: str, result: dict,
+                      typed: Callable[[str], None] | None = None) -> None:
+        """What the client sees or does before the game: the opponent's challenge
+        (``"match"``), its seek's ``<s>`` line (``"seek"``), or, for ``"wait"``, the
+        client's own ``match OPPONENT 5 0 white`` typed with ``typed``."""
+        if invite == "match":
+            result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
+        elif invite == "seek":
+            st = wait_for(lambda: (s := self.read_state(state)).get("phase") == "seeking" and s, 20) or {}
+            result["seek_seen"] = bool(st and wait_for(
+                lambda: re.search(rf"<s> \d+ w={st['opponent']} ", self.traffic(folder)), 20))
+        else:
+            st = wait_for(lambda: (s := self.read_state(state)).get("phase") == "waiting" and s, 20) or {}
+            if st and typed is not None:
+                typed(f"match {st['opponent']} 5 0 white")
+                result["match_typed"] = f"match {st['opponent']} 5 0 white"
+                result["issued_seen"] = bool(wait_for(lambda: "Issuing:" in self.traffic(folder), 20))
 
     def client_handle(self, folder: Path, timeout: float = 45) -> str | None:
         found = wait_for(lambda: re.search(r"Starting FICS session as (\w+)", self.traffic(folder)),
@@ -477,18 +533,24 @@ class Run:
         self.xdotool(*args)
 
     def play_moves(self, folder: Path, state: Path, geometry, result: dict, shots: list[Path],
-                   flipped: bool = False) -> None:
-        """Drag the client's moves on its board, each once the opponent's reply is in."""
+                   flipped: bool = False, check: Callable[[str], None] | None = None) -> None:
+        """Drag the client's moves on its board, each once the opponent's reply is in;
+        ``check(label)`` (if given) once each position is in, before the next move."""
         result["moves_made_on_the_board"] = []
         for i, (a, b) in enumerate(self.CLIENT_MOVES):
             if not wait_for(lambda: self.read_state(state).get("ply", -1) >= 2 * i, 30):
                 result["stuck_at"] = f"waiting for ply {2 * i}: {self.read_state(state)}"
                 return
             time.sleep(1)
+            if check is not None:
+                check(f"ply-{2 * i:02d}")
             self.drag(boardcheck.square_centre(geometry, a, flipped),
                       boardcheck.square_centre(geometry, b, flipped))
             moved = wait_for(lambda: self.read_state(state).get("ply", -1) >= 2 * i + 1, 10)
             result["moves_made_on_the_board"].append(f"{a}{b}: {'sent' if moved else 'not sent'}")
+            if moved and check is not None:
+                time.sleep(0.5)
+                check(f"ply-{2 * i + 1:02d}")
             if not moved:
                 time.sleep(1)
                 shots.append(self.shot(folder, f"move-{i + 1}-not-sent"))
@@ -497,6 +559,30 @@ class Run:
             if i == 1:
                 time.sleep(1)
                 shots.append(self.shot(folder, "02-mid-game"))
+
+    def board_checker(self, folder: Path, state: Path, result: dict,
+                      shots: list[Path]) -> Callable[[str], None]:
+        """``check(label)``: a screenshot of xboard's board compared (boardcheck) with the
+        FEN the scripted side last recorded in ``state``; in ``result["boards"]``."""
+        boards = result.setdefault("boards", {})
+
+        def check(label: str) -> None:
+            for _ in range(2):  # once more if a move came during the screenshot
+                before = self.read_state(state)
+                shot = self.shot(folder, label)
+                after = self.read_state(state)
+                if before.get("ply") == after.get("ply"):
+                    break
+                time.sleep(0.8)
+            shots.append(shot)
+            if before.get("ply") != after.get("ply") or not after.get("fen"):
+                boards[label] = f"not compared: ply {before.get('ply')} -> {after.get('ply')}"
+                return
+            seen = boardcheck.compare(str(shot), after["fen"])
+            boards[label] = (f"ply {after['ply']} matches" if seen.get("matches_fen") else
+                             {"ply": after["ply"], "fen": after["fen"],
+                              **{k: v for k, v in seen.items() if k not in ("want",)}})
+        return check
 
     def finish_play(self, folder: Path, state: Path, result: dict, shots: list[Path]) -> None:
         done = wait_for(lambda: (s := self.read_state(state)).get("phase") == "done" and s, 15) or {}
@@ -535,25 +621,34 @@ class Run:
             time.sleep(2)
         return folder, xb, handle
 
-    def xboard_play(self, name: str) -> dict:
-        result: dict = {"scenario": name}
+    def xboard_play(self, name: str, invite: str = "match", check_boards: bool = False) -> dict:
+        """xboard plays scholar's mate against ``players.py --opponent`` (see ``opponent``
+        for ``invite``); ``check_boards``: its board read (boardcheck) at every ply."""
+        result: dict = {"scenario": name, "invite": invite}
         folder, xb, handle = self.xboard_guest(name, result)
         if handle is None:
             return result
-        opp, state = self.opponent(folder, handle)
-        challenged = wait_for(lambda: "Challenge:" in self.traffic(folder), 20)
-        result["challenge_seen"] = bool(challenged)
-        xb.stdin.write(b"accept\n")                # typed in xboard's ICS console (stdin)
-        xb.stdin.flush()
+
+        def typed(line: str) -> None:              # typed in xboard's ICS console (stdin)
+            xb.stdin.write(line.encode() + b"\n")
+            xb.stdin.flush()
+
+        opp, state = self.opponent(folder, handle, invite, delay=3.0 if check_boards else 0.5)
+        self.invite_client(folder, state, invite, result, typed)
+        if invite == "match":
+            typed("accept")
         result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
         time.sleep(3)
         self.xdotool("mousemove", "1270", "1010")
         shots = [self.shot(folder, "01-board")]
         geometry = boardcheck.board_geometry(str(shots[0]))
         result["board_geometry"] = geometry
+        check = self.board_checker(folder, state, result, shots) if check_boards else None
         if geometry and result["game_started"]:
-            self.play_moves(folder, state, geometry, result, shots)
+            self.play_moves(folder, state, geometry, result, shots, check=check)
         self.finish_play(folder, state, result, shots)
+        if check is not None:
+            check("ply-07-end")
         debug = (folder / "xboard.debug").read_text(errors="replace") if (folder / "xboard.debug").exists() else ""
         result["xboard_moves_sent"] = re.findall(r">ICS: ([a-h][1-8][a-h][1-8]\w?)", debug)
         result["xboard_game_end"] = re.findall(r"GameEnds\(([^)]*)\)", debug)[-3:]
@@ -569,7 +664,7 @@ class Run:
         folder, xb, handle = self.xboard_guest(name, result)
         if handle is None:
             return result
-        guest = Guest(self.port)
+        guest = Guest(self.player_port)
         gname = result["guest"] = guest.login()
         heard = (folder / "guest-heard.txt").open("w")
 
@@ -629,12 +724,14 @@ class Run:
         self.procs.stop(xb)
         return result
 
-    def eboard_play(self, name: str, timeseal: bool) -> dict:
+    def eboard_play(self, name: str, timeseal: bool, invite: str = "match") -> dict:
+        """eboard plays scholar's mate against ``players.py --opponent`` (see ``opponent``
+        for ``invite``; ``"wait"``: ``match`` typed in eboard's command line)."""
         folder = self.out / name
         folder.mkdir()
         port = self.proxy(folder, name)
         home = folder / "home"
-        result: dict = {"scenario": name, "timeseal": timeseal}
+        result: dict = {"scenario": name, "timeseal": timeseal, "invite": invite}
         proc = self.procs.start(["/usr/games/eboard", "-log", "-debug"], folder / "eboard.out",
                                 cwd=folder, env=self.env(home))
         time.sleep(6)
@@ -645,10 +742,11 @@ class Run:
             result["error"] = "eboard did not log in"
             self.procs.stop(proc)
             return result
-        opp, state = self.opponent(folder, handle)
-        result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
-        time.sleep(1)
-        self.eboard_command("accept")             # typed in eboard's command line
+        opp, state = self.opponent(folder, handle, invite)
+        self.invite_client(folder, state, invite, result, self.eboard_command)
+        if invite == "match":
+            time.sleep(1)
+            self.eboard_command("accept")             # typed in eboard's command line
         result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
         time.sleep(3)
         shots.append(self.shot(folder, "01-board"))
@@ -698,20 +796,26 @@ class Run:
             time.sleep(2)
         return proc, handle
 
-    def pychess_play(self, name: str, timeseal: bool) -> dict:
+    def pychess_play(self, name: str, timeseal: bool, invite: str = "match") -> dict:
+        """pychess plays scholar's mate against ``players.py --opponent``: its challenge
+        accepted with pychess's Accept button, or (``invite="seek"``) its seek answered
+        with a double-click in pychess's seek list."""
         folder = self.out / name
         folder.mkdir()
-        result: dict = {"scenario": name, "timeseal": timeseal}
+        result: dict = {"scenario": name, "timeseal": timeseal, "invite": invite}
         home = folder / "home"
         proc, handle = self.pychess_lounge(folder, name, timeseal, result)
         if handle is None:
             return result
         shots = [self.shot(folder, "00-lounge")]
-        opp, state = self.opponent(folder, handle)
-        result["challenge_seen"] = bool(wait_for(lambda: "Challenge:" in self.traffic(folder), 20))
+        opp, state = self.opponent(folder, handle, invite)
+        self.invite_client(folder, state, invite, result)
         time.sleep(3)
-        shots.append(self.shot(folder, "00-challenge"))
-        self.pychess_accept(folder, result, shots)
+        if invite == "seek":
+            self.pychess_double_click_seek(folder, result, shots)
+        else:
+            shots.append(self.shot(folder, "00-challenge"))
+            self.pychess_accept(folder, result, shots)
         result["game_started"] = bool(wait_for(lambda: self.read_state(state).get("phase") == "playing", 15))
         time.sleep(5)
         shots.append(self.shot(folder, "01-board"))
@@ -743,7 +847,7 @@ class Run:
         proc, handle = self.pychess_lounge(folder, name, False, result)
         if handle is None:
             return result
-        guest = Guest(self.port)
+        guest = Guest(self.player_port)
         if self.rated:  # a registered seeker (rated in standard by the pychess scenario)
             gname = result["guest"] = guest.login_registered("zipa", ACCOUNTS["zipa"])
             guest.send("seek 15 0 u")
@@ -757,17 +861,8 @@ class Run:
         result["s_line_to_pychess"] = bool(wait_for(
             lambda: re.search(rf"<s> \d+ w={gname} ", self.traffic(folder)), 15))
         time.sleep(3)
-        shots = [self.shot(folder, "01-seek-graph")]
-        # The tab strip is scrolled to the "Seek Graph" tab; the seek list's tab is the one
-        # before it: click the graph's tab, then Control+Page_Up (GTK's previous tab).
-        self.click(*self.PYCHESS_SEEK_TAB)
-        self.xdotool("key", "ctrl+Page_Up")
-        time.sleep(2)
-        shots.append(self.shot(folder, "02-seek-list"))
-        self.click(*self.PYCHESS_FIRST_SEEK_ROW, times=2)
-        result["play_sent_by_double_click"] = bool(wait_for(
-            lambda: re.search(r"C> b'\d+ play \d+", "".join(
-                p.read_text(errors="replace") for p in (folder / "traffic").glob("*.log"))), 10))
+        shots = []
+        self.pychess_double_click_seek(folder, result, shots)
         try:
             result["guest_game_line"] = guest.read_until(rb"\{Game \d+ \([^\n]*\n", 15).decode(
                 "latin-1").strip().splitlines()[-1]
@@ -783,6 +878,22 @@ class Run:
         for log in (home / ".local/share/pychess").glob("*.log"):
             shutil.copy(log, folder / f"pychess-{log.name}")
         return result
+
+    def pychess_double_click_seek(self, folder: Path, result: dict, shots: list[Path]) -> None:
+        """Screenshots of pychess's seek graph and seek list, and its first row
+        double-clicked (pychess then sends ``play N``)."""
+        shots.append(self.shot(folder, "01-seek-graph"))
+        # The tab strip is scrolled to the "Seek Graph" tab; the seek list's tab is the one
+        # before it: click the graph's tab, then Control+Page_Up (GTK's previous tab).
+        self.click(*self.PYCHESS_SEEK_TAB)
+        self.xdotool("key", "ctrl+Page_Up")
+        time.sleep(2)
+        shots.append(self.shot(folder, "02-seek-list"))
+        self.click(*self.PYCHESS_FIRST_SEEK_ROW, times=2)
+        result["play_sent_by_double_click"] = bool(wait_for(  # timeseal hides the line: the game then
+            lambda: re.search(r"C> b'\d+ play \d+", "".join(
+                p.read_text(errors="replace") for p in (folder / "traffic").glob("*.log")))
+            or re.search(r"\{Game \d+ \([^)]*\) Creating", self.traffic(folder)), 10))
 
     def pychess_accept(self, folder: Path, result: dict, shots: list[Path]) -> None:
         """Click the Accept button of the bar pychess shows above its lounge for a
@@ -814,6 +925,13 @@ def _decode_log(text: str) -> str:
     return "".join(out)
 
 
+#: The scenarios of ``--cluster``: the client on node B, its opponent or partner on A.
+CLUSTER_SCENARIOS = ["cluster-xboard-observe", "cluster-xboard-play", "cluster-xboard-play-challenged",
+                     "cluster-eboard-play", "cluster-eboard-play-timeseal", "cluster-eboard-play-challenged",
+                     "cluster-pychess-play", "cluster-pychess-play-timeseal",
+                     "cluster-pychess-play-challenged", "cluster-xboard-tell", "cluster-pychess-seek"]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--checkout", type=Path, required=True, help="ficsfen checkout with a .venv")
@@ -822,10 +940,20 @@ def main() -> None:
     p.add_argument("--only", default="xboard-guest,xboard-registered,xboard-strip,zippy,zippy-strip,pychess,"
                                       "pychess-timeseal,eboard,eboard-timeseal,xboard-play,eboard-play,"
                                       "eboard-play-timeseal,pychess-play,pychess-play-timeseal,xboard-tell,pychess-seek")
+    p.add_argument("--cluster", action="store_true",
+                   help="run every cluster-* scenario (the default --only then)")
+    p.add_argument("--one-node", action="store_true",
+                   help="run the cluster-* scenarios on one server (their single-node reference)")
     p.add_argument("--rated", action="store_true",
                    help="the scripted players of the observing scenarios log in as zipa and zipb "
                         "and play rated (do not combine with xboard-registered or zippy)")
     args = p.parse_args()
+    if args.cluster:
+        args.only = ",".join(CLUSTER_SCENARIOS)
+    names = args.only.split(",")
+    in_cluster = {name.startswith("cluster-") for name in names}
+    if len(in_cluster) > 1:
+        p.error("cluster-* scenarios run on their own (a cluster, not one server)")
     args.out.mkdir(parents=True, exist_ok=False)
     run = Run(args.checkout.resolve(), args.out, args.pgn)
     run.rated = args.rated
@@ -846,12 +974,32 @@ def main() -> None:
         "eboard-play-timeseal": lambda: run.eboard_play("eboard-play-timeseal", timeseal=True),
         "pychess-play": lambda: run.pychess_play("pychess-play", timeseal=False),
         "pychess-play-timeseal": lambda: run.pychess_play("pychess-play-timeseal", timeseal=True),
+        # Two nodes: the client on B, the scripted players and guests on A.
+        "cluster-xboard-observe": lambda: run.xboard_observe("cluster-xboard-observe", "guest\n\n",
+                                                             every_ply=True),
+        "cluster-xboard-play": lambda: run.xboard_play("cluster-xboard-play", "wait", check_boards=True),
+        "cluster-xboard-play-challenged": lambda: run.xboard_play("cluster-xboard-play-challenged",
+                                                                  check_boards=True),
+        "cluster-eboard-play": lambda: run.eboard_play("cluster-eboard-play", False, "wait"),
+        "cluster-eboard-play-timeseal": lambda: run.eboard_play("cluster-eboard-play-timeseal", True, "wait"),
+        "cluster-eboard-play-challenged": lambda: run.eboard_play("cluster-eboard-play-challenged", False),
+        "cluster-pychess-play": lambda: run.pychess_play("cluster-pychess-play", False, "seek"),
+        "cluster-pychess-play-timeseal": lambda: run.pychess_play("cluster-pychess-play-timeseal", True,
+                                                                  "seek"),
+        "cluster-pychess-play-challenged": lambda: run.pychess_play("cluster-pychess-play-challenged", False),
+        "cluster-xboard-tell": lambda: run.xboard_talk("cluster-xboard-tell"),
+        "cluster-pychess-seek": lambda: run.pychess_seek("cluster-pychess-seek"),
     }
+    assert set(CLUSTER_SCENARIOS) <= set(scenarios)
     try:
-        run.start_server()
+        if in_cluster == {True} and not args.one_node:
+            run.start_cluster()
+            print(f"cluster: {run.cluster}", flush=True)
+        else:
+            run.start_server()
         run.start_xvfb()
         print(f"server on port {run.port}, display {run.display}, results in {args.out}", flush=True)
-        for name in args.only.split(","):
+        for name in names:
             started = time.monotonic()
             try:
                 result = scenarios[name]()

@@ -12,9 +12,9 @@ the receiver's node, as on a single server.
 a challenge, a game or an observed game there), the lines about it
 (moves, ``draw``, ``resign``, ``abort``, ``adjourn``, ``takeback``,
 ``flag``, ``accept``, ``decline``, ``withdraw``, ``pending``, ``moretime``,
-``refresh``, ``fen``, ``moves``) are run there, for the seat, and the answers come back as bytes
-(``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``
-and ``refresh N`` for a game number of another node.  The owner says
+``refresh``, ``fen``, ``moves``, ``say``) are run there, for the seat, and the answers come back as bytes
+(``seat.out``); so do ``observe N``, ``unobserve N``, ``fen N``, ``moves N``,
+``refresh N`` and ``allobservers N`` for a game number of another node.  The owner says
 ``seat.free`` when a seat has nothing left there (after a line, at a game's
 end); the player's node then runs their lines itself again.  A player of
 this node who logs out while seated elsewhere is logged out of their seats
@@ -66,7 +66,7 @@ _log = Logger(namespace="ficsfen.cluster.games")
 #: Commands run on the node hosting the caller's game or challenge while seated there.
 GAME_COMMANDS = frozenset({"accept", "decline", "withdraw", "pending", "resign", "draw", "abort",
                            "adjourn", "flag", "takeback", "moretime", "refresh", "fen",
-                           "moves"})
+                           "moves", "say"})
 #: Commands run on a game's owner when their argument is the number of a game of another node.
 NUMBERED_COMMANDS = frozenset({"observe", "unobserve", "fen", "moves", "refresh",
                                "allobservers"})
@@ -113,9 +113,10 @@ class ClusterGames:
         directory.listed_elsewhere = self.remote_listings
         directory.listeners.append(self)
         sessions.departures.append(self._departed)
+        server.player_changed.append(self._settings_changed)
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
-                              ("seat.held", self._heard_held),
+                              ("seat.held", self._heard_held), ("seat.state", self._heard_state),
                               ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
@@ -134,6 +135,9 @@ class ClusterGames:
         words = line.split()
         if session.ivars["block"] and words:
             words = words[1:]  # the block's number, kept in the line sent
+        if words and words[0].startswith("$"):  # "$moves 1", "$$ moves 1": no alias expansion
+            text = " ".join(words)
+            words = (text[2:] if text.startswith("$$") else text[1:]).split()
         if not words:
             return False
         key = fold(session.handle)
@@ -230,6 +234,23 @@ class ClusterGames:
         if self.server.sessions.by_key(key) is not None:
             self.seated[key] = message.sender
 
+    def _settings_changed(self, session: Any) -> None:
+        """A player of this node seated on another changed a setting (``style 12`` typed
+        while their ``match`` waits there): the seat takes it before their next line."""
+        if session in self.seats:
+            return
+        node = self.seated.get(fold(session.handle))
+        if node is not None and self.bus.up:
+            self.bus.to_node(node, "seat.state", {"state": snapshot(session)}).addErrback(
+                self._failed, "seat")
+
+    def _heard_state(self, message: BusMessage) -> None:
+        state = message.body.get("state")
+        if not isinstance(state, dict):
+            return
+        if self.seats.node_of(fold(str(state.get("handle", "")))) == message.sender:
+            self.seats.seat(message.sender, state)
+
     def _departed(self, session: Any) -> None:
         if session in self.seats:
             return
@@ -274,7 +295,9 @@ class ClusterGames:
         if seat is None:
             return False
         handle, server = seat.handle, self.server
-        return bool(server.directory.game_of(handle) is not None
+        # busy(): also a game whose start is not yet committed (with a store it is
+        # announced only then, to the seat).
+        return bool(server.games.busy(handle)
                     or server.directory.observed_games(handle)
                     or server.challenges.to(handle) or server.challenges.by(handle)
                     or (seat.reply is not None and seat.reply.waiting))

@@ -269,7 +269,8 @@ class _ListCommand(Command):
         self.registered = registered
         #: Told (handle, list, item, added) after each change (channels follow it).
         self.changed = changed
-        #: Keeps a registered player's lists (with their settings) for their next login.
+        #: Told of every change: keeps a registered player's lists (with their settings) for
+        #: their next login and tells the server's listeners (``save_settings``).
         self.save = save
 
     def _player(self, word: str, directory: IServerDirectory, chosen: str = "") -> Deferred[str]:
@@ -297,8 +298,9 @@ class _ListCommand(Command):
         return self.registered(word).addCallback(account)
 
     def _saved(self, caller: IServerCaller) -> None:
-        if caller.registered:
-            self.save(caller)
+        # Also for a guest: nothing is kept for them, but the server tells its
+        # listeners (the other nodes of a cluster learn the guest's channels and censor list).
+        self.save(caller)
 
 
 class AddlistCommand(_ListCommand):
