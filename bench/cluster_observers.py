@@ -37,7 +37,10 @@ import argparse
 import copy
 import json
 import re
+import select
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from load import (LOOPBACK_CONFIG, BenchError, Server, cpu_sched_seconds,  # noqa: E402
                   free_port, percentile, raise_fd_limit)
-from observers import PROMPT, Conn, add_server_args, login, wait_all, wait_each  # noqa: E402
+from observers import PROMPT, Conn, add_server_args, login, wait_all  # noqa: E402
 
 from ficsfen.pgn import read_file  # noqa: E402
 
@@ -70,6 +73,67 @@ class SeenConn(Conn):
             self.seen += data
             del self.seen[:-65536]
         return data
+
+
+class Watchers:
+    """The observers' sockets, registered once in one ``epoll`` set: the client's side of
+    the rounds kept light, since it shares the machine's cores with the servers.
+
+    Each round reads what arrived (one ``recv`` per readiness) and finds each
+    observer's marker in its buffer; nothing is registered, unregistered or read in
+    vain per round.
+    """
+
+    def __init__(self, conns: list[Conn]) -> None:
+        self.conns = conns
+        self.poll = select.epoll(len(conns) + 1)
+        self.index: dict[int, int] = {}
+        for i, c in enumerate(conns):
+            fd = c.sock.fileno()
+            self.poll.register(fd, select.EPOLLIN)
+            self.index[fd] = i
+
+    def close(self) -> None:
+        self.poll.close()
+
+    def wait(self, markers: list[bytes], *, timeout: float) -> list[float]:
+        """Wait until each connection has its own marker; when each got it (perf_counter).
+        The buffers are cut after the markers."""
+        conns, index = self.conns, self.index
+        done = [0.0] * len(conns)
+        pending = set()
+        for i, c in enumerate(conns):
+            k = c.buf.find(markers[i])
+            if k >= 0:
+                done[i] = time.perf_counter()
+                del c.buf[:k + len(markers[i])]
+            else:
+                pending.add(i)
+        deadline = time.monotonic() + timeout
+        while pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                first = conns[next(iter(pending))]
+                raise BenchError(f"{len(pending)} observers did not get their board; one has "
+                                 f"{bytes(first.buf[-600:])!r}")
+            for fd, _ in self.poll.poll(left):
+                i = index[fd]
+                c = conns[i]
+                try:
+                    chunk = c.sock.recv(262144)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    raise BenchError(f"observer {i} closed")
+                buf = c.buf
+                buf += chunk
+                if i in pending:
+                    k = buf.find(markers[i])
+                    if k >= 0:
+                        done[i] = time.perf_counter()
+                        del buf[:k + len(markers[i])]
+                        pending.discard(i)
+        return done
 
 
 class Redis:
@@ -207,6 +271,8 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
         wait_all(watchers, PROMPT, timeout=args.timeout)
         fens = [g.fens() for g in games]
         latencies: list[float] = []
+        polled = Watchers(watchers)
+        client0 = time.process_time()
         cpu0 = sum(cpu_sched_seconds(s.pid) for s in servers)
         redis0 = cpu_sched_seconds(redis.proc.pid) if redis is not None and nodes > 1 else 0.0
         published0 = redis.published(args.host) if redis is not None and nodes > 1 else 0
@@ -220,14 +286,16 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
                 mover.send(games[i].moves[ply - 1].encode() + b"\r\n")
             markers = [b"\r\n" + fens[j % count][ply].encode() + b"\r\n"
                        for j in range(len(watchers))]
-            got = wait_each(watchers, markers, timeout=args.timeout)
+            got = polled.wait(markers, timeout=args.timeout)
             latencies += [t - sent[j % count] for j, t in enumerate(got)]
             boards += len(got)
-            for c in whites + blacks + watchers:
+            for c in whites + blacks:  # their own boards: read, not measured
                 c.pump()
                 c.buf.clear()
         elapsed = time.perf_counter() - t_start
         cpu = sum(cpu_sched_seconds(s.pid) for s in servers) - cpu0
+        client_cpu = time.process_time() - client0
+        polled.close()
         redis_cpu = (cpu_sched_seconds(redis.proc.pid) - redis0
                      if redis is not None and nodes > 1 else 0.0)
         published = (redis.published(args.host) - published0
@@ -240,7 +308,8 @@ def run(args: argparse.Namespace, mode: str, games: list, redis: Redis | None) -
                 "server_cpu_s": cpu, "cpu_us_per_board": cpu / boards * 1e6,
                 "bus_messages_per_move": published / (count * args.plies),
                 "redis_cpu_s": redis_cpu, "redis_us_per_board": redis_cpu / boards * 1e6,
-                "elapsed_s": elapsed}
+                "client_cpu_s": client_cpu, "client_us_per_board": client_cpu / boards * 1e6,
+                "elapsed_s": elapsed, "load": os.getloadavg()[0]}
     finally:
         for c in conns:
             c.close()
@@ -260,6 +329,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=0.2,
                    help="seconds between two checks that a node knows its players' opponents")
     p.add_argument("--redis", default="/usr/bin/redis-server")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="pairs of runs, alternately single then cluster and cluster then single")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     add_server_args(p)
     return p.parse_args(argv)
@@ -295,27 +366,54 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     games = [available[i % len(available)] for i in range(args.games)]
     redis = Redis(args.redis, args.host)
+    pairs: list[tuple[dict, dict]] = []
     try:
-        results = [run(args, "single", games, None), run(args, "cluster", games, redis)]
+        for k in range(args.repeat):  # ABBA: load from other work hits both modes alike
+            order = ("single", "cluster") if k % 2 == 0 else ("cluster", "single")
+            done = {mode: run(args, mode, games, redis if mode == "cluster" else None)
+                    for mode in order}
+            pairs.append((done["single"], done["cluster"]))
     finally:
         redis.stop()
-    single, cluster = results
-    summary = {"runs": results,
-               "cpu_per_board_ratio": cluster["cpu_us_per_board"] / single["cpu_us_per_board"]}
+    summary = summarise(pairs)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    for r in results:
-        lat = r["move_to_observer_ms"]
-        print(f"{r['mode']:>8}: {r['nodes']} node(s), {r['games']} games, {r['observers']} "
-              f"observers, {r['boards']} boards: move-to-observer p50 {lat['p50']:.1f} ms "
-              f"p99 {lat['p99']:.1f} ms max {lat['max']:.1f} ms; server CPU "
-              f"{r['cpu_us_per_board']:.1f} us per board ({r['server_cpu_s']:.2f} s); Redis "
-              f"{r['redis_us_per_board']:.1f} us per board, "
-              f"{r['bus_messages_per_move']:.2f} bus messages per move")
-    print(f"server CPU per delivered board, 2 nodes / 1 node: {summary['cpu_per_board_ratio']:.2f}x")
+    for single, cluster in pairs:
+        for r in (single, cluster):
+            lat = r["move_to_observer_ms"]
+            print(f"{r['mode']:>8}: {r['nodes']} node(s), {r['games']} games, {r['observers']} "
+                  f"observers, {r['boards']} boards: move-to-observer p50 {lat['p50']:.1f} ms "
+                  f"p99 {lat['p99']:.1f} ms max {lat['max']:.1f} ms; server CPU "
+                  f"{r['cpu_us_per_board']:.1f} us per board ({r['server_cpu_s']:.2f} s); Redis "
+                  f"{r['redis_us_per_board']:.1f} us per board, "
+                  f"{r['bus_messages_per_move']:.2f} bus messages per move; client "
+                  f"{r['client_us_per_board']:.1f} us per board; load {r['load']:.1f}")
+        print(f"  server CPU per delivered board, 2 nodes / 1 node: "
+              f"{cluster['cpu_us_per_board'] / single['cpu_us_per_board']:.2f}x")
+    if len(pairs) > 1:
+        ratio, p99 = summary["cpu_per_board_ratio_range"], summary["p99_ms"]
+        print(f"{len(pairs)} pairs: CPU per board ratio {ratio['min']:.2f}-{ratio['max']:.2f}x "
+              f"(median {summary['cpu_per_board_ratio']:.2f}x); move-to-observer p99, "
+              f"1 node {p99['single']['min']:.0f}-{p99['single']['max']:.0f} ms (median "
+              f"{p99['single']['median']:.0f}), 2 nodes {p99['cluster']['min']:.0f}-"
+              f"{p99['cluster']['max']:.0f} ms (median {p99['cluster']['median']:.0f})")
     return 0
 
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def summarise(pairs: list[tuple[dict, dict]]) -> dict:
+    """Each pair's CPU ratio, and the ranges and medians over the pairs."""
+    ratios = [c["cpu_us_per_board"] / s["cpu_us_per_board"] for s, c in pairs]
+    return {"runs": [r for pair in pairs for r in pair],
+            "ratios": ratios,
+            "cpu_per_board_ratio": statistics.median(ratios),
+            "cpu_per_board_ratio_range": spread(ratios),
+            "p99_ms": {mode: spread([pair[m]["move_to_observer_ms"]["p99"] for pair in pairs])
+                       for m, mode in enumerate(("single", "cluster"))}}
 
 if __name__ == "__main__":
     sys.exit(main())
