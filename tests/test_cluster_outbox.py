@@ -41,9 +41,9 @@ def test_one_message_per_node_and_turn_in_order(redis: RedisServer) -> None:
         y.write(b"later")  # the next batch, sent when the turn ends
         until(reactor, lambda: len(to_b) == 3 and len(out_c) == 1)
         assert [m.kind for m in to_b] == ["seat.out", "mark", "seat.out"]
-        assert to_b[0].body == {"w": [[["x"], "one two"], [["x", "y"], "board \xe9\r\n"]]}
-        assert out_c[0].body == {"w": [[["z"], "board \xe9\r\n"]]}
-        assert to_b[2].body == {"w": [[["y"], "later"]]}
+        assert to_b[0].body == {"w": [["x", "one two"], ["x y", "board \xe9\r\n"]]}
+        assert out_c[0].body == {"w": [["z", "board \xe9\r\n"]]}
+        assert to_b[2].body == {"w": [["y", "later"]]}
         assert a.published == 4 and b.received == 3
     finally:
         for bus in (a, b, c):

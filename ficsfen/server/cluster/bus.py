@@ -69,6 +69,11 @@ ALL = "all"
 _log = Logger(namespace="ficsfen.cluster")
 
 
+#: The messages' JSON encoder, made once (``json.dumps`` with options makes one per call,
+#: a good part of a small message's cost).
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def node_channel(node: str) -> str:
     """The channel only ``node`` subscribes to (messages for that node alone)."""
     return f"node:{node}"
@@ -238,8 +243,7 @@ class Bus:
         """
         for flush in self._before_publish:
             flush()
-        data = json.dumps({"k": kind, "n": self.node, "b": dict(body or {})},
-                          separators=(",", ":"), ensure_ascii=False)
+        data = _encode({"k": kind, "n": self.node, "b": dict(body or {})})
         d = self.execute("PUBLISH", self._wire(channel), data)
         self.published += 1
         return d

@@ -52,7 +52,7 @@ from ficsfen.server.cluster.failover import Failover
 from ficsfen.server.cluster.listing import RemoteListing, listings_of
 from ficsfen.server.cluster.numbers import GameNumbers
 from ficsfen.server.cluster.presence import Presence, RemotePlayer
-from ficsfen.server.cluster.seats import Seats, snapshot
+from ficsfen.server.cluster.seats import Seats, SentStates
 from ficsfen.server.boards import category
 from ficsfen.server.commands.session_cmds import games_line
 from ficsfen.server.interfaces import IPlayedGame
@@ -95,6 +95,8 @@ class ClusterGames:
                            lag_compensation=server.config.lag_compensation)
         #: Where each player of this node is seated (folded handle -> owner node).
         self.seated: dict[str, str] = {}
+        #: The players' settings as each owner has them (sent with a line when changed).
+        self.sent = SentStates()
         self.listings: dict[int, RemoteListing] = {}
         lookup = self.seats.lookup(sessions.by_key)
         server.broadcaster.find_sessions(lookup)
@@ -141,6 +143,8 @@ class ClusterGames:
         if not words:
             return False
         key = fold(session.handle)
+        if len(words) == 1 and key not in self.seated:
+            return False  # a move, most often, of a player seated nowhere: no command to look up
         command = self._command_name(words[0])
         owner: str | None = None
         if command in NUMBERED_COMMANDS and len(words) > 1 and words[1].isdigit():
@@ -168,11 +172,10 @@ class ClusterGames:
         if not self.bus.up:
             return False  # the link is down: the line runs here (and says what it can)
         self.seated[key] = owner
-        body: dict[str, Any] = {"line": line}
+        seal_stamps = None
         if command is None and session.move_timer is not None:  # a move: timed by its stamps
-            body["seal"] = seal.stamps(session, self.server.clock.seconds())
-        body["state"] = snapshot(session)
-        self.bus.to_node(owner, "seat.cmd", body).addErrback(self._unsent, session)
+            seal_stamps = seal.stamps(session, self.server.clock.seconds())
+        self._send(session, owner, line, seal_stamps)
         return True
 
     def _here(self, handle: str, command: str | None) -> bool:
@@ -184,6 +187,15 @@ class ClusterGames:
         return server.directory.game_of(handle) is not None or (
             command in ("accept", "decline") and bool(server.challenges.to(handle)))
 
+    def _send(self, session: Any, owner: str, line: str, seal_stamps: Any = None) -> None:
+        """``line`` of ``session`` to ``owner`` (``seat.cmd``), with the player's settings
+        when ``owner`` does not have them as they are (:class:`~.seats.SentStates`) and a
+        timeseal move's stamps."""
+        body = self.sent.body(owner, session, line)
+        if seal_stamps is not None:
+            body["seal"] = seal_stamps
+        self.bus.to_node(owner, "seat.cmd", body).addErrback(self._unsent, session, owner)
+
     def _command_name(self, word: str) -> str | None:
         table = self.server.table
         command = table.exact(word)
@@ -194,7 +206,8 @@ class ClusterGames:
                 return None
         return str(command.name)
 
-    def _unsent(self, failure: Failure, session: Any) -> None:
+    def _unsent(self, failure: Failure, session: Any, owner: str) -> None:
+        self.sent.forget(fold(session.handle), owner)  # maybe lost with the line
         if isinstance(failure.value, BusDown):
             session.notify(failure.value.message)
         else:
@@ -209,10 +222,10 @@ class ClusterGames:
             return
         by_key = self.server.sessions.by_key
         for entry in writes:
-            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)
                     and isinstance(entry[1], str)):
                 continue
-            targets = [s for s in map(by_key, entry[0]) if s is not None]
+            targets = [s for s in map(by_key, entry[0].split(" ")) if s is not None]
             if targets:
                 type(targets[0]).emit_all(targets, entry[1].encode("latin-1"))
         pings = message.body.get("p")
@@ -224,8 +237,18 @@ class ClusterGames:
 
     def _heard_free(self, message: BusMessage) -> None:
         key = str(message.body.get("key", ""))
+        self.sent.forget(key, message.sender)  # the seat went, with the settings it had
         if self.seated.get(key) == message.sender:
             del self.seated[key]
+
+    def _heard_state(self, message: BusMessage) -> None:
+        """The owner had no seat for a line sent without the player's settings (freed
+        meanwhile): the line again, with them."""
+        key, line = str(message.body.get("key", "")), message.body.get("line")
+        self.sent.forget(key, message.sender)
+        session = self.server.sessions.by_key(key)
+        if session is not None and isinstance(line, str) and self.bus.up:
+            self._send(session, message.sender, line, message.body.get("seal"))
 
     def _heard_held(self, message: BusMessage) -> None:
         """A player of this node has a seat on the sender (a game started there from a
@@ -255,6 +278,7 @@ class ClusterGames:
         if session in self.seats:
             return
         key = fold(session.handle)
+        self.sent.forget(key)
         node = self.seated.pop(key, None)
         if node is not None and self.bus.up:
             self.bus.to_node(node, "seat.leave", {"key": key}).addErrback(lambda _: None)
@@ -262,16 +286,27 @@ class ClusterGames:
     # -- the owner: lines of seats, what they hold -----------------------------------------
 
     def _heard_command(self, message: BusMessage) -> None:
-        state, line = message.body.get("state"), message.body.get("line")
-        if not isinstance(state, dict) or not isinstance(line, str):
+        body = message.body
+        state, line = body.get("state"), body.get("line")
+        if not isinstance(line, str):
             return
-        try:
-            seat = self.seats.seat(message.sender, state)
-        except ValueError:
-            return
+        if isinstance(state, dict):
+            try:
+                seat = self.seats.seat(message.sender, state)
+            except ValueError:
+                return
+        else:  # the settings the seat has (unchanged since they were sent)
+            key = str(body.get("key", ""))
+            found = self.seats.get(key)
+            if found is None or self.seats.node_of(key) != message.sender:
+                again = {"key": key, "line": line, "seal": body.get("seal")}
+                self.bus.to_node(message.sender, "seat.state", again).addErrback(
+                    self._failed, "seat.state")
+                return
+            seat = found
         timer = seat.move_timer
         if isinstance(timer, seal.SeatTimer):
-            timer.running(message.body.get("seal"))
+            timer.running(body.get("seal"))
         self.server.dispatcher.execute(seat, line)
         self.release_if_idle(fold(seat.handle))
 
@@ -435,6 +470,7 @@ class ClusterGames:
         run their lines here again."""
         for number in [n for n, g in self.listings.items() if g.node == node]:
             del self.listings[number]
+        self.sent.forget(node=node)
         self.numbers.release(node)  # its reserved numbers are free again
         for key in [k for k, n in self.seated.items() if n == node]:
             del self.seated[key]

@@ -32,13 +32,14 @@ from ficsfen.server.cluster.bus import Bus, BusDown
 from ficsfen.server.cluster.seal import SeatTimer
 from ficsfen.server.session import Services, Session
 
-__all__ = ["Outbox", "SeatSink", "Seats", "snapshot"]
+__all__ = ["Outbox", "SeatSink", "Seats", "SentStates", "snapshot"]
 
 _log = Logger(namespace="ficsfen.cluster.seats")
 
 
 def snapshot(session: Any) -> dict[str, Any]:
-    """What a seat copies of a local ``session`` (sent with each line run elsewhere)."""
+    """What a seat copies of a local ``session`` (sent with a line run elsewhere when it
+    changed: :class:`SentStates`)."""
     return {"handle": session.handle, "registered": bool(session.registered),
             "admin": bool(session.admin), "lang": session.lang, "charset": session.charset,
             "style": session.style, "showfen": bool(session.showfen),
@@ -47,15 +48,48 @@ def snapshot(session: Any) -> dict[str, Any]:
             "prompt": session.chosen_prompt, "variables": dict(session.variables)}
 
 
+class SentStates:
+    """What a player's node last sent each owner of its players' settings (:func:`snapshot`).
+
+    A line forwarded to an owner (``seat.cmd``) carries the settings only when that
+    owner does not have them as they are; else just the player's folded handle
+    (``{"key": KEY, "line": LINE}``), run with what the owner's seat holds.  An owner
+    with no seat for such a line (freed meanwhile) asks for it again with the
+    settings (``seat.state``).
+    """
+
+    def __init__(self) -> None:
+        self._sent: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def body(self, node: str, session: Any, line: str) -> dict[str, Any]:
+        """The ``seat.cmd`` body of ``line`` of ``session`` for ``node``."""
+        key = fold(session.handle)
+        state = snapshot(session)
+        if self._sent.get((node, key)) == state:
+            return {"key": key, "line": line}
+        self._sent[(node, key)] = state
+        return {"state": state, "line": line}
+
+    def forget(self, key: str | None = None, node: str | None = None) -> None:
+        """Send the settings with the next line again: of ``key`` to ``node``, of ``key``
+        to every node (``node`` None), of every player to ``node`` (``key`` None)."""
+        if key is not None and node is not None:
+            self._sent.pop((node, key), None)
+            return
+        for pair in [p for p in self._sent if p[1] == key or p[0] == node]:
+            del self._sent[pair]
+
+
 class Outbox:
     """The bytes for the seats of each other node, gathered during one turn of the
     reactor and sent as one ``seat.out`` message per node (the fast path of boards
     across nodes: ``bench/cluster_observers.py``).
 
     A message's body is ``{"w": [[KEYS, TEXT], ...]}``: each TEXT (the bytes, as
-    latin-1 text in the JSON) for the players of the folded handles KEYS, in the
-    order written; consecutive writes to the same KEYS are joined.  ``"p"``, when
-    there, lists the players whose timeseal client is pinged after the bytes
+    latin-1 text in the JSON) for the players of KEYS (their folded handles, separated
+    by spaces: one JSON string, cheaper to write and read than a list of a thousand),
+    in the order written; consecutive writes to the same KEYS are joined.  ``"p"``,
+    when there, lists the players whose timeseal client is pinged after the bytes
     (:meth:`ping`, :mod:`.seal`).  The
     messages leave at the reactor's next turn, or before any other message the
     bus publishes (:meth:`Bus.before_publish`), so the order of everything a node
@@ -69,8 +103,9 @@ class Outbox:
         self._call: Any = None
         bus.before_publish(self.flush)
 
-    def add(self, node: str, keys: list[str], data: bytes) -> None:
-        """``data`` for the players ``keys`` of ``node``, sent with the turn's others."""
+    def add(self, node: str, keys: str, data: bytes) -> None:
+        """``data`` for the players ``keys`` (folded handles separated by spaces) of
+        ``node``, sent with the turn's others."""
         writes = self._pending.get(node)
         if writes is None:
             writes = self._pending[node] = []
@@ -119,7 +154,7 @@ class SeatSink:
 
     def write(self, data: bytes) -> None:
         """``data`` to this seat's player."""
-        self.outbox.add(self.node, [self.key], data)
+        self.outbox.add(self.node, self.key, data)
 
     def ping(self) -> None:
         """This seat's timeseal client pinged, after the bytes of the turn."""
@@ -127,13 +162,15 @@ class SeatSink:
 
     @staticmethod
     def write_all(sinks: list[SeatSink], data: bytes) -> None:
-        """The same ``data`` to each seat of ``sinks``: one entry per node."""
-        by_node: dict[str, list[str]] = {}
-        for sink in sinks:
-            by_node.setdefault(sink.node, []).append(sink.key)
+        """The same ``data`` to each seat of ``sinks``: one entry per node (part of the
+        fast path of boards across nodes: ``bench/cluster_observers.py``)."""
         outbox = sinks[0].outbox
-        for node, keys in by_node.items():
-            outbox.add(node, keys, data)
+        nodes = {sink.node for sink in sinks}
+        if len(nodes) == 1:  # the usual case: no grouping
+            outbox.add(sinks[0].node, " ".join([sink.key for sink in sinks]), data)
+            return
+        for node in nodes:
+            outbox.add(node, " ".join([sink.key for sink in sinks if sink.node == node]), data)
 
 
 def _lost(failure: Any) -> None:
