@@ -23,9 +23,16 @@ the new position's FEN line.  Reported per mode:
   delivered to observers; the cluster's ratio to the single node (the
   Redis server's own CPU is reported beside it);
 * bus messages per move: the PUBLISH commands Redis ran over the rounds
-  (``INFO commandstats``), divided by the moves played.
+  (``INFO commandstats``), divided by the moves played;
+* the client's own CPU per board (this script's), and the load average: the
+  client shares the machine's cores with the servers, so it reads its
+  observers through one ``epoll`` set made once, one ``recv`` per readiness.
 
-    python bench/cluster_observers.py --games 20 --observers 2000 --plies 20
+``--repeat N`` runs N pairs, alternately single then cluster and cluster then
+single (ABBA: other work on the machine hits both modes alike), and reports
+each pair's CPU ratio with the ranges and medians over the pairs.
+
+    python bench/cluster_observers.py --games 20 --observers 2000 --plies 20 --repeat 6
 
 Everything stays on loopback; every wait has a timeout; servers and Redis are
 stopped at the end.
@@ -367,15 +374,17 @@ def main(argv: list[str] | None = None) -> int:
     games = [available[i % len(available)] for i in range(args.games)]
     redis = Redis(args.redis, args.host)
     pairs: list[tuple[dict, dict]] = []
+    ran: list[dict] = []
     try:
         for k in range(args.repeat):  # ABBA: load from other work hits both modes alike
             order = ("single", "cluster") if k % 2 == 0 else ("cluster", "single")
             done = {mode: run(args, mode, games, redis if mode == "cluster" else None)
                     for mode in order}
+            ran += [done[mode] for mode in order]
             pairs.append((done["single"], done["cluster"]))
     finally:
         redis.stop()
-    summary = summarise(pairs)
+    summary = summarise(pairs, ran)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -405,10 +414,11 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
-def summarise(pairs: list[tuple[dict, dict]]) -> dict:
-    """Each pair's CPU ratio, and the ranges and medians over the pairs."""
+def summarise(pairs: list[tuple[dict, dict]], ran: list[dict]) -> dict:
+    """The runs in the order they ran, each pair's CPU ratio, and the ranges and medians
+    over the pairs."""
     ratios = [c["cpu_us_per_board"] / s["cpu_us_per_board"] for s, c in pairs]
-    return {"runs": [r for pair in pairs for r in pair],
+    return {"runs": ran,
             "ratios": ratios,
             "cpu_per_board_ratio": statistics.median(ratios),
             "cpu_per_board_ratio_range": spread(ratios),

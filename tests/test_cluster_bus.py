@@ -210,3 +210,34 @@ def test_a_frozen_redis_fails_commands_after_the_reply_timeout(reactor, redis) -
         until(reactor, lambda: bus.up)
     finally:
         wait_for(reactor, bus.stop())
+
+
+def _sockets_to(port: int) -> dict[int, bool]:
+    """This process's TCP sockets connected to 127.0.0.1:``port``: fd -> TCP_NODELAY set."""
+    import os
+    import socket
+
+    found: dict[int, bool] = {}
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            sock = socket.fromfd(fd, socket.AF_INET, socket.SOCK_STREAM)  # a duplicate
+        except OSError:
+            continue
+        try:
+            if sock.type == socket.SOCK_STREAM and sock.getpeername()[1] == port:
+                found[fd] = bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        except OSError:
+            pass  # not a connected TCP socket
+        finally:
+            sock.close()
+    return found
+
+
+def test_both_connections_send_at_once_without_nagle_delay(make_bus, reactor, redis) -> None:
+    # a message written while Redis has not acknowledged the one before leaves at once
+    before = _sockets_to(redis.port)
+    bus = make_bus("n")
+    until(reactor, lambda: bus.up)
+    made = {fd: nodelay for fd, nodelay in _sockets_to(redis.port).items() if fd not in before}
+    assert len(made) == 2 and all(made.values())

@@ -54,6 +54,7 @@ from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet import protocol
 from twisted.internet.defer import Deferred, fail, gatherResults, succeed
 from twisted.internet.endpoints import TCP4ClientEndpoint, UNIXClientEndpoint
+from twisted.internet.interfaces import ITCPTransport
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -315,6 +316,12 @@ class Bus:
         return p.whenConnected().addCallback(connected)
 
     def _ready(self, side: _Side, p: Any) -> None:
+        transport = p.transport
+        if ITCPTransport.providedBy(transport):
+            # A message follows another before Redis's answer to the first: sent at
+            # once, not held until that answer acknowledges it (Nagle), which would
+            # hold a board for another node as long as Redis waits for a CPU.
+            transport.setTcpNoDelay(True)
         side.protocol, side.ready = p, True
         p.whenDisconnected().addCallback(lambda _: self._lost(side, p))
         self._update()
