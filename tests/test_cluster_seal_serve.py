@@ -141,7 +141,7 @@ def test_the_outbox_pings_after_the_bytes_of_the_turn(redis: RedisServer) -> Non
         until(reactor, lambda: len(out_b) == 1)
         y.ping()  # a ping alone is a message of its own
         until(reactor, lambda: len(out_b) == 2)
-        assert out_b[0].body == {"w": [[["x", "y"], "board\r\n"]], "p": ["x"]}
+        assert out_b[0].body == {"w": [["x y", "board\r\n"]], "p": ["x"]}
         assert out_b[1].body == {"w": [], "p": ["y"]}
     finally:
         for bus in (a, b):
