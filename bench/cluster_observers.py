@@ -43,9 +43,9 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import re
 import select
-import os
 import shutil
 import statistics
 import subprocess
