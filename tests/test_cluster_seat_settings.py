@@ -59,6 +59,9 @@ def test_settings_go_with_a_line_only_when_the_owner_lacks_them_as_they_are() ->
     sent.forget(node="three")  # node three went
     assert "state" in sent.body("three", alice, "refresh")
     assert "state" not in sent.body("two", alice, "refresh")
+    alice.style = 12
+    assert sent.record("two", alice)["style"] == 12  # pushed on their own (seat.state)
+    assert "state" not in sent.body("two", alice, "refresh")
     sent.forget("alice")  # alice logged out
     assert "state" in sent.body("two", alice, "x") and "state" in sent.body("three", alice, "x")
 

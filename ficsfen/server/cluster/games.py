@@ -119,6 +119,7 @@ class ClusterGames:
         for kind, handler in (("seat.cmd", self._heard_command), ("seat.out", self._heard_output),
                               ("seat.free", self._heard_free), ("seat.leave", self._heard_leave),
                               ("seat.held", self._heard_held), ("seat.state", self._heard_state),
+                              ("seat.again", self._heard_again),
                               ("cgame.up", self._heard_up), ("cgame.down", self._heard_down)):
             bus.on(kind, handler)
         bus.on_state(self._bus_state)
@@ -241,7 +242,7 @@ class ClusterGames:
         if self.seated.get(key) == message.sender:
             del self.seated[key]
 
-    def _heard_state(self, message: BusMessage) -> None:
+    def _heard_again(self, message: BusMessage) -> None:
         """The owner had no seat for a line sent without the player's settings (freed
         meanwhile): the line again, with them."""
         key, line = str(message.body.get("key", "")), message.body.get("line")
@@ -264,8 +265,13 @@ class ClusterGames:
             return
         node = self.seated.get(fold(session.handle))
         if node is not None and self.bus.up:
-            self.bus.to_node(node, "seat.state", {"state": snapshot(session)}).addErrback(
-                self._failed, "seat")
+            state = self.sent.record(node, session)  # the next line need not carry them
+            self.bus.to_node(node, "seat.state", {"state": state}).addErrback(
+                self._state_unsent, fold(session.handle), node)
+
+    def _state_unsent(self, failure: Failure, key: str, node: str) -> None:
+        self.sent.forget(key, node)  # the next line carries them
+        self._failed(failure, "seat")
 
     def _heard_state(self, message: BusMessage) -> None:
         state = message.body.get("state")
@@ -300,8 +306,8 @@ class ClusterGames:
             found = self.seats.get(key)
             if found is None or self.seats.node_of(key) != message.sender:
                 again = {"key": key, "line": line, "seal": body.get("seal")}
-                self.bus.to_node(message.sender, "seat.state", again).addErrback(
-                    self._failed, "seat.state")
+                self.bus.to_node(message.sender, "seat.again", again).addErrback(
+                    self._failed, "seat.again")
                 return
             seat = found
         timer = seat.move_timer

@@ -55,7 +55,7 @@ class SentStates:
     owner does not have them as they are; else just the player's folded handle
     (``{"key": KEY, "line": LINE}``), run with what the owner's seat holds.  An owner
     with no seat for such a line (freed meanwhile) asks for it again with the
-    settings (``seat.state``).
+    settings (``seat.again``).
     """
 
     def __init__(self) -> None:
@@ -69,6 +69,12 @@ class SentStates:
             return {"key": key, "line": line}
         self._sent[(node, key)] = state
         return {"state": state, "line": line}
+
+    def record(self, node: str, session: Any) -> dict[str, Any]:
+        """The settings of ``session``, sent to ``node`` now on their own (``seat.state``)."""
+        state = snapshot(session)
+        self._sent[(node, fold(session.handle))] = state
+        return state
 
     def forget(self, key: str | None = None, node: str | None = None) -> None:
         """Send the settings with the next line again: of ``key`` to ``node``, of ``key``
