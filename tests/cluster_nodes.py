@@ -27,27 +27,27 @@ def eventually(what: str, attempt: Callable[[], bool]) -> None:
 
 
 def node_config(tmp_path: Path, name: str, ns: str,
-                passwords: Mapping[str, str] = PASSWORDS) -> Path:
+                passwords: Mapping[str, str] = PASSWORDS, extra: str = "") -> Path:
     """A node's configuration: the accounts, its name, the cluster's namespace and a
-    quick heartbeat (0.2 s, gone after 1.5 s)."""
+    quick heartbeat (0.2 s, gone after 1.5 s); ``extra``: more TOML tables."""
     path = accounts_config(tmp_path / f"{name}.toml", dict(passwords))
     path.write_text(path.read_text() + f'[cluster]\nnode = "{name}"\nnamespace = "{ns}"\n'
-                    "heartbeat_interval = 0.2\nheartbeat_timeout = 1.5\n")
+                    "heartbeat_interval = 0.2\nheartbeat_timeout = 1.5\n" + extra)
     return path
 
 
 @contextmanager
-def two_nodes(tmp_path: Path, redis_url: str, ns: str,
-              data: str | None = None) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+def two_nodes(tmp_path: Path, redis_url: str, ns: str, data: str | None = None,
+              extra: str = "") -> Iterator[tuple[ServerProcess, ServerProcess]]:
     """Nodes ``one`` and ``two`` on the Redis at ``redis_url``; with ``data`` (a database
     URL) sharing it, the first one started alone so that it makes the schema and imports
-    the accounts."""
+    the accounts; ``extra``: more TOML tables of both nodes' configuration."""
     store = ("--data", data) if data is not None else ()
-    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns)), "--cluster",
-                        redis_url, *store)
+    one = ServerProcess("--config", str(node_config(tmp_path, "one", ns, extra=extra)),
+                        "--cluster", redis_url, *store)
     with one:
-        two = ServerProcess("--config", str(node_config(tmp_path, "two", ns)), "--cluster",
-                            redis_url, *store)
+        two = ServerProcess("--config", str(node_config(tmp_path, "two", ns, extra=extra)),
+                            "--cluster", redis_url, *store)
         with two:
             yield one, two
 

@@ -2,11 +2,12 @@
 
 alice (node one) and bob (node two) adjourn a game hosted by node two; node
 one keeps it too.  An arrival on one node is told to the opponent on the
-other, in the opponent's language; two resumptions of the game accepted on
-both nodes at once (crossed offers: each player's ``resume`` ran on the
-other's node) give exactly one game, at the exact position, the store's
-claim refusing the second.  Waits poll with a generous deadline; nothing is
-timed.
+other, in the opponent's language; bob's ``resume alice`` or ``match alice``
+answering alice's offer (made on bob's node) continues the game at the exact
+position, as on one server, instead of crossing it with an offer of his own.
+(Two nodes resuming one game at once: the store's claim,
+``tests/test_store_claims.py``.)  Waits poll with a generous deadline;
+nothing is timed.
 """
 
 from __future__ import annotations
@@ -94,33 +95,31 @@ def test_an_arrival_is_told_to_the_opponent_on_the_other_node_in_their_language(
                            "d’arriver.")
 
 
-def test_a_game_resumed_on_both_nodes_at_once_is_resumed_once(shared_nodes, pg_url) -> None:
+@pytest.mark.parametrize("answer", ["resume alice", "match alice"])
+def test_an_answer_to_the_other_nodes_offer_continues_the_game_as_on_one_server(
+        shared_nodes, pg_url, answer) -> None:
     from test_cluster_games import _ids, _status
     one, two = shared_nodes
     alice, bob, board = adjourned_game(one, two)
     with alice, bob:
-        # crossed offers: alice's resume runs on node two, bob's on node one
-        alice.send("resume bob")
+        alice.send("resume bob")  # run on node two, where bob is
         bob.read_until("Challenge: alice (----) [white] bob (----) unrated blitz 3 0 "
                        "(adjourned).")
         bob.read_until("fics% ")
-        bob.send("resume alice")
-        alice.read_until("Challenge: bob (----) [black] alice (----) unrated blitz 3 0 "
-                         "(adjourned).")
-        alice.read_until("fics% ")
-        # both accepted at once: each node resumes the game; the store lets one do it
-        alice.send("accept")
-        bob.send("accept")
-        for client, other in ((alice, "bob"), (bob, "alice")):
-            text = read_all(client, CONTINUING, f"You have no adjourned game with {other}.")
-            assert text.count(CONTINUING) == 1
+        bob.send(answer)  # answers alice's offer, as on one server: no offer crosses it
+        for client in (alice, bob):
+            client.read_until(CONTINUING)
         for client in (alice, bob):  # the exact position (what was read before: skipped)
             client.ask("fen", f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")
+        for client in (alice, bob):  # both offers answered: none left on either node
+            pending = client.command("pending")
+            assert "There are no offers pending to other players." in pending
+            assert "There are no offers pending from other players." in pending
         [game_id] = _ids(pg_url)
         assert _status(pg_url, game_id) == "playing"
         for client in (alice, bob):  # one game, listed alike on both nodes
             eventually("one game listed",
                        lambda c=client: "  1 games displayed." in c.command("games"))
-        play(alice, bob, board, "Nf3", "Nc6")  # lines reach the node that resumed it
+        play(alice, bob, board, "Nf3", "Nc6")
         for client in (alice, bob):
             client.ask("fen", f"(alice vs. bob):\r\n{board.fen(en_passant='fen')}\r\n")

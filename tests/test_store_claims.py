@@ -2,7 +2,8 @@
 
 Several nodes keep a copy of an adjourned game; the store's conditional
 writes decide which one resumes it (``resume_game``) or writes its expiry
-(``end_game(..., adjourned_only=True)``): exactly one of two writes made at
+(``end_game(..., adjourned_only=True)``, by the adjournment the store has with
+``adjourned_before``): exactly one of two writes made at
 the same instant succeeds.  To make the two writes meet, the test holds the
 game's row locked from a connection of its own until both are waiting on
 that lock (read from ``pg_locks``), then lets them go.
@@ -129,3 +130,19 @@ def test_an_expiry_leaves_a_game_in_play_alone(stores, pg_url) -> None:
     with pytest.raises(NoSuchGameError):
         wait_for(reactor, second.end_game(game_id, _expiry(), adjourned_only=True))
     assert _status(pg_url, game_id) == "playing"
+
+
+def test_an_expiry_by_an_older_adjournment_leaves_a_newer_one_alone(stores, pg_url) -> None:
+    # the second node's copy says adjourned at 1_700_000_100; the first resumed the game
+    # and adjourned it again at 1_700_000_900: what expires before 1_700_000_500 is not it
+    reactor, first, second = stores
+    game_id = _adjourned_game(reactor, first)
+    wait_for(reactor, first.resume_game(game_id))
+    wait_for(reactor, first.adjourn_game(game_id, Adjournment("r", 1_700_000_900.0, 1, 1, 0)))
+    with pytest.raises(NoSuchGameError):
+        wait_for(reactor, second.end_game(game_id, _expiry(), adjourned_only=True,
+                                          adjourned_before=1_700_000_500.0))
+    assert _status(pg_url, game_id) == "adjourned"
+    wait_for(reactor, second.end_game(game_id, _expiry(), adjourned_only=True,
+                                      adjourned_before=1_700_001_000.0))
+    assert _status(pg_url, game_id) == "finished"

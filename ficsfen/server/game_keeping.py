@@ -19,14 +19,23 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from ficsfen.i18n import msg, msgn
+from ficsfen.i18n import Message, msg, msgn
 from ficsfen.server.adjourned import AdjournedGames
 from ficsfen.server.game_values import EndCode, GameResult, GameStatus
 from ficsfen.server.journal import StoreJournal, restore_game
 from ficsfen.server.store.errors import NoSuchGameError
 from ficsfen.server.store.records import GameEnd
 
-__all__ = ["GameKeeping"]
+__all__ = ["GameKeeping", "expiry_notice"]
+
+
+def expiry_notice(opponent: str, days: float) -> Message:
+    """What a player reads when their adjourned game with ``opponent`` expired, not resumed
+    within ``days``."""
+    return msgn("Your adjourned game with {handle} has expired: it was not resumed within "
+                "{count} day.",
+                "Your adjourned game with {handle} has expired: it was not resumed within "
+                "{count} days.", int(days), handle=opponent)
 
 
 class GameKeeping:
@@ -54,6 +63,9 @@ class GameKeeping:
         self.adjourned = AdjournedGames()
         #: The next look for expired adjourned games (``None``: none kept).
         self._expiry_call: Any = None
+        #: ``expired_elsewhere(game, days)``: a cluster tells the players of ``game``
+        #: logged in on its other nodes that it expired (``None``: one server).
+        self.expired_elsewhere: Callable[[Any, float], None] | None = None
 
     def keep(self, game: Any) -> None:
         """Keep the adjourned ``game`` for ``resume``; look for expired games periodically
@@ -93,12 +105,13 @@ class GameKeeping:
         if days <= 0:
             return succeed([])
         writes = []
-        for game in self.adjourned.expire(self.wall() - days * 86400):
+        before = self.wall() - days * 86400
+        for game in self.adjourned.expire(before):
             result = GameResult("*", msg("Game adjourned too long; aborted"),
                                 code=EndCode.ABORTED)
             game.result = result
             if self.journal is not None and game.record_id is not None:
-                writes.append(self.journal.expired(game, result).addCallbacks(
+                writes.append(self.journal.expired(game, result, before).addCallbacks(
                     self._expired, self._not_expired, callbackArgs=(game, days),
                     errbackArgs=(game,)))
             else:
@@ -106,15 +119,14 @@ class GameKeeping:
         return gatherResults(writes, consumeErrors=True)
 
     def _expired(self, _: object, game: Any, days: float) -> None:
-        """``game`` ended for not being resumed in ``days``: its players are told."""
+        """``game`` ended for not being resumed in ``days``: its players are told (and, in a
+        cluster, the other nodes, for their players: :attr:`expired_elsewhere`)."""
         self.log.info("adjourned game {white} vs. {black} expired: not resumed for "
                       "{days:g} days", white=game.white, black=game.black, days=days)
         for handle in game.players():
-            self._tell(handle, msgn(
-                "Your adjourned game with {handle} has expired: it was not resumed within "
-                "{count} day.",
-                "Your adjourned game with {handle} has expired: it was not resumed within "
-                "{count} days.", int(days), handle=game.opponent_of(handle)))
+            self._tell(handle, expiry_notice(game.opponent_of(handle), days))
+        if self.expired_elsewhere is not None:
+            self.expired_elsewhere(game, days)
 
     def _not_expired(self, failure: Failure, game: Any) -> None:
         """The store no longer had ``game`` adjourned: another server sharing it resumed

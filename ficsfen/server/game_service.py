@@ -46,7 +46,7 @@ from ficsfen.server.game_values import GameResult
 from ficsfen.server.game_setup import new_game
 from ficsfen.server.games import PlayedGame
 from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
-from ficsfen.server.journal import StoreJournal
+from ficsfen.server.journal import StoreJournal, reload_game
 from ficsfen.server.rated_games import GameRating
 from ficsfen.server.ratings import Ratings
 from ficsfen.server.store.errors import NoSuchGameError
@@ -128,9 +128,18 @@ class GameService:
         seats of the players of other nodes)."""
         self._session = session
 
+    def player(self, handle: str) -> Any:
+        """:meth:`IGameService.player`."""
+        return self._session(handle)
+
     def busy(self, handle: str) -> bool:
         """Whether ``handle`` plays or examines a game, or one is being started for them."""
         return self.directory.game_of(handle) is not None or fold(handle) in self._starting
+
+    def playing(self, handle: str) -> Any:
+        """The game ``handle`` plays or examines here, or that is being started or resumed
+        for them; ``None``: none."""
+        return self._starting.get(fold(handle)) or self.directory.game_of(handle)
 
     def examining(self, handle: str) -> bool:
         """Whether ``handle`` examines a game."""
@@ -303,12 +312,25 @@ class GameService:
             failure.trap(NoSuchGameError)
             lost.append(failure)
 
-        # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once
-        claimed = self.journal.resumed(game).addErrback(taken)
+        # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once.
+        # Claimed, the game goes on from what the store has then, not from this server's
+        # copy: another server sharing the store may have resumed and adjourned it since.
+        claimed = self.journal.resumed(game).addCallback(self._read_back, game).addErrback(taken)
         self._start(game, claimed,
                     lambda number: self._not_resumed(game) if lost else self._continue(game,
                                                                                         number),
                     refused=lambda: bool(lost))
+
+    def _read_back(self, _: object, game: PlayedGame) -> Deferred[None]:
+        """``game`` as the store has it, once this server's resumption is committed: no
+        other server writes it while it is in play here."""
+        store, record = self.store, game.record_id
+
+        def reload(stored: Any) -> None:
+            if stored is not None:
+                reload_game(game, stored, self.journal)
+
+        return self._read(store.get_game, record).addCallback(reload)
 
     def _not_resumed(self, game: PlayedGame) -> None:
         """The store refused to resume ``game``: another server sharing it resumed it

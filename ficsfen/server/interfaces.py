@@ -269,6 +269,10 @@ class IGameService(Interface):
     def resume_game(game):
         """Continue an adjourned game under a new number."""
 
+    def player(handle):
+        """Who may play here as ``handle``: their session, or in a cluster the seat here
+        of a player of another node (an offer of theirs waits here); None: neither."""
+
     def examine(handle):
         """Start a scratch game examined by ``handle``, show it, and return it."""
 

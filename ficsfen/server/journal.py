@@ -10,7 +10,8 @@ committed.  It remembers, per game, what has been committed (the moves and
 the clocks), which is where a game goes back to when a write fails.
 
 :func:`restore_game` rebuilds an adjourned :class:`PlayedGame` from a
-:class:`~ficsfen.server.store.StoredGame` at start.
+:class:`~ficsfen.server.store.StoredGame` at start; :func:`reload_game` brings
+a kept one to what the store has at its resumption.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ficsfen.server.ratings import category_of
 from ficsfen.server.variant_games import fics_type, stored_name, stored_variant
 from ficsfen.tracker import Ply
 
-__all__ = ["StoreJournal", "restore_game"]
+__all__ = ["StoreJournal", "reload_game", "restore_game"]
 
 
 def _ms(seconds: float) -> int:
@@ -150,13 +151,15 @@ class StoreJournal:
         return self._write(self.store.end_game(game_id, end, rated.rows if rated is not None else ()),
                            lambda: self._kept.pop(game_id, None))
 
-    def expired(self, game: PlayedGame, result: GameResult) -> Deferred[Any]:
-        """An adjourned game's end for not being resumed in time, written only if the
-        store still has it adjourned (fails with ``NoSuchGameError`` otherwise: another
-        server sharing the store resumed or expired it)."""
+    def expired(self, game: PlayedGame, result: GameResult, before: float) -> Deferred[Any]:
+        """An adjourned game's end for not being resumed since ``before`` (Unix time),
+        written only if the store still has it adjourned since before then (fails with
+        ``NoSuchGameError`` otherwise: another server sharing the store resumed or
+        expired it, or resumed and adjourned it again)."""
         game_id = _record(game)
         end = GameEnd(result.score, result.reason.render("en"), EndCode.ABORTED, self.wall())
-        return self._write(self.store.end_game(game_id, end, adjourned_only=True),
+        return self._write(self.store.end_game(game_id, end, adjourned_only=True,
+                                               adjourned_before=before),
                            lambda: self._kept.pop(game_id, None))
 
     def durable(self, game: PlayedGame) -> DurableState | None:
@@ -189,17 +192,24 @@ def restore_game(stored: StoredGame, *, reactor: Any, reason: Any, listener: Any
     game.record_id = stored.id
     game.rating_category = category_of(tc, fics_type(game.tracker.variant))
     game.rated = start.rated and game.rating_category is not None
+    reload_game(game, stored, journal)
+    game.result = GameResult(UNFINISHED, reason, adjourned=True)
+    adjournment = stored.adjournment
+    game.adjourned_at = adjournment.at if adjournment is not None else start.started
+    return game
+
+
+def reload_game(game: PlayedGame, stored: StoredGame, journal: StoreJournal | None) -> None:
+    """Bring the paused ``game`` to the moves and clocks ``stored`` has of it (read back at
+    a start, or at a resumption: another server sharing the store may have played it
+    since this one kept it); ``journal`` remembers them as committed."""
     white, black = stored.clocks_ms
     game.load(DurableState(tuple(m.san for m in stored.moves),
                            tuple(m.took_ms / 1000 for m in stored.moves),
                            white / 1000, black / 1000))
     game.clock.pause()
-    game.result = GameResult(UNFINISHED, reason, adjourned=True)
-    adjournment = stored.adjournment
-    game.adjourned_at = adjournment.at if adjournment is not None else start.started
     if journal is not None:
         journal.keep(stored)
-    return game
 
 
 def _record(game: PlayedGame) -> int:

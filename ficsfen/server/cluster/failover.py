@@ -7,7 +7,11 @@ committed before its board is sent):
   death) is announced once the store has it (``cgame.adjourned``); every
   node reads it from the store and keeps it, so its players read the
   notice and may ``resume`` on any node; a game resumed on one node is
-  dropped by the others (``cgame.resumed``);
+  dropped by the others (``cgame.resumed``); one kept already is replaced (a
+  node that missed a resumption elsewhere, the bus being down, keeps no older
+  position; a resumption goes on from the store's anyway);
+* an adjourned game expired on one node (the one whose write of its end the
+  store took) is told to its players on every node (``cgame.expired``);
 * a player logging in with an adjourned game, whose opponent is logged in on
   another node: that node tells the opponent (``cgame.arrived``), with the
   single server's line, in the opponent's language;
@@ -32,6 +36,7 @@ from ficsfen.names import fold
 from ficsfen.server.adjourned_arrivals import arrival_notice
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.listing import RemoteListing, listings_of
+from ficsfen.server.game_keeping import expiry_notice
 from ficsfen.server.game_values import GameStatus
 
 __all__ = ["Failover"]
@@ -53,7 +58,9 @@ class Failover:
         bus.on("cgame.adjourned", self._heard_adjourned)
         bus.on("cgame.resumed", self._heard_resumed)
         bus.on("cgame.arrived", self._heard_arrived)
+        bus.on("cgame.expired", self._heard_expired)
         server.games.arrival_elsewhere = self.arrival_elsewhere
+        server.games.keeping.expired_elsewhere = self.expired
 
     def arrival_elsewhere(self, opponent: str, handle: str) -> bool:
         """Tell ``opponent``, if logged in on another node, that ``handle`` (who has an
@@ -72,6 +79,33 @@ class Failover:
         session = self.server.sessions.by_key(key) if isinstance(key, str) else None
         if session is not None and isinstance(handle, str):
             self.server.broadcaster.tell(session.handle, arrival_notice(handle))
+
+    def expired(self, game: Any, days: float) -> None:
+        """``game`` expired here (this node's write of its end won): the other nodes tell
+        their players and forget it."""
+        if self.bus.up:
+            self.bus.broadcast("cgame.expired", {"record": game.record_id,
+                                                 "players": list(game.players()), "days": days}
+                               ).addErrback(self._failed, "an expiry")
+
+    def _heard_expired(self, message: BusMessage) -> None:
+        """An adjourned game expired on the sender: its players here read the single
+        server's notice, in their language."""
+        players, days = message.body.get("players"), message.body.get("days")
+        if not isinstance(players, list) or len(players) != 2 or not isinstance(
+                days, (int, float)):
+            return
+        self._forget(message.body.get("record"), str(players[0]), str(players[1]))
+        for handle, opponent in ((players[0], players[1]), (players[1], players[0])):
+            session = self.server.sessions.by_key(fold(str(handle)))
+            if session is not None:
+                self.server.broadcaster.tell(session.handle, expiry_notice(str(opponent), days))
+
+    def _forget(self, record: object, white: str, black: str) -> None:
+        """The copy kept here of the adjourned game ``record`` is no longer adjourned."""
+        kept = self.server.adjourned.between(white, black)
+        if kept is not None and kept.record_id == record:
+            self.server.adjourned.take(white, black)
 
     def resumed(self, game: Any) -> None:
         """``game`` (re)started here: the other nodes forget it as adjourned."""
@@ -94,15 +128,14 @@ class Failover:
 
     def _heard_adjourned(self, message: BusMessage) -> None:
         """Another node adjourned a game: kept here too, read from the shared store, so its
-        players logging in here read the notice and may ``resume`` here."""
+        players logging in here read the notice and may ``resume`` here.  A copy kept
+        already (this node missed the game's resumption elsewhere) is replaced."""
         record, players = message.body.get("record"), message.body.get("players")
         server = self.server
         if (server.store is None or not isinstance(record, int) or not isinstance(players, list)
                 or len(players) != 2):
             return
         white, black = str(players[0]), str(players[1])
-        if server.adjourned.between(white, black) is not None:
-            return
         store, accounts = server.store, server.accounts
 
         def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
@@ -111,21 +144,24 @@ class Failover:
                     if stored.id == record and stored.status is GameStatus.ADJOURNED]
 
         def keep(found: list[tuple[Any, bool]]) -> Any:
-            if not found or server.adjourned.between(white, black) is not None:
-                return None
+            if not found or self._in_play_here(record, white, black):
+                return None  # resumed here meanwhile
             return server.games.keeping.adjourn_unfinished(found, store, server.games,
                                                            server.offer_limiter)
 
         server.reads.read(unfinished).addCallback(keep).addErrback(self._failed, "adjourned game")
 
+    def _in_play_here(self, record: int, *players: str) -> bool:
+        """Whether the game ``record`` is in play here (or being resumed) for ``players``."""
+        games = self.server.games
+        return any(getattr(games.playing(handle), "record_id", None) == record
+                   for handle in players)
+
     def _heard_resumed(self, message: BusMessage) -> None:
         """A game resumed on another node: no longer adjourned here."""
         record, players = message.body.get("record"), message.body.get("players")
-        if not isinstance(players, list) or len(players) != 2:
-            return
-        kept = self.server.adjourned.between(str(players[0]), str(players[1]))
-        if kept is not None and kept.record_id == record:
-            self.server.adjourned.take(str(players[0]), str(players[1]))
+        if isinstance(players, list) and len(players) == 2:
+            self._forget(record, str(players[0]), str(players[1]))
 
     def live_games(self, clock: Any, wait: float) -> Deferred[frozenset[int]]:
         """The store's ids of the games listed by the other nodes still alive: what a node

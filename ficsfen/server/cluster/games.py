@@ -6,7 +6,10 @@ to a player of another node is run on that player's node (the receiver's):
 the challenger's line (``match bob 5 0``, ``resume bob``) is forwarded there
 (``seat.cmd``) and run for the challenger's seat
 (:mod:`~ficsfen.server.cluster.seats`); ``accept`` then starts the game on
-the receiver's node, as on a single server.
+the receiver's node, as on a single server.  A ``match`` or ``resume``
+answering an offer to resume that waits here is run here: ``bob`` typing
+``resume alice`` continues the game alice offered to resume, as on a single
+server.
 
 **Forwarding.**  While a player of this node is *seated* on another node (has
 a challenge, a game or an observed game there), the lines about it
@@ -158,7 +161,8 @@ class ClusterGames:
                 found = self.server.sessions.anywhere(words[1])
             except NameResolutionError:
                 found = None
-            if isinstance(found, RemotePlayer):
+            if isinstance(found, RemotePlayer) and not self._offered_here(found.handle,
+                                                                          session.handle):
                 owner = found.node
         if owner is None and key in self.seated and (
                 command in GAME_COMMANDS or (command is None and len(words) == 1
@@ -178,6 +182,14 @@ class ClusterGames:
             seal_stamps = seal.stamps(session, self.server.clock.seconds())
         self._send(session, owner, line, seal_stamps)
         return True
+
+    def _offered_here(self, challenger: str, handle: str) -> bool:
+        """Whether an offer of ``challenger`` (of another node) to resume their adjourned
+        game with ``handle`` waits here: ``handle``'s ``match`` or ``resume`` then answers
+        it here, as on a single server (where it continues the game)."""
+        key = fold(challenger)
+        return any(c.adjourned and fold(c.challenger) == key
+                   for c in self.server.challenges.to(handle))
 
     def _here(self, handle: str, command: str | None) -> bool:
         """Whether a game line of ``handle``, seated elsewhere, is about this node: their

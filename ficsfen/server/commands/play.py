@@ -90,7 +90,7 @@ class MatchCommand(Command):
         try:
             request = parse_match(args)
             check_playable(request.variant)
-            found = resolve_handle(request.opponent, directory.handles())
+            found = _named(caller, request.opponent, directory)
         except (ChallengeError, NameResolutionError) as e:
             caller.send(e.message)
             return
@@ -315,6 +315,26 @@ def _opponent(game: IPlayedGame, handle: str) -> str:
     return game.black if fold(game.white) == fold(handle) else game.white
 
 
+def _named(caller: IServerCaller, word: str, directory: IServerDirectory) -> str:
+    """The handle ``word`` names: a player here (exactly or a unique prefix), else (a
+    cluster) the player of another node whose offer waits here (exactly).
+
+    :raises NameResolutionError: neither.
+    """
+    try:
+        return resolve_handle(word, directory.handles())
+    except NameResolutionError:
+        seated = caller.games.player(word)
+        if seated is None:
+            raise
+        return str(seated.handle)
+
+
+def _present(caller: IServerCaller, handle: str) -> Any:
+    """``handle`` logged in here, or (a cluster) seated here by an offer of theirs."""
+    return caller.players.session(handle) or caller.games.player(handle)
+
+
 def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
                    directory: IServerDirectory) -> None:
     """Ask ``opponent`` (logged in) to resume ``game``, or accept their own request.
@@ -323,7 +343,7 @@ def _ask_to_resume(caller: IServerCaller, game: IPlayedGame, opponent: str,
     password proves it is the same person.
     """
     games = caller.games
-    other = caller.players.session(opponent)
+    other = _present(caller, opponent)
     if other is None:
         caller.send(msg("{handle} is not logged in.", handle=opponent))
         return
@@ -390,15 +410,15 @@ class ResumeCommand(Command):
             except AmbiguousNameError as e:  # those present are asked below
                 named = set(e.matches)
             adjourned = [g for g in adjourned if _opponent(g, caller.handle) in named]
-        players = caller.players
-        present = [g for g in adjourned if players.session(_opponent(g, caller.handle)) is not None]
+        present = [g for g in adjourned if _present(caller, _opponent(g, caller.handle))
+                   is not None]
         if not present:
             caller.send(msg("{handle} is not logged in.", handle=_opponent(adjourned[0], caller.handle))
                         if len(adjourned) == 1
                         else msg("None of your adjourned opponents is logged in."))
             return
         for game in present:
-            _ask_to_resume(caller, game, players.session(_opponent(game, caller.handle)).handle,
+            _ask_to_resume(caller, game, _present(caller, _opponent(game, caller.handle)).handle,
                            directory)
 
 

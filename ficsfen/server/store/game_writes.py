@@ -177,11 +177,15 @@ class GameWrites:
             (game_id,))).addErrback(not_resumed)
 
     def end_game(self, game_id: int, end: GameEnd, ratings: Sequence[RatingWrite] = (), *,
-                 adjourned_only: bool = False) -> Deferred[tuple[int | None, int | None]]:
+                 adjourned_only: bool = False, adjourned_before: float | None = None
+                 ) -> Deferred[tuple[int | None, int | None]]:
         self.allowed()
         condition = "status = 'adjourned'" if adjourned_only else "status != 'finished'"
-        ending = (end.result, end.reason, str(end.code), end.ended, end.white_change,
-                  end.black_change, game_id)
+        ending: tuple[Any, ...] = (end.result, end.reason, str(end.code), end.ended,
+                                   end.white_change, end.black_change, game_id)
+        if adjourned_before is not None:  # an expiry: by the store's adjournment, not a copy's
+            condition = "status = 'adjourned' AND adjourned < ?"
+            ending += (adjourned_before,)
         rows = list(ratings)
         ids = self._leaving_play(game_id)
         cut = self._cut_log()

@@ -153,7 +153,7 @@ class IStore(Interface):
         ``NoSuchGameError`` unless it is adjourned.  A claim: of several servers
         sharing the store and resuming one game at once, exactly one succeeds."""
 
-    def end_game(game_id, end, ratings=(), *, adjourned_only=False):
+    def end_game(game_id, end, ratings=(), *, adjourned_only=False, adjourned_before=None):
         """Record the end (a :class:`GameEnd`, with each side's rating change if it was
         rated) and the new ``ratings`` (``RatingRow`` values) in the same transaction:
         a rated result is never kept without its ratings, nor they without it.
@@ -164,7 +164,9 @@ class IStore(Interface):
         one; fails with ``NoSuchGameError`` unless in progress or adjourned
         (``adjourned_only``: unless adjourned, as for an expiry, which servers
         sharing the store may write at once: exactly one succeeds, and a game
-        resumed meanwhile stays in progress).
+        resumed meanwhile stays in progress; ``adjourned_before``, Unix time: unless
+        adjourned, and adjourned before then, by the store's record: a server
+        keeping an older copy of a game adjourned again since expires nothing).
         """
 
     def get_game(game_id):

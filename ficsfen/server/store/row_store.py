@@ -131,8 +131,10 @@ class RowStore(CommunityRows):
         return self._game_writes.resume_game(game_id)
 
     def end_game(self, game_id: int, end: GameEnd, ratings: Sequence[RatingWrite] = (), *,
-                 adjourned_only: bool = False) -> Deferred[tuple[int | None, int | None]]:
-        return self._game_writes.end_game(game_id, end, ratings, adjourned_only=adjourned_only)
+                 adjourned_only: bool = False, adjourned_before: float | None = None
+                 ) -> Deferred[tuple[int | None, int | None]]:
+        return self._game_writes.end_game(game_id, end, ratings, adjourned_only=adjourned_only,
+                                          adjourned_before=adjourned_before)
 
     # -- games: reads (see game_reads.py) ------------------------------------------
 
