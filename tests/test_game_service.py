@@ -25,7 +25,7 @@ from ficsfen.server.game_values import EndCode, GameStatus
 from ficsfen.server.reply import Reply
 from ficsfen.server.session import Services
 from ficsfen.server.sessions import Sessions
-from ficsfen.server.store import SQLiteStore
+from ficsfen.server.store import Adjournment, SQLiteStore
 from ficsfen.server.store.testing import private_reactor, wait_for
 
 DAY = 86400.0
@@ -161,6 +161,27 @@ def test_an_adjourned_game_is_kept_then_expires_in_the_store(table):
     stored = table.store.get_game(game.record_id)
     assert stored.status is GameStatus.FINISHED and stored.end.code is EndCode.ABORTED
     assert "Your adjourned game with alice has expired" in table.read("bob")
+
+
+def test_an_expiry_by_an_older_copy_leaves_a_game_adjourned_again_since_alone(table):
+    # what another server sharing the store does meanwhile: resume it, adjourn it again
+    table.login("alice")
+    table.login("bob")
+    game = started(table)
+    table.service.departed(table.sessions.get("alice"))
+    table.commit()
+    table.read("bob")
+    refused = []
+    table.service.keeping.expiry_refused = refused.append
+    wait_for(table.reactor, table.store.resume_game(game.record_id))
+    wait_for(table.reactor, table.store.adjourn_game(game.record_id, Adjournment(
+        "again", table.now + 2.5 * DAY, 300_000, 300_000, 0)))
+    table.now += 3 * DAY  # past this copy's expiry, not the store's adjournment's
+    table.clock.advance(3600)
+    table.commit()
+    assert table.store.get_game(game.record_id).status is GameStatus.ADJOURNED
+    assert refused == [game]
+    assert "expired" not in table.read("bob")
 
 
 def test_a_restarted_service_restores_the_adjourned_game_and_resumes_it(tmp_path, reactor):

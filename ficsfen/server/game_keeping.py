@@ -66,6 +66,9 @@ class GameKeeping:
         #: ``expired_elsewhere(game, days)``: a cluster tells the players of ``game``
         #: logged in on its other nodes that it expired (``None``: one server).
         self.expired_elsewhere: Callable[[Any, float], None] | None = None
+        #: ``expiry_refused(game)``: the store refused the expiry of ``game`` (servers sharing
+        #: it: resumed, or adjourned again since this copy); ``None``: nothing to do.
+        self.expiry_refused: Callable[[Any], None] | None = None
 
     def keep(self, game: Any) -> None:
         """Keep the adjourned ``game`` for ``resume``; look for expired games periodically
@@ -129,10 +132,13 @@ class GameKeeping:
             self.expired_elsewhere(game, days)
 
     def _not_expired(self, failure: Failure, game: Any) -> None:
-        """The store no longer had ``game`` adjourned: another server sharing it resumed
-        or expired it first (and told the players it hosts); else the failure is logged."""
+        """The store no longer had ``game`` adjourned since before the cut-off: another
+        server sharing it resumed or expired it first (and told the players it hosts), or
+        adjourned it again (:attr:`expiry_refused`); else the failure is logged."""
         if not failure.check(NoSuchGameError):
             self.log.failure("the expiry of {game!r} was not written", failure, game=game)
+        elif self.expiry_refused is not None:
+            self.expiry_refused(game)
 
     def restore(self, store: Any, *, read: Callable[..., Deferred[Any]], listener: Any,
                 is_registered: Callable[[str], bool],

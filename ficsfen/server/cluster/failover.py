@@ -61,6 +61,7 @@ class Failover:
         bus.on("cgame.expired", self._heard_expired)
         server.games.arrival_elsewhere = self.arrival_elsewhere
         server.games.keeping.expired_elsewhere = self.expired
+        server.games.keeping.expiry_refused = self._expiry_refused
 
     def arrival_elsewhere(self, opponent: str, handle: str) -> bool:
         """Tell ``opponent``, if logged in on another node, that ``handle`` (who has an
@@ -135,7 +136,18 @@ class Failover:
         if (server.store is None or not isinstance(record, int) or not isinstance(players, list)
                 or len(players) != 2):
             return
-        white, black = str(players[0]), str(players[1])
+        self._keep_from_store(record, str(players[0]), str(players[1]))
+
+    def _expiry_refused(self, game: Any) -> None:
+        """The store refused this node's expiry of ``game``: resumed elsewhere, or adjourned
+        again since this node's copy; if still adjourned, the store's is kept instead."""
+        if game.record_id is not None:
+            self._keep_from_store(game.record_id, game.white, game.black)
+
+    def _keep_from_store(self, record: int, white: str, black: str) -> None:
+        """Keep the game ``record`` of ``white`` and ``black`` as the store has it, if it is
+        adjourned there and not in play here (replacing a copy kept)."""
+        server = self.server
         store, accounts = server.store, server.accounts
 
         def unfinished() -> list[tuple[Any, bool]]:  # in the read thread
