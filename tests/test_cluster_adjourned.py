@@ -49,9 +49,10 @@ def test_a_node_that_missed_a_resumption_resumes_at_the_stored_position(
     with two_nodes(tmp_path, redis.url, namespace("stale"), data=pg_url) as (one, two):
         alice, bob, board = adjourned_game(one, two)  # hosted by two, kept by one
         alice.close()
-        with login(two, "alice") as alice, bob:
+        # carol, on node one, reads when its bus is back
+        with login(two, "alice") as alice, bob, login(one, "carol") as carol:
             redis.kill()  # node one hears nothing of what follows
-            for client in (alice, bob):
+            for client in (alice, bob, carol):
                 client.read_until(DOWN)
             resume(alice, bob)
             for client in (alice, bob):
@@ -59,7 +60,7 @@ def test_a_node_that_missed_a_resumption_resumes_at_the_stored_position(
             play(alice, bob, board, "Nf3", "Nc6", "Bb5")  # acknowledged: in the store
             adjourn(alice, bob)
             redis.restart()
-            for client in (alice, bob):
+            for client in (alice, bob, carol):
                 client.read_until(BACK)
         # node one kept the game as it was after 1. e4 e5; it resumes from the store
         with login(one, "alice") as alice, login(one, "bob") as bob:
