@@ -13,7 +13,11 @@ default (one process, SQLite) never loads the Redis client.
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
 * :mod:`.seeks`: every node's seeks in every node's ``sought`` and seek lines;
 * :mod:`.games`: games across nodes (the owner hosts, lines forwarded to it),
-  with :mod:`.seats` (remote players as sessions of the owner),
+  with :mod:`.forwarding` (a player's lines run on the owner of their game),
+  :mod:`.hosting` (the owner's part: the lines of the seats, what they hold),
+  :mod:`.announcements` (this node's games announced, the others' listed),
+  :mod:`.games_base` (the state these three share),
+  :mod:`.seats` (remote players as sessions of the owner),
   :mod:`.listing` (``games`` of every node), :mod:`.numbers` (game numbers
   unique across nodes) and :mod:`.failover` (adjourned games shared, the
   games of a node that died);
