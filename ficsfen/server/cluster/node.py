@@ -91,7 +91,8 @@ class ClusterNode:
             timeout=config.heartbeat_timeout, entries=self._entries, local=self._logins.get,
             replaced=self._replaced, changed=self._presence_changed)
         self.talk = ClusterTalk(self.bus, self.presence, talk=server.talk, local=sessions.keys)
-        self.seeks = ClusterSeeks(self.bus, self.presence, board=server.seeks, sessions=sessions)
+        self.seeks = ClusterSeeks(self.bus, self.presence, board=server.seeks, sessions=sessions,
+                                  timeout=config.heartbeat_timeout)
         server.ratings.elsewhere = self._ratings_of
         server.ratings.listeners.append(self._changed_handle)
         server.directory.listeners.append(_GameMarks(self))

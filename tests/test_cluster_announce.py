@@ -1,4 +1,5 @@
-"""``iset pin`` and ``iset allresults`` across two real ``ficsfen serve`` nodes.
+"""``iset pin``, ``iset allresults`` and the seeker's count across two real ``ficsfen serve``
+nodes.
 
 The scenario is written once, with the exact texts of a single server, and run
 twice: every player on one ``ficsfen serve`` (no cluster), then the players
@@ -19,7 +20,7 @@ from redis_server import RedisServer, namespace
 
 from cluster_nodes import eventually, node_config
 from test_cluster_watching import (  # noqa: F401 (fixtures)
-    PASSWORDS, Place, login, place, single, split, start)
+    PASSWORDS, Place, everyone, login, place, single, split, start)
 
 from ficsfen.server.testing import ServerProcess, TelnetClient
 
@@ -71,6 +72,18 @@ def test_pin_and_allresults_read_as_on_one_server(place: Place) -> None:  # noqa
         assert pin_line(carol, "<wd> ") == "<wd> dave"
     finally:
         for client in clients.values():
+            client.close()
+
+
+def test_the_seeker_reads_how_many_players_of_every_node_saw_the_seek(
+        place: Place) -> None:  # noqa: F811
+    c = everyone(place, "alice", "bob", "carol", "dave")
+    try:
+        c["dave"].command("set seek 0")
+        answer = c["alice"].ask("seek 5 0", "saw the seek.)")
+        assert answer.splitlines()[-2] == "(2 players saw the seek.)"  # bob and carol
+    finally:
+        for client in c.values():
             client.close()
 
 
