@@ -34,6 +34,10 @@ has no such object, ``play`` of a remote seek answers that games between
 servers cannot start yet.  A seek that is gone by then is answered "That
 seek is not available." (``seek.refused``).  Seeks never pair at once with
 another node's seek (``seek`` with the same terms posts a seek).
+
+``seek.add`` carries a question (``ask``): each node answers how many of its
+players read the announcement (``seek.seen``), and the seeker's "(N players
+saw the seek.)" counts them (:meth:`ClusterSeeks.seen`, :mod:`.replies`).
 """
 
 from __future__ import annotations
