@@ -26,7 +26,7 @@ The lines that open a game for its players (``Creating:``, ``Continuing``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping
 
 from ficsfen.i18n import Message, msg
 from ficsfen.names import fold
@@ -65,6 +65,9 @@ class Broadcaster(GameStartAnnouncements):
         self._session = session
         self.directory = directory
         self._allresults = allresults
+        #: Told each game end here (its announcement, the folded handles who watched it): the
+        #: ``allresults`` sessions of the other nodes of a cluster; None: this server is alone.
+        self.results_elsewhere: Callable[[Message, frozenset[str]], None] | None = None
         #: The players' ratings as lines show them (also for commands: ``caller.boards``).
         self.ratings = ratings if ratings is not None else RatingView(Ratings(
             GlickoConstants(), registered=self._registered))
@@ -302,12 +305,17 @@ class Broadcaster(GameStartAnnouncements):
         for handle, line in under.items():  # a player who no longer watches (gone)
             self.tell(handle, line)
         self.deliver(result.notices)
-        listeners = self._allresults()
-        if listeners:
-            watching = {fold(h) for h in audience}
-            for other in list(listeners):
-                if fold(other.handle) not in watching:
-                    self.tell(other.handle, announcement)
+        watching = frozenset(fold(h) for h in audience)
+        self.tell_allresults(announcement, watching)
+        if self.results_elsewhere is not None:
+            self.results_elsewhere(announcement, watching)
+
+    def tell_allresults(self, announcement: Message | str, watching: AbstractSet[str]) -> None:
+        """A game's end ``announcement`` to the ``allresults`` sessions not ``watching`` it
+        (folded handles)."""
+        for other in list(self._allresults()):
+            if fold(other.handle) not in watching:
+                self.tell(other.handle, announcement)
 
     def notify_all(self, handles: Iterable[str], message: Message, *,
                    but: Session | None = None) -> None:

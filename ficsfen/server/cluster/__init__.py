@@ -12,6 +12,8 @@ default (one process, SQLite) never loads the Redis client.
   :mod:`.unique_handles` (one login of a handle across nodes);
 * :mod:`.talk`: tells, channel tells and shouts that reach every node;
 * :mod:`.seeks`: every node's seeks in every node's ``sought`` and seek lines;
+* :mod:`.pins` and :mod:`.results`: the ``iset pin`` lines of the other nodes'
+  players and the ``iset allresults`` lines of their games;
 * :mod:`.games`: games across nodes (the owner hosts, lines forwarded to it),
   with :mod:`.forwarding` (a player's lines run on the owner of their game),
   :mod:`.hosting` (the owner's part: the lines of the seats, what they hold),

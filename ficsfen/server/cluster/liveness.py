@@ -28,12 +28,14 @@ class Liveness:
     ``clock`` runs the heartbeats, every ``interval`` seconds, each valid for
     ``timeout`` seconds.  ``known()`` names the nodes this node holds
     something of; ``dead(node)`` drops a node whose heartbeat expired and
-    ``living(node)`` checks one alive (each a Deferred of its Redis steps).
+    ``living(node)`` checks one alive (each a Deferred of its Redis steps);
+    ``checked()`` is told after each heartbeat's check has gone through.
     """
 
     def __init__(self, bus: Bus, *, clock: Any, run: str, interval: float, timeout: float,
                  known: Callable[[], Iterable[str]], dead: Callable[[str], Deferred[Any]],
-                 living: Callable[[str], Deferred[Any]]) -> None:
+                 living: Callable[[str], Deferred[Any]],
+                 checked: Callable[[], None] = lambda: None) -> None:
         self.bus = bus
         self.run = run
         self.interval = interval
@@ -41,6 +43,7 @@ class Liveness:
         self._known = known
         self._dead = dead
         self._living = living
+        self._checked = checked
         self._beat = LoopingCall(self.heartbeat)
         self._beat.clock = clock
 
@@ -74,7 +77,7 @@ class Liveness:
         if not self.bus.up:
             return None
         d = self._alive()
-        d.addCallback(lambda _: self.check())
+        d.addCallback(lambda _: self.check()).addCallback(lambda _: self._checked())
         return d.addErrback(log_unless_down, _log, "presence: heartbeat")
 
     def check(self) -> Deferred[Any]:

@@ -17,6 +17,8 @@ them into the server's seams, which otherwise stay empty:
   server's ``player_changed``: what this node writes of its players;
 * the bus's state: every player of the node is told when the link between the
   servers goes down and when it comes back (``cluster_notices``);
+* the ``pin`` and ``allresults`` lines: the other nodes' players arriving and
+  leaving (:mod:`.pins`), their games' ends (:mod:`.results`);
 * ``server.seeks.elsewhere``: seeks across nodes (:class:`~.seeks.ClusterSeeks`);
 * ``server.ratings.elsewhere`` and the entry's ``ratings`` and ``game``: the
   other nodes' players' ratings and status marks (``who``, ``finger``, ``tell``),
@@ -41,7 +43,9 @@ from ficsfen.i18n import msg
 from ficsfen.names import fold
 from ficsfen.server.cluster.bus import Bus
 from ficsfen.server.cluster.games import ClusterGames
+from ficsfen.server.cluster.pins import RemotePins
 from ficsfen.server.cluster.presence import Presence, RemotePlayer, ratings_to_json
+from ficsfen.server.cluster.results import ClusterResults
 from ficsfen.server.cluster.seeks import ClusterSeeks
 from ficsfen.server.cluster.talk import ClusterTalk
 from ficsfen.server.cluster.watching import Watching
@@ -87,7 +91,8 @@ class ClusterNode:
             timeout=config.heartbeat_timeout, entries=self._entries, local=self._logins.get,
             replaced=self._replaced, changed=self._presence_changed)
         self.talk = ClusterTalk(self.bus, self.presence, talk=server.talk, local=sessions.keys)
-        self.seeks = ClusterSeeks(self.bus, self.presence, board=server.seeks, sessions=sessions)
+        self.seeks = ClusterSeeks(self.bus, self.presence, board=server.seeks, sessions=sessions,
+                                  timeout=config.heartbeat_timeout)
         server.ratings.elsewhere = self._ratings_of
         server.ratings.listeners.append(self._changed_handle)
         server.directory.listeners.append(_GameMarks(self))
@@ -97,6 +102,10 @@ class ClusterNode:
         #: Observing across nodes: kibitz, whisper, unobserve, allobservers, primary, follow.
         self.watching = Watching(server, self.bus, self.presence, self.games)
         self.presence.gone.append(self.games.node_gone)
+        #: ``iset pin`` and ``iset allresults`` lines of the other nodes' players and games.
+        self.pins = RemotePins(self.presence, sessions=sessions,
+                               announce=server.broadcaster.announce)
+        self.results = ClusterResults(self.bus, server.broadcaster)
         sessions.elsewhere = self.presence
         server.talk.elsewhere = self.talk
         sessions.entering.append(self._entering)

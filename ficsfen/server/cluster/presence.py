@@ -81,10 +81,17 @@ class Presence:
         #: Told the folded handle of a player of another node no longer logged in on any
         #: other node (logged out, or their node gone): ``follow`` of them ends.
         self.left = self._handles.left
+        #: Told the player (:class:`RemotePlayer`) of another node not logged in on any
+        #: other node until now.
+        self.appeared = self._handles.appeared
+        #: Told whenever every other node's table has been checked against Redis (and read
+        #: again where it differed): when the bus is back, then at each heartbeat.
+        self.synced: list[Callable[[], None]] = []
         self._tables = RemoteTables(bus, placed=self._handles.place, gone=self.gone)
         self._liveness = Liveness(bus, clock=clock, run=self.run, interval=interval,
                                   timeout=timeout, known=self._tables.nodes,
-                                  dead=self._tables.forget, living=self._tables.verify)
+                                  dead=self._tables.forget, living=self._tables.verify,
+                                  checked=self._synced)
         bus.on_state(self._bus_state)
 
     # -- what other modules read -------------------------------------------------------
@@ -163,10 +170,15 @@ class Presence:
 
     def _bus_state(self, up: bool) -> None:
         if up:
-            self.publish_all().addErrback(log_unless_down, _log, "presence: resynchronisation")
+            self.publish_all().addCallback(self._synced).addErrback(
+                log_unless_down, _log, "presence: resynchronisation")
         else:
             self._tables.clear()
             self._handles.clear()
+
+    def _synced(self, _: object = None) -> None:
+        for listener in list(self.synced):
+            listener()
 
     def publish_all(self) -> Deferred[Any]:
         """Write this node's table whole, beat, say hello, read every other table."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 
 from ficsfen.names import fold
@@ -74,7 +74,8 @@ class RemoteTables:
         return {node: len(t.players) for node, t in self._tables.items()}
 
     def verify(self, node: str) -> Deferred[None]:
-        """Read ``node``'s table again if its number in Redis is not the copy's."""
+        """Read ``node``'s table again if its number in Redis is not the copy's (fires
+        once it is read)."""
         return self.bus.execute("HGET", table_key(self.bus, node), "~seq").addCallback(
             self._compare, node)
 
@@ -87,10 +88,11 @@ class RemoteTables:
         """Forget every table (the bus is down)."""
         self._tables.clear()
 
-    def _compare(self, seq: str | None, node: str) -> None:
+    def _compare(self, seq: str | None, node: str) -> Deferred[None] | None:
         table = self._tables.get(node)
         if table is None or (table.run, table.seq) != _seq(seq):
-            self._read(node)
+            return self._read(node)
+        return None
 
     def _place(self, key: str, old: RemotePlayer | None) -> None:
         logins = [t.players[key] for t in self._tables.values() if key in t.players]
@@ -145,10 +147,12 @@ class RemoteTables:
     def _heard_bye(self, message: BusMessage) -> None:
         self._gone(message.sender)
 
-    def _read(self, node: str) -> None:
-        """Read ``node``'s table again (once at a time)."""
-        if node in self._reading or not self.bus.up:
-            return
+    def _read(self, node: str) -> Deferred[None] | None:
+        """Read ``node``'s table again (once at a time); fires once it is read."""
+        if not self.bus.up:
+            return None
+        if node in self._reading:
+            return self._read_done(node)
         d = self._reading[node] = self.bus.execute("HGETALL", table_key(self.bus, node))
 
         def read(flat: list[str]) -> None:
@@ -175,6 +179,18 @@ class RemoteTables:
             del self._reading[node]
 
         d.addCallback(read).addErrback(log_unless_down, _log, "presence: read").addBoth(done)
+        return self._read_done(node) if node in self._reading else succeed(None)
+
+    def _read_done(self, node: str) -> Deferred[None]:
+        """A Deferred fired once the read of ``node``'s table under way ends."""
+        waiter: Deferred[None] = Deferred()
+
+        def fire(result: object) -> object:
+            waiter.callback(None)
+            return result
+
+        self._reading[node].addBoth(fire)
+        return waiter
 
     def _gone(self, node: str) -> None:
         table = self._tables.pop(node, None)

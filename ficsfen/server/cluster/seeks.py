@@ -34,13 +34,18 @@ has no such object, ``play`` of a remote seek answers that games between
 servers cannot start yet.  A seek that is gone by then is answered "That
 seek is not available." (``seek.refused``).  Seeks never pair at once with
 another node's seek (``seek`` with the same terms posts a seek).
+
+``seek.add`` carries a question (``ask``): each node answers how many of its
+players read the announcement (``seek.seen``), and the seeker's "(N players
+saw the seek.)" counts them (:meth:`ClusterSeeks.seen`, :mod:`.replies`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import chess
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -50,6 +55,7 @@ from ficsfen.server.challenges import Challenge
 from ficsfen.server.clock import TimeControl
 from ficsfen.server.cluster.bus import Bus, BusDown, BusMessage
 from ficsfen.server.cluster.presence import Presence
+from ficsfen.server.cluster.replies import Replies
 from ficsfen.server.cluster.seats import snapshot
 from ficsfen.server.parsed import parsed
 from ficsfen.server.rating_view import Shown
@@ -100,7 +106,8 @@ class ClusterSeeks:
     ``sessions`` its registry (``get(key)`` of a folded handle).
     """
 
-    def __init__(self, bus: Bus, presence: Presence, *, board: SeekBoard, sessions: Any) -> None:
+    def __init__(self, bus: Bus, presence: Presence, *, board: SeekBoard, sessions: Any,
+                 timeout: float = 1.0) -> None:
         self.bus = bus
         self.presence = presence
         self.board = board
@@ -109,6 +116,9 @@ class ClusterSeeks:
         #: None until the nodes can start games between them.
         self.games: Any = None
         self._present: set[tuple[str, str]] = set()  # (node, folded handle) at the last check
+        #: How many players of each other node read a seek posted here (``seek.seen``).
+        self.replies = Replies(bus, presence, reply="seek.seen", timeout=timeout)
+        self._seen: dict[int, Deferred[list[dict[str, Any]]]] = {}  # by seek number here
         board.elsewhere = self
         for kind, handler in (("seek.add", self._heard_add), ("seek.remove", self._heard_remove),
                               ("seek.sync", self._heard_sync), ("seek.play", self._heard_play),
@@ -119,8 +129,20 @@ class ClusterSeeks:
     # -- what the board tells ------------------------------------------------------------
 
     def posted(self, seek: Seek) -> None:
-        """A seek was posted here: the other nodes list it."""
-        self._send(self.bus.broadcast("seek.add", {"seek": seek_to_json(seek)}), "add")
+        """A seek was posted here: the other nodes list it, and say how many read it."""
+        nodes = self.presence.nodes() if self.bus.up else {}
+        number, self._seen[seek.id] = self.replies.ask(nodes)
+        d = self.bus.broadcast("seek.add", {"seek": seek_to_json(seek), "ask": number})
+        self._send(d, "add", lambda: self.replies.closed(number))
+
+    def seen(self, seek: Seek) -> Deferred[int] | None:
+        """How many players of the other nodes read ``seek`` (posted here) once each node
+        has said, at most ``timeout`` seconds; None if it was not published."""
+        answer = self._seen.pop(seek.id, None)
+        if answer is None:
+            return None
+        return answer.addCallback(lambda bodies: sum(
+            b["count"] for b in bodies if isinstance(b.get("count"), int)))
 
     def removed(self, seeks: list[Seek]) -> None:
         """Seeks posted here were removed."""
@@ -146,8 +168,9 @@ class ClusterSeeks:
 
         d.addErrback(failed)
 
-    def _send(self, d: Any, what: str) -> None:
+    def _send(self, d: Any, what: str, unsent: Callable[[], None] = lambda: None) -> None:
         def failed(failure: Failure) -> None:
+            unsent()
             if not failure.check(BusDown):  # everything is published again when the bus is back
                 _log.failure("seeks: {what} failed", failure=failure, what=what)
 
@@ -159,22 +182,26 @@ class ClusterSeeks:
         """The seeks of ``node`` listed here, by their number there."""
         return {s.remote_id: s for s in self.board.seeks if s.node == node}
 
-    def _list(self, node: str, body: dict[str, Any]) -> None:
+    def _list(self, node: str, body: dict[str, Any]) -> int:
+        """List ``node``'s seek ``body`` and announce it; how many read it."""
         try:
             remote_id, owner, registered, request, rating = seek_from_json(body)
         except (KeyError, TypeError, ValueError):
             _log.warn("seeks: a malformed seek from {node}", node=node)
-            return
+            return 0
         if remote_id in self.of(node):
-            return
+            return 0
         seek = self.board.seeks.add_remote(node, remote_id, owner, request,
                                            registered=registered, rating=rating)
-        self.board.announce(seek)
+        return self.board.announce(seek)
 
     def _heard_add(self, message: BusMessage) -> None:
         seek = message.body.get("seek")
-        if isinstance(seek, dict):
-            self._list(message.sender, seek)
+        count = self._list(message.sender, seek) if isinstance(seek, dict) else 0
+        ask = message.body.get("ask")
+        if isinstance(ask, int):
+            self.bus.to_node(message.sender, "seek.seen", {"id": ask, "count": count}
+                             ).addErrback(lambda _: None)
 
     def _heard_remove(self, message: BusMessage) -> None:
         listed = self.of(message.sender)

@@ -35,6 +35,8 @@ class UniqueHandles:
         self._index = NameIndex()
         #: Told the folded handle of a player no longer logged in on any other node.
         self.left: list[Callable[[str], None]] = []
+        #: Told the newest login of a folded handle not logged in on any other node until now.
+        self.appeared: list[Callable[[RemotePlayer], None]] = []
 
     def get(self, key: str) -> RemotePlayer | None:
         """The newest login elsewhere of the folded handle ``key``, or None."""
@@ -66,6 +68,9 @@ class UniqueHandles:
             if current is None or current.handle != newest.handle:
                 self._index.add(newest.handle)
             self._where[key] = newest
+            if current is None:
+                for heard in list(self.appeared):
+                    heard(newest)
             if arrived and self._local(key) is not None:
                 self._conflict(key, newest)
         self._changed()

@@ -8,6 +8,8 @@ and a manual seek answered with ``play`` becomes a match request.
 
 from __future__ import annotations
 
+from twisted.internet.defer import Deferred
+
 from ficsfen.commands.base import Command
 from ficsfen.i18n import LocalizedError, msg, msgn
 from ficsfen.server.parsed import parsed
@@ -57,14 +59,14 @@ class SeekCommand(_SeekCommand):
     usage = msg("seek [TIME INC] [white|black] [VARIANT] [auto|manual] [MIN-MAX]")
 
     def run(self, caller: IServerCaller, args: str | None, *,
-            directory: IServerDirectory) -> None:
+            directory: IServerDirectory) -> Deferred[None] | None:
         if not _free(caller, directory):
-            return
+            return None
         try:
             seek, partner = self.board.post(caller, parse_seek(args or ""))
         except SeekError as e:
             caller.send(e.message)
-            return
+            return None
         if partner is not None:
             try:
                 check_playable(seek.request.variant)
@@ -77,10 +79,19 @@ class SeekCommand(_SeekCommand):
             if other is not None:
                 other.notify(parsed(msg("Your seek matches one posted by {handle}.", handle=caller.handle)))
             start_from_seek(caller, partner, caller.handle)
-            return
+            return None
         count = self.board.announce(seek)
         caller.send(parsed(msg("Your seek has been posted with index {number}.", number=seek.id)))
-        caller.send(msgn("({count} player saw the seek.)", "({count} players saw the seek.)", count))
+        # a cluster's other nodes say how many of their players read it
+        seen = self.board.elsewhere.seen(seek) if self.board.elsewhere is not None else None
+        if seen is None:
+            _saw(caller, count)
+            return None
+        return seen.addCallback(lambda more: _saw(caller, count + more))
+
+
+def _saw(caller: IServerCaller, count: int) -> None:
+    caller.send(msgn("({count} player saw the seek.)", "({count} players saw the seek.)", count))
 
 
 class UnseekCommand(_SeekCommand):
