@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from twisted.internet.defer import Deferred, DeferredList, maybeDeferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
-from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from ficsfen.i18n import LocalizedError, msg
@@ -46,10 +45,10 @@ from ficsfen.server.game_values import GameResult
 from ficsfen.server.game_setup import new_game
 from ficsfen.server.games import PlayedGame
 from ficsfen.server.interfaces import IExaminedGame, IGameService, IPlayedGame, IServerGame
-from ficsfen.server.journal import StoreJournal, reload_game
+from ficsfen.server.journal import StoreJournal
 from ficsfen.server.rated_games import GameRating
 from ficsfen.server.ratings import Ratings
-from ficsfen.server.store.errors import NoSuchGameError
+from ficsfen.server.resumption import Resumption, tell_not_resumed
 
 if TYPE_CHECKING:
     from ficsfen.server.reply import Reply
@@ -134,7 +133,7 @@ class GameService:
 
     def busy(self, handle: str) -> bool:
         """Whether ``handle`` plays or examines a game, or one is being started for them."""
-        return self.directory.game_of(handle) is not None or fold(handle) in self._starting
+        return self.playing(handle) is not None
 
     def playing(self, handle: str) -> Any:
         """The game ``handle`` plays or examines here, or that is being started or resumed
@@ -306,41 +305,17 @@ class GameService:
         if self.journal is None:
             self._start(game, None, lambda number: self._continue(game, number))
             return
-        lost: list[Failure] = []
-
-        def taken(failure: Failure) -> None:
-            failure.trap(NoSuchGameError)
-            lost.append(failure)
-
-        # The store's claim (:meth:`IStore.resume_game`): servers sharing it may try at once.
-        # Claimed, the game goes on from what the store has then, not from this server's
-        # copy: another server sharing the store may have resumed and adjourned it since.
-        claimed = self.journal.resumed(game).addCallback(self._read_back, game).addErrback(taken)
-        self._start(game, claimed,
-                    lambda number: self._not_resumed(game) if lost else self._continue(game,
-                                                                                        number),
-                    refused=lambda: bool(lost))
-
-    def _read_back(self, _: object, game: PlayedGame) -> Deferred[None]:
-        """``game`` as the store has it, once this server's resumption is committed: no
-        other server writes it while it is in play here."""
-        store, record = self.store, game.record_id
-
-        def reload(stored: Any) -> None:
-            if stored is not None:
-                reload_game(game, stored, self.journal)
-
-        return self._read(store.get_game, record).addCallback(reload)
+        claim = Resumption(game, self.journal, self.store, self._read)
+        self._start(game, claim.written,
+                    lambda number: self._not_resumed(game) if claim.lost else self._continue(
+                        game, number),
+                    refused=lambda: claim.lost)
 
     def _not_resumed(self, game: PlayedGame) -> None:
-        """The store refused to resume ``game``: another server sharing it resumed it
-        first.  Its players read what a ``resume`` finding no such game answers; it is
-        kept no more here."""
+        """The store refused to resume ``game``: it is kept no more here."""
         self.log.info("game {white} vs. {black} was resumed by another server",
                       white=game.white, black=game.black)
-        for handle in game.players():
-            self.broadcaster.tell(handle, msg("You have no adjourned game with {name}.",
-                                              name=game.opponent_of(handle)))
+        tell_not_resumed(self.broadcaster, game)
 
     def _continue(self, game: PlayedGame, number: int | None = None) -> None:
         self.directory.add(game, number)
